@@ -1,0 +1,1 @@
+"""Balance statistics: tidy DataFrames in, tidy DataFrames out. Never imports workers or api."""

@@ -1,0 +1,489 @@
+"""The contract every game and every computer player follows.
+
+Names follow OpenSpiel: a ``Game`` is a ruleset with its options fixed, a ``State`` is one
+position of it, an ``Agent`` picks actions. Everything random in a match flows from one seed,
+so ``(batch seed, match index)`` replays a match move for move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, TypeAlias
+
+Action: TypeAlias = int
+Seat: TypeAlias = int
+
+TERMINAL: Seat = -1
+"""What ``State.current_player()`` answers once the game is over."""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class GameError(ValueError):
+    """Base of every error the engines raise about bad input; always safe to show a user."""
+
+
+class OptionError(GameError):
+    """A game or agent option is unknown, of the wrong type, or out of range.
+
+    ``field`` names the offending option (``"players"``, ``"layout"``, ``"agents[1].depth"``)
+    so an API can answer 422 pointing at it.
+    """
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class UnknownGameError(OptionError):
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        super().__init__(
+            f"unknown game {name!r}; known games: {', '.join(sorted(known))}", field="game"
+        )
+
+
+class UnknownAgentError(OptionError):
+    def __init__(self, name: str, game: str, known: Sequence[str], *, field: str = "agent") -> None:
+        super().__init__(
+            f"unknown agent {name!r} for {game}; known agents: {', '.join(sorted(known))}",
+            field=field,
+        )
+
+
+class IllegalActionError(GameError):
+    """An action (int or text) that is not legal in the given position."""
+
+    def __init__(self, game: str, action: str, position: str, reason: str = "") -> None:
+        why = f" ({reason})" if reason else ""
+        super().__init__(f"{game}: illegal action {action!r}{why} in position:\n{position}")
+        self.game = game
+        self.action = action
+        self.position = position
+
+
+class NotationError(GameError):
+    """Text that does not parse as an action of this game at all."""
+
+    def __init__(self, game: str, text: str, expected: str) -> None:
+        super().__init__(f"{game}: cannot read {text!r} as an action; expected {expected}")
+        self.game = game
+        self.text = text
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class Option:
+    """One declared option of a game or an agent.
+
+    ``kind`` is the Python type accepted (``int``, ``float``, ``str``, ``bool`` or ``list`` for
+    structured data such as a layout grid). ``check`` may normalise and further validate the value
+    and raises ``ValueError`` with a plain message when it is wrong.
+    """
+
+    name: str
+    kind: type
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    check: Callable[[Any], Any] | None = None
+
+    def validate(self, value: Any, *, field: str) -> Any:
+        value = _coerce(value, self.kind, field)
+        if self.choices is not None and value not in self.choices:
+            options = ", ".join(repr(c) for c in self.choices)
+            raise OptionError(f"{field} must be one of {options}, not {value!r}", field=field)
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"{field} must be at least {self.minimum:g}, not {value}", field=field)
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(f"{field} must be at most {self.maximum:g}, not {value}", field=field)
+        if self.check is not None:
+            try:
+                value = self.check(value)
+            except OptionError:
+                raise
+            except (ValueError, TypeError) as exc:
+                raise OptionError(f"{field}: {exc}", field=field) from exc
+        return value
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able description for ``playtester games`` and ``GET /games``."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": self.kind.__name__,
+            "default": self.default,
+            "doc": self.doc,
+        }
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+def _coerce(value: Any, kind: type, field: str) -> Any:
+    """Accept what a JSON body or a command line naturally gives, reject the rest."""
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {"true", "false", "yes", "no", "1", "0"}:
+            return value.lower() in {"true", "yes", "1"}
+    elif kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+    elif kind is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                pass
+    elif kind is str:
+        if isinstance(value, str):
+            return value
+    elif kind is list:
+        if isinstance(value, list | tuple):
+            return list(value)
+        if isinstance(value, str):
+            return value  # a named value (e.g. a layout name); the option's check decides
+    else:  # pragma: no cover - declared kinds are the ones above
+        raise TypeError(f"unsupported option kind {kind!r}")
+    raise OptionError(
+        f"{field} must be of type {kind.__name__}, not {type(value).__name__} ({value!r})",
+        field=field,
+    )
+
+
+def validate_options(
+    declared: Sequence[Option], given: Mapping[str, Any], *, owner: str, prefix: str = ""
+) -> dict[str, Any]:
+    """Check ``given`` against ``declared``; fill defaults; name the field on any error."""
+    by_name = {o.name: o for o in declared}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        known = ", ".join(sorted(by_name)) or "none"
+        raise OptionError(
+            f"unknown option {unknown[0]!r} for {owner}; known options: {known}",
+            field=f"{prefix}{unknown[0]}",
+        )
+    out: dict[str, Any] = {}
+    for opt in declared:
+        value = given.get(opt.name, opt.default)
+        out[opt.name] = opt.validate(value, field=f"{prefix}{opt.name}")
+    return out
+
+
+# --------------------------------------------------------------------------- games
+
+
+@dataclass(frozen=True)
+class GameType:
+    """What a game is, declared once (OpenSpiel's ``GameType`` + ``GameInfo``)."""
+
+    short_name: str
+    long_name: str
+    min_players: int
+    max_players: int
+    chance: bool
+    perfect_information: bool
+    num_distinct_actions: int
+    max_game_length: int
+    """Longest game in plies, or the default ply cap where the rules allow endless play."""
+    options: tuple[Option, ...] = ()
+    points: bool = False
+    """True when ``scores()`` are game points worth reporting (Alvéoles, Alhambra)."""
+    description: str = ""
+
+
+class Game(ABC):
+    """A ruleset with its player count and options fixed. Immutable and cheap to share."""
+
+    game_type: ClassVar[GameType]
+
+    def __init__(self, players: int, options: Mapping[str, Any]) -> None:
+        self.num_players = players
+        self.options: dict[str, Any] = dict(options)
+
+    @property
+    def name(self) -> str:
+        return self.game_type.short_name
+
+    @abstractmethod
+    def new_initial_state(self, seed: int = 0) -> State:
+        """The start position; every random choice of the game flows from ``seed``."""
+
+    def params(self) -> dict[str, Any]:
+        """Everything needed to rebuild this game with ``load_game``."""
+        return {"players": self.num_players, **self.options}
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"load_game({self.name!r}, {opts})"
+
+
+class State(ABC):
+    """One position. ``apply_action`` checks; ``apply`` is the unchecked fast path for search."""
+
+    game: Game
+
+    # -- the OpenSpiel surface --------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> Seat:
+        """Seat to move, 0-based; ``TERMINAL`` (-1) when the game is over."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """Legal actions in ascending order; empty exactly when the game is over."""
+
+    @abstractmethod
+    def apply(self, action: Action) -> None:
+        """Play ``action`` without checking it is legal (callers know it is)."""
+
+    def apply_action(self, action: Action) -> None:
+        """Play ``action``; raise ``IllegalActionError`` if it is not legal here."""
+        if self.is_terminal():
+            raise IllegalActionError(
+                self.game.name, self._describe_action(action), str(self), "the game is over"
+            )
+        if action not in self.legal_actions():
+            raise IllegalActionError(self.game.name, self._describe_action(action), str(self))
+        self.apply(action)
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """Per-seat share of the win: winners split 1.0, so the list sums to 1."""
+
+    def scores(self) -> list[float]:
+        """Per-seat game points (squares, marbles pushed off, ...); by default the returns."""
+        return self.returns()
+
+    @abstractmethod
+    def action_to_string(self, action: Action) -> str:
+        """The canonical notation of the rules page."""
+
+    @abstractmethod
+    def string_to_action(self, text: str) -> Action:
+        """Any notation the rules page allows -> action; ``NotationError`` when it cannot parse,
+        ``IllegalActionError`` when it parses but is not legal here."""
+
+    @abstractmethod
+    def clone(self) -> State: ...
+
+    def stats(self) -> dict[str, Any]:
+        """Game-specific figures for analysis (JSON-able); ``per_seat`` lists one dict a seat."""
+        return {}
+
+    def ended_by(self) -> str:
+        """How a finished game ended: ``normal`` or a game-specific rule (``repetition``...)."""
+        return "normal"
+
+    def resample_from_infostate(self, seat: Seat, rng: random.Random) -> State:
+        """A copy consistent with what ``seat`` knows; hidden parts re-drawn from ``rng``."""
+        return self.clone()
+
+    # -- hooks the generic agents use ------------------------------------------------
+    def evaluate(self, seat: Seat) -> float:
+        """Heuristic value of this position for ``seat`` in [-1, 1] (1 = won)."""
+        if self.is_terminal():
+            r = self.returns()
+            n = len(r)
+            return (r[seat] - 1.0 / n) * n / (n - 1) if n > 1 else 0.0
+        return 0.0
+
+    def rollout_action(self, rng: random.Random) -> Action:
+        """The move a playout takes; uniform by default, games may do better."""
+        return rng.choice(self.legal_actions())
+
+    def ordered_actions(self) -> list[Action]:
+        """Legal actions, most promising first (for alpha-beta move ordering)."""
+        return self.legal_actions()
+
+    def key(self) -> Hashable:
+        """A hashable identity of the position (board and side to move)."""
+        return str(self)
+
+    # -- helpers ---------------------------------------------------------------------
+    def _describe_action(self, action: Action) -> str:
+        try:
+            return self.action_to_string(action)
+        except Exception:
+            return str(action)
+
+    def apply_string(self, text: str) -> Action:
+        """Parse, check and play one action given in notation; return the action."""
+        action = self.string_to_action(text)
+        self.apply_action(action)
+        return action
+
+
+# --------------------------------------------------------------------------- agents
+
+
+class Agent(Protocol):
+    """A computer player. It must not mutate the state it is handed."""
+
+    def step(self, state: State) -> Action: ...
+
+
+@dataclass(frozen=True)
+class AgentType:
+    """A registered player: its parameters, the games it can play, and how to build it.
+
+    ``factory(game, rng, **params)`` builds it; ``presets`` fixes some parameters (a named
+    strategy like ``hunter`` is a preset of ``value``) and the rest keep their defaults unless
+    given.
+    """
+
+    name: str
+    description: str
+    factory: Callable[..., Agent]
+    params: tuple[Option, ...] = ()
+    games: tuple[str, ...] | None = None
+    """Games it plays; ``None`` = every game."""
+    min_players: int = 1
+    max_players: int = 99
+    presets: Mapping[str, Any] = field(default_factory=dict)
+
+    def supports(self, game: Game) -> bool:
+        return (self.games is None or game.name in self.games) and (
+            self.min_players <= game.num_players <= self.max_players
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "games": list(self.games) if self.games is not None else "all",
+            "players": [self.min_players, self.max_players],
+            "params": [p.describe() for p in self.params],
+        }
+
+
+def agent_label(spec: Mapping[str, Any]) -> str:
+    """A short stable label for an agent spec: ``mcts(iterations=400)`` or ``hard``."""
+    name = str(spec.get("name", "?"))
+    extra = {k: v for k, v in spec.items() if k != "name"}
+    if not extra:
+        return name
+    return name + "(" + ",".join(f"{k}={extra[k]}" for k in sorted(extra)) + ")"
+
+
+# --------------------------------------------------------------------------- seeds
+
+
+def derive_seed(*parts: int | str) -> int:
+    """A 63-bit seed from a tuple of ints/strings; stable across runs, platforms and Pythons."""
+    data = "/".join(str(p) for p in parts).encode()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big") >> 1
+
+
+def match_seed(batch_seed: int, match_index: int) -> int:
+    """The seed of one match of a batch: the game's chance and every agent flow from it."""
+    return derive_seed("match", batch_seed, match_index)
+
+
+def agent_rng(seed: int, seat: Seat) -> random.Random:
+    return random.Random(derive_seed("agent", seed, seat))
+
+
+# --------------------------------------------------------------------------- matches
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Everything kept of one match. Seat order is the game's; ``agents`` are labels by seat."""
+
+    seed: int
+    agents: tuple[str, ...]
+    returns: tuple[float, ...]
+    scores: tuple[float, ...]
+    plies: int
+    ended_by: str
+    moves: tuple[str, ...]
+    stats: dict[str, Any]
+    duration: float
+
+    @property
+    def seats(self) -> int:
+        return len(self.agents)
+
+    def ranks(self) -> list[int]:
+        """1 = best; seats level on returns, then on points, share a rank."""
+        keys = [(self.returns[s], self.scores[s]) for s in range(self.seats)]
+        return [1 + sum(other > mine for other in keys) for mine in keys]
+
+
+def play_match(
+    game: Game,
+    agents: Sequence[Agent],
+    seed: int,
+    max_plies: int | None = None,
+    labels: Sequence[str] | None = None,
+) -> MatchResult:
+    """Play one whole match; ``max_plies`` (default: the game's cap) ends it as a draw."""
+    if len(agents) != game.num_players:
+        raise OptionError(
+            f"{game.name} with {game.num_players} players needs {game.num_players} agents, "
+            f"got {len(agents)}",
+            field="agents",
+        )
+    cap = game.game_type.max_game_length if max_plies is None else max_plies
+    hidden = not game.game_type.perfect_information
+    view_rng = random.Random(derive_seed("view", seed))
+    started = time.perf_counter()
+    state = game.new_initial_state(seed)
+    moves: list[str] = []
+    while not state.is_terminal() and len(moves) < cap:
+        seat = state.current_player()
+        view = state.resample_from_infostate(seat, view_rng) if hidden else state
+        action = agents[seat].step(view)
+        text = state.action_to_string(action)
+        state.apply_action(action)
+        moves.append(text)
+    if state.is_terminal():
+        returns = tuple(state.returns())
+        ended_by = state.ended_by()
+    else:
+        returns = tuple([1.0 / game.num_players] * game.num_players)
+        ended_by = "move_limit"
+    return MatchResult(
+        seed=seed,
+        agents=tuple(labels) if labels is not None else tuple(type(a).__name__ for a in agents),
+        returns=returns,
+        scores=tuple(state.scores()),
+        plies=len(moves),
+        ended_by=ended_by,
+        moves=tuple(moves),
+        stats=state.stats(),
+        duration=time.perf_counter() - started,
+    )
+
+
+def replay(game: Game, moves: Sequence[str], seed: int = 0) -> State:
+    """The position after playing ``moves`` (notation) from the start, each one checked."""
+    state = game.new_initial_state(seed)
+    for text in moves:
+        state.apply_string(text)
+    return state

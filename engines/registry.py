@@ -1,0 +1,183 @@
+"""Find games and agents by name; validate options and agent specs in one place.
+
+Each game package exposes ``GAME`` (its ``Game`` subclass) and ``AGENTS`` (its own players);
+``engines.agents`` exposes the players that work on any game. Modules are imported on first use
+so that ``import engines`` stays cheap in worker start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from engines.core import (
+    Agent,
+    AgentType,
+    Game,
+    OptionError,
+    UnknownAgentError,
+    UnknownGameError,
+    validate_options,
+)
+
+GAME_MODULES: dict[str, str] = {
+    "alquerque": "engines.alquerque",
+    "alveoles": "engines.alveoles",
+}
+GENERIC_AGENTS_MODULE = "engines.agents"
+
+
+@cache
+def game_class(name: str) -> type[Game]:
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key not in GAME_MODULES:
+        raise UnknownGameError(str(name), list(GAME_MODULES))
+    module = importlib.import_module(GAME_MODULES[key])
+    cls: type[Game] = module.GAME
+    return cls
+
+
+def game_names() -> list[str]:
+    return sorted(GAME_MODULES)
+
+
+def load_game(name: str, players: int | None = None, **options: Any) -> Game:
+    """Build a game with validated options. ``players`` defaults to the game's minimum."""
+    cls = game_class(name)
+    gt = cls.game_type
+    count = gt.min_players if players is None else players
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise OptionError(f"players must be a whole number, not {count!r}", field="players")
+    if not gt.min_players <= count <= gt.max_players:
+        span = (
+            str(gt.min_players)
+            if gt.min_players == gt.max_players
+            else f"{gt.min_players}–{gt.max_players}"
+        )
+        raise OptionError(
+            f"{gt.short_name} is played by {span} players, not {count}", field="players"
+        )
+    clean = validate_options(gt.options, options, owner=gt.short_name, prefix="options.")
+    return cls(count, clean)
+
+
+@cache
+def _agent_types() -> dict[str, AgentType]:
+    found: dict[str, AgentType] = {}
+    modules = [GENERIC_AGENTS_MODULE, *GAME_MODULES.values()]
+    for path in modules:
+        for agent_type in importlib.import_module(path).AGENTS:
+            # A game's own agent may share a generic name (its tuned ``mcts``): keep both,
+            # keyed by (name, games), and let ``agent_type`` pick the most specific.
+            found[f"{agent_type.name}@{','.join(agent_type.games or ('*',))}"] = agent_type
+    return found
+
+
+def agent_types(game: Game | None = None) -> list[AgentType]:
+    """Every agent, or those that can play ``game``, most specific first for each name."""
+    chosen: dict[str, AgentType] = {}
+    for agent_type in _agent_types().values():
+        if game is not None and not agent_type.supports(game):
+            continue
+        current = chosen.get(agent_type.name)
+        if current is None or (current.games is None and agent_type.games is not None):
+            chosen[agent_type.name] = agent_type
+    return sorted(chosen.values(), key=lambda a: a.name)
+
+
+def agent_type(game: Game, name: str, *, field: str = "agent") -> AgentType:
+    for candidate in agent_types(game):
+        if candidate.name == name:
+            return candidate
+    known = [a.name for a in agent_types(game)]
+    everywhere = {a.name for a in _agent_types().values()}
+    if name in everywhere:
+        raise OptionError(
+            f"agent {name!r} cannot play {game.name} with {game.num_players} players; "
+            f"agents that can: {', '.join(known)}",
+            field=field,
+        )
+    raise UnknownAgentError(name, game.name, known, field=field)
+
+
+def normalise_agent_spec(
+    game: Game, spec: str | Mapping[str, Any], *, field: str = "agent"
+) -> dict[str, Any]:
+    """Validate an agent spec and return it with every parameter filled in.
+
+    A spec is ``{"name": "mcts", "iterations": 400}`` or just ``"mcts"``.
+    """
+    if isinstance(spec, str):
+        spec = {"name": spec}
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("name"), str):
+        raise OptionError("an agent spec needs a string 'name'", field=field)
+    name = spec["name"].strip()
+    atype = agent_type(game, name, field=f"{field}.name")
+    given = {k: v for k, v in spec.items() if k != "name"}
+    fixed = set(atype.presets) & set(given)
+    if fixed:
+        raise OptionError(
+            f"agent {name!r} fixes {sorted(fixed)[0]!r}; use its base strategy to change it",
+            field=f"{field}.{sorted(fixed)[0]}",
+        )
+    params = validate_options(atype.params, given, owner=f"agent {name!r}", prefix=f"{field}.")
+    return {"name": name, **params}
+
+
+def make_agent(
+    game: Game,
+    spec: str | Mapping[str, Any],
+    rng: random.Random | None = None,
+    *,
+    field: str = "agent",
+) -> Agent:
+    """Build a player for ``game`` from a JSON-able spec; it draws only from ``rng``."""
+    full = normalise_agent_spec(game, spec, field=field)
+    atype = agent_type(game, full["name"], field=f"{field}.name")
+    params = {k: v for k, v in full.items() if k != "name"}
+    params.update(atype.presets)
+    return atype.factory(game, rng if rng is not None else random.Random(0), **params)
+
+
+def describe_games() -> list[dict[str, Any]]:
+    """Games, their options, and the agents that can play them, as JSON-able data."""
+    out = []
+    for name in game_names():
+        gt = game_class(name).game_type
+        sample = load_game(name)
+        agents = {a.name: a for a in agent_types()}
+        playable = [
+            a.describe()
+            for a in agents.values()
+            if (a.games is None or name in a.games)
+        ]
+        out.append(
+            {
+                "name": gt.short_name,
+                "long_name": gt.long_name,
+                "description": gt.description,
+                "players": [gt.min_players, gt.max_players],
+                "chance": gt.chance,
+                "perfect_information": gt.perfect_information,
+                "max_game_length": gt.max_game_length,
+                "options": [o.describe() for o in gt.options],
+                "agents": sorted(playable, key=lambda a: a["name"]),
+                "default_agents": [a.name for a in agent_types(sample)],
+            }
+        )
+    return out
+
+
+def spec_from_text(text: str) -> dict[str, Any]:
+    """Parse a command-line agent: ``mcts`` or ``mcts:iterations=400,exploration=1.2``."""
+    name, _, rest = text.strip().partition(":")
+    spec: dict[str, Any] = {"name": name.strip()}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise OptionError(f"agent parameter {part!r} should look like key=value", field="agents")
+        spec[key.strip()] = value.strip()
+    return spec

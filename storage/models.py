@@ -1,0 +1,106 @@
+"""SQL tables. A batch is one row; its matches and per-seat results arrive chunk by chunk.
+
+Idempotency lives in the keys: ``chunk`` (batch_id, start), ``match`` (batch_id, match_index)
+and ``seat_result`` (batch_id, match_index, seat) are primary keys, and every write is an
+insert that ignores rows already there, so a chunk delivered twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class BatchStatus:
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    FINISHED = frozenset({DONE, CANCELLED, FAILED})
+    ALL = (QUEUED, RUNNING, DONE, CANCELLED, FAILED)
+
+
+class Batch(SQLModel, table=True):
+    """A request for ``matches`` matches of one game between one agent spec per seat."""
+
+    __tablename__ = "batch"
+
+    id: str = Field(primary_key=True, max_length=32)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
+    started_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    finished_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    game: str = Field(index=True, max_length=40)
+    players: int
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    agents: list[dict[str, Any]] = Field(sa_column=Column(JSON, nullable=False))
+    """Normalised agent specs in base seat order (every parameter filled in)."""
+    labels: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    """One label per agent spec, unique within the batch (``hard``, ``random#2``)."""
+    matches: int
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    seat_policy: str = Field(default="rotate", max_length=16)
+    chunk_size: int
+    max_plies: int
+    stop_rule: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    status: str = Field(default=BatchStatus.QUEUED, index=True, max_length=16)
+    stopped_early: bool = False
+    decision: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class Chunk(SQLModel, table=True):
+    """A written range of match indices; its row is committed with the matches it holds."""
+
+    __tablename__ = "chunk"
+
+    batch_id: str = Field(foreign_key="batch.id", primary_key=True, max_length=32)
+    start: int = Field(primary_key=True)
+    stop: int
+    done: int
+    failed: int
+    duration: float
+    finished_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
+    worker: str | None = Field(default=None, max_length=200)
+
+
+class Match(SQLModel, table=True):
+    """One played (or failed) match; ``moves`` is its canonical move list, space-separated."""
+
+    __tablename__ = "match"
+
+    batch_id: str = Field(foreign_key="batch.id", primary_key=True, max_length=32)
+    match_index: int = Field(primary_key=True)
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    ok: bool = True
+    plies: int = 0
+    ended_by: str = Field(default="normal", max_length=32)
+    duration: float = 0.0
+    moves: str = Field(default="", sa_column=Column(Text, nullable=False))
+    stats: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class SeatResult(SQLModel, table=True):
+    """One seat of one match: who sat there and how they did."""
+
+    __tablename__ = "seat_result"
+    __table_args__ = (Index("ix_seat_result_batch_agent", "batch_id", "agent"),)
+
+    batch_id: str = Field(foreign_key="batch.id", primary_key=True, max_length=32)
+    match_index: int = Field(primary_key=True)
+    seat: int = Field(primary_key=True)
+    agent: str = Field(max_length=200)
+    """The agent's batch label."""
+    agent_index: int
+    """Position of the agent's spec in ``Batch.agents``."""
+    points: float
+    win_share: float
+    rank: int

@@ -1,0 +1,40 @@
+"""The one settings object, read from the environment and nowhere else."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    database_url: str = Field(
+        default="sqlite:///playtester.db",
+        description="SQLAlchemy URL; a SQLite file in the working directory by default.",
+    )
+    broker_url: str | None = Field(
+        default=None, description="Celery broker (redis://...); unset means local mode."
+    )
+    api_key: str | None = Field(default=None, description="Bearer key required for writes.")
+    api_key_reads: bool = Field(default=False, description="Require the key for reads too.")
+    max_matches_per_batch: int = Field(default=10_000_000, ge=1)
+    max_plies: int = Field(default=10_000, ge=1, description="Upper bound on a batch's ply cap.")
+    chunk_seconds: float = Field(
+        default=2.0, gt=0, description="Target wall time of one chunk of matches."
+    )
+    max_chunks_in_flight: int = Field(
+        default=64, ge=1, description="Chunks queued ahead per batch in distributed mode."
+    )
+
+    @field_validator("broker_url", "api_key", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
