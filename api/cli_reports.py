@@ -1,0 +1,1 @@
+"""Report commands (report, compare) register on the main CLI app."""

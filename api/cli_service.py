@@ -1,0 +1,1 @@
+"""Service commands (serve, submit, status) register on the main CLI app."""

@@ -1,0 +1,5 @@
+"""Report routes of the HTTP API."""
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["reports"])
