@@ -1,0 +1,203 @@
+"""Alpha-beta search for two-player games, with iterative deepening and a transposition table.
+
+Turns need not alternate (a seat may move again after some moves), so each node maximises
+when the root seat is to move and minimises otherwise, instead of negamax. Values are from the
+root seat's point of view: the game's ``evaluate`` in [-1, 1] at the horizon, ``±WIN`` shifted
+by the ply count at the end of a game so that faster wins and slower losses are preferred.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable
+
+from engines.core import Action, AgentType, Game, Option, Seat, State
+
+WIN = 1000.0
+"""Value of a won game at the root; any terminal value dominates any heuristic one."""
+_MATE_ZONE = WIN / 2  # |value| above this is a game end, not a heuristic
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_TIE = 1e-9
+
+
+class _OutOfNodesError(Exception):
+    """Raised inside the search when the node budget runs out mid-iteration."""
+
+
+class AlphaBetaAgent:
+    """Iterative-deepening alpha-beta to ``depth`` plies or until ``nodes`` are spent.
+
+    Forced moves (a single legal action) do not use up depth, which lets the search follow
+    compulsory capture sequences. Equal best moves at the root are chosen with the agent's rng.
+    """
+
+    def __init__(self, game: Game, rng: random.Random, depth: int = 4, nodes: int = 0) -> None:
+        self.rng = rng
+        self.depth = depth
+        self.nodes = nodes
+        self.count = 0
+        self.table: dict[Hashable, tuple[int, float, int, Action | None]] = {}
+        self.root_seat: Seat = 0
+        self.completed_depth = 0
+        self._last_value = 0.0
+
+    # ------------------------------------------------------------------------- public
+    def step(self, state: State) -> Action:
+        actions = state.ordered_actions()
+        if len(actions) == 1:
+            return actions[0]
+        self.root_seat = state.current_player()
+        self.count = 0
+        self.table = {}  # entries hold root-relative values, so they do not outlive a move
+        self.completed_depth = 0
+        best_moves: list[Action] = [actions[0]]
+        for depth in range(1, self.depth + 1):
+            try:
+                best_moves = self._root(state, actions, depth)
+            except _OutOfNodesError:
+                break
+            self.completed_depth = depth
+            # Try last iteration's best first next time.
+            first = best_moves[0]
+            actions = [first] + [a for a in actions if a != first]
+            if abs(self._last_value) > _MATE_ZONE:
+                break  # a forced result is known; deeper search cannot change it
+        return best_moves[0] if len(best_moves) == 1 else self.rng.choice(sorted(best_moves))
+
+    # ------------------------------------------------------------------------- search
+    def _root(self, state: State, actions: list[Action], depth: int) -> list[Action]:
+        """Search every root move; return all moves tied for the best value."""
+        best = -float("inf")
+        tied: list[Action] = []
+        for action in actions:
+            child = state.clone()
+            child.apply(action)
+            self._tick(depth)
+            # The window starts just below the best so far, so equal moves get exact values.
+            value = self._search(child, depth - 1, 1, best - _TIE, float("inf"), depth)
+            if value > best + _TIE:
+                best = value
+                tied = [action]
+            elif value >= best - _TIE:
+                tied.append(action)
+        self._last_value = best
+        return tied
+
+    def _tick(self, depth: int) -> None:
+        self.count += 1
+        # Depth 1 always completes so there is a move to play.
+        if self.nodes and self.count > self.nodes and depth > 1:
+            raise _OutOfNodesError
+
+    def _search(
+        self, state: State, depth: int, ply: int, alpha: float, beta: float, iteration: int
+    ) -> float:
+        if state.is_terminal():
+            return self._terminal_value(state, ply)
+        key = state.key()
+        entry = self.table.get(key)
+        tt_move: Action | None = None
+        if entry is not None:
+            e_depth, e_value, e_flag, tt_move = entry
+            if e_depth >= depth:
+                value = self._from_table(e_value, ply)
+                if e_flag == _EXACT:
+                    return value
+                if e_flag == _LOWER and value >= beta:
+                    return value
+                if e_flag == _UPPER and value <= alpha:
+                    return value
+        actions = state.ordered_actions()
+        forced = len(actions) == 1 and ply < 3 * iteration
+        if depth <= 0 and not forced:
+            return state.evaluate(self.root_seat)
+        if tt_move is not None and tt_move in actions:
+            actions = [tt_move] + [a for a in actions if a != tt_move]
+        next_depth = depth if forced else depth - 1
+        maximising = state.current_player() == self.root_seat
+        alpha0, beta0 = alpha, beta
+        best_move = actions[0]
+        if maximising:
+            best = -float("inf")
+            for action in actions:
+                child = state.clone()
+                child.apply(action)
+                self._tick(iteration)
+                value = self._search(child, next_depth, ply + 1, alpha, beta, iteration)
+                if value > best:
+                    best, best_move = value, action
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            break
+        else:
+            best = float("inf")
+            for action in actions:
+                child = state.clone()
+                child.apply(action)
+                self._tick(iteration)
+                value = self._search(child, next_depth, ply + 1, alpha, beta, iteration)
+                if value < best:
+                    best, best_move = value, action
+                    if value < beta:
+                        beta = value
+                        if alpha >= beta:
+                            break
+        if best <= alpha0:
+            flag = _UPPER
+        elif best >= beta0:
+            flag = _LOWER
+        else:
+            flag = _EXACT
+        self.table[key] = (max(depth, 0), self._to_table(best, ply), flag, best_move)
+        return best
+
+    # ------------------------------------------------------------------------- values
+    def _terminal_value(self, state: State, ply: int) -> float:
+        outcome = state.evaluate(self.root_seat)  # 1 won, -1 lost, 0 drawn
+        if outcome > 0:
+            return WIN - ply
+        if outcome < 0:
+            return ply - WIN
+        return 0.0
+
+    @staticmethod
+    def _to_table(value: float, ply: int) -> float:
+        # Game-end values depend on the distance from the root; store them node-relative.
+        if value > _MATE_ZONE:
+            return value + ply
+        if value < -_MATE_ZONE:
+            return value - ply
+        return value
+
+    @staticmethod
+    def _from_table(value: float, ply: int) -> float:
+        if value > _MATE_ZONE:
+            return value - ply
+        if value < -_MATE_ZONE:
+            return value + ply
+        return value
+
+
+ALPHABETA = AgentType(
+    name="alphabeta",
+    description=(
+        "Iterative-deepening alpha-beta with a transposition table and the game's evaluation; "
+        "two-player games."
+    ),
+    factory=AlphaBetaAgent,
+    params=(
+        Option("depth", int, 4, "deepest iteration, in plies", minimum=1, maximum=64),
+        Option(
+            "nodes",
+            int,
+            0,
+            "node budget that stops iterative deepening (0 = no limit); the best move of the "
+            "last completed depth is played",
+            minimum=0,
+            maximum=100_000_000,
+        ),
+    ),
+    min_players=2,
+    max_players=2,
+)

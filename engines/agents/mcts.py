@@ -1,0 +1,151 @@
+"""Monte Carlo tree search (UCT) for any number of players.
+
+Each node keeps the total return of the seat that moved *into* it, so selection at a node
+maximises the mean return of the seat to move there. That works for two or more players and
+for games where one seat moves several times in a row. The budget is a number of iterations,
+never a time, so a match replays identically from its seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from engines.core import TERMINAL, Action, AgentType, Game, Option, Seat, State
+
+
+class _Node:
+    """One position in the search tree, reached by ``action`` played by ``mover``."""
+
+    __slots__ = ("action", "children", "mover", "total", "untried", "visits")
+
+    def __init__(self, action: Action, mover: Seat) -> None:
+        self.action = action
+        self.mover = mover
+        self.children: list[_Node] = []
+        self.untried: list[Action] | None = None  # filled on first visit
+        self.visits = 0
+        self.total = 0.0
+
+
+def _shares(state: State, players: int) -> list[float]:
+    """Per-seat shares in [0, 1]: the returns once over, else read from ``evaluate``."""
+    if state.is_terminal():
+        return state.returns()
+    if players == 1:
+        return [(state.evaluate(0) + 1.0) / 2.0]
+    # evaluate() maps a share r to (r - 1/n) * n / (n - 1); invert it and renormalise.
+    scale = (players - 1) / players
+    raw = [max(0.0, state.evaluate(s) * scale + 1.0 / players) for s in range(players)]
+    total = sum(raw)
+    return [r / total for r in raw] if total > 0 else [1.0 / players] * players
+
+
+class MctsAgent:
+    """UCT with uniform expansion, game-provided or uniform rollouts, most-visited final pick."""
+
+    def __init__(
+        self,
+        game: Game,
+        rng: random.Random,
+        iterations: int = 400,
+        exploration: float = 1.4,
+        rollout: str = "game",
+        max_rollout_plies: int = 0,
+    ) -> None:
+        self.rng = rng
+        self.players = game.num_players
+        self.iterations = iterations
+        self.exploration = exploration
+        self.game_rollout = rollout == "game"
+        # 0 = play each rollout to the end; the game's ply cap still bounds it.
+        cap = game.game_type.max_game_length
+        self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+
+    def step(self, state: State) -> Action:
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        root = self.search(state)
+        best = max(root.children, key=lambda c: (c.visits, c.total))
+        return best.action
+
+    def search(self, state: State) -> _Node:
+        """Run the iterations from ``state`` (left untouched) and return the root node."""
+        rng = self.rng
+        c = self.exploration
+        root = _Node(-1, TERMINAL)
+        for _ in range(self.iterations):
+            node = root
+            sim = state.clone()
+            path = [root]
+            # Selection: descend through fully expanded nodes.
+            while True:
+                if node.untried is None:
+                    node.untried = sim.legal_actions()
+                    rng.shuffle(node.untried)
+                if node.untried or not node.children:
+                    break
+                log_n = math.log(node.visits)
+                best_child = node.children[0]
+                best_score = -math.inf
+                for child in node.children:
+                    score = child.total / child.visits + c * math.sqrt(log_n / child.visits)
+                    if score > best_score:
+                        best_score = score
+                        best_child = child
+                node = best_child
+                sim.apply(node.action)
+                path.append(node)
+            # Expansion: one new child unless the game is over here.
+            if node.untried:
+                action = node.untried.pop()
+                child = _Node(action, sim.current_player())
+                node.children.append(child)
+                sim.apply(action)
+                node = child
+                path.append(node)
+            # Simulation.
+            plies = 0
+            cap = self.rollout_cap
+            if self.game_rollout:
+                while plies < cap and not sim.is_terminal():
+                    sim.apply(sim.rollout_action(rng))
+                    plies += 1
+            else:
+                while plies < cap and not sim.is_terminal():
+                    sim.apply(rng.choice(sim.legal_actions()))
+                    plies += 1
+            shares = _shares(sim, self.players)
+            # Backpropagation: each node scores for the seat that moved into it.
+            for visited in path:
+                visited.visits += 1
+                if visited.mover >= 0:
+                    visited.total += shares[visited.mover]
+        return root
+
+
+MCTS = AgentType(
+    name="mcts",
+    description="Monte Carlo tree search (UCT) with an iteration budget; any number of players.",
+    factory=MctsAgent,
+    params=(
+        Option("iterations", int, 400, "search iterations per move", minimum=1, maximum=1_000_000),
+        Option("exploration", float, 1.4, "UCT exploration constant", minimum=0.0),
+        Option(
+            "rollout",
+            str,
+            "game",
+            "playout policy: the game's own ('game') or uniform ('random')",
+            choices=("game", "random"),
+        ),
+        Option(
+            "max_rollout_plies",
+            int,
+            0,
+            "stop each playout after this many plies and use the game's evaluation (0 = play out)",
+            minimum=0,
+            maximum=100_000,
+        ),
+    ),
+)
