@@ -103,7 +103,9 @@ class Option:
             options = ", ".join(repr(c) for c in self.choices)
             raise OptionError(f"{field} must be one of {options}, not {value!r}", field=field)
         if self.minimum is not None and value < self.minimum:
-            raise OptionError(f"{field} must be at least {self.minimum:g}, not {value}", field=field)
+            raise OptionError(
+                f"{field} must be at least {self.minimum:g}, not {value}", field=field
+            )
         if self.maximum is not None and value > self.maximum:
             raise OptionError(f"{field} must be at most {self.maximum:g}, not {value}", field=field)
         if self.check is not None:

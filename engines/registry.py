@@ -149,11 +149,7 @@ def describe_games() -> list[dict[str, Any]]:
         gt = game_class(name).game_type
         sample = load_game(name)
         agents = {a.name: a for a in agent_types()}
-        playable = [
-            a.describe()
-            for a in agents.values()
-            if (a.games is None or name in a.games)
-        ]
+        playable = [a.describe() for a in agents.values() if (a.games is None or name in a.games)]
         out.append(
             {
                 "name": gt.short_name,
@@ -178,6 +174,8 @@ def spec_from_text(text: str) -> dict[str, Any]:
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         if not eq:
-            raise OptionError(f"agent parameter {part!r} should look like key=value", field="agents")
+            raise OptionError(
+                f"agent parameter {part!r} should look like key=value", field="agents"
+            )
         spec[key.strip()] = value.strip()
     return spec
