@@ -1,0 +1,182 @@
+"""Small statistical building blocks: intervals, tests, Elo, LOS and game-pair variances.
+
+Every function works on plain numbers (or NumPy arrays where noted) and returns plain floats,
+so the section modules can combine them freely. Undefined values are ``nan``; the report turns
+them into JSON ``null``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+CONFIDENCE = 0.95
+Z95 = float(sps.norm.ppf(0.5 + CONFIDENCE / 2))
+"""The two-sided 95 % normal quantile (1.959964...)."""
+
+PENTANOMIAL_VALUES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+"""Mean score of one seat-swapped pair of games: 0, ½, 1, 1½ or 2 points out of 2."""
+TRINOMIAL_VALUES = np.array([0.0, 0.5, 1.0])
+"""Score of one game: loss, draw, win."""
+
+
+def wilson_interval(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for ``k`` successes out of ``n`` 0/1 trials."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def normal_interval(mean: float, variance: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Normal interval ``mean ± z·sqrt(variance / n)`` from a per-observation variance."""
+    if n <= 0 or not math.isfinite(mean):
+        return (math.nan, math.nan)
+    half = z * math.sqrt(max(variance, 0.0) / n)
+    return (mean - half, mean + half)
+
+
+def mean_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
+    """Mean of ``values`` with its normal 95 % interval (sample variance, ddof=1)."""
+    n = int(values.size)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(values.mean())
+    var = float(values.var(ddof=1)) if n > 1 else 0.0
+    lo, hi = normal_interval(mean, var, n, z)
+    return (mean, lo, hi)
+
+
+def sign_test(k: int, n: int) -> float:
+    """Two-sided exact binomial test of ``k`` wins in ``n`` decisive games against p = ½."""
+    if n <= 0:
+        return math.nan
+    return float(sps.binomtest(int(k), int(n), 0.5).pvalue)
+
+
+def chisquare_gof(observed: Sequence[float], expected: Sequence[float]) -> tuple[float, int, float]:
+    """Chi-square goodness of fit: (statistic, degrees of freedom, p-value).
+
+    Observed counts may be fractional (a shared win counts ½ to each winner).
+    """
+    obs = np.asarray(observed, dtype=float)
+    exp = np.asarray(expected, dtype=float)
+    if obs.size < 2 or exp.sum() <= 0:
+        return (math.nan, 0, math.nan)
+    res = sps.chisquare(obs, exp * obs.sum() / exp.sum())
+    return (float(res.statistic), int(obs.size - 1), float(res.pvalue))
+
+
+def elo_from_score(score: float) -> float:
+    """Logistic Elo difference giving an expected score ``score`` (±inf at 0 and 1)."""
+    if not math.isfinite(score) or score < 0 or score > 1:
+        return math.nan
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score of a player ``elo`` points stronger than the opponent."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def elo_with_interval(score: float, variance: float, n: float) -> tuple[float, float, float]:
+    """Elo from a mean score with per-unit ``variance`` over ``n`` units, and its 95 % interval.
+
+    The interval is the normal interval of the score mapped through the logistic curve, clipped
+    to [0, 1] first (so an interval touching 0 or 1 has an infinite end).
+    """
+    lo, hi = normal_interval(score, variance, n)
+    if not math.isfinite(lo):
+        return (elo_from_score(score), math.nan, math.nan)
+    return (
+        elo_from_score(score),
+        elo_from_score(min(max(lo, 0.0), 1.0)),
+        elo_from_score(min(max(hi, 0.0), 1.0)),
+    )
+
+
+def los(wins: float, losses: float) -> float:
+    """Likelihood of superiority: P(true strength of A > B) given W and L (draws ignored)."""
+    if wins + losses <= 0:
+        return math.nan
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+def trinomial(wins: int, draws: int, losses: int) -> tuple[float, float]:
+    """Mean score and per-game score variance of a W/D/L record."""
+    n = wins + draws + losses
+    if n == 0:
+        return (math.nan, math.nan)
+    counts = np.array([losses, draws, wins], dtype=float)
+    return _moments(counts, TRINOMIAL_VALUES)
+
+
+def pentanomial(counts: Sequence[int]) -> tuple[float, float]:
+    """Mean score and per-pair variance of the pair score from the five pair-outcome counts.
+
+    ``counts[i]`` is the number of seat-swapped pairs in which the agent scored ``i / 2`` points
+    out of 2 (LL, LD, DD or WL, WD, WW); a pair's score is its mean, 0 … 1 in steps of ¼.
+    """
+    arr = np.asarray(counts, dtype=float)
+    if arr.shape != (5,):
+        raise ValueError("pentanomial counts need exactly five entries (0, ½, 1, 1½, 2 points)")
+    if arr.sum() == 0:
+        return (math.nan, math.nan)
+    return _moments(arr, PENTANOMIAL_VALUES)
+
+
+def _moments(counts: np.ndarray, values: np.ndarray) -> tuple[float, float]:
+    n = counts.sum()
+    mean = float((counts * values).sum() / n)
+    var = float((counts * (values - mean) ** 2).sum() / n)
+    return (mean, var)
+
+
+def two_sample_difference(
+    mean_a: float, var_a: float, n_a: float, mean_b: float, var_b: float, n_b: float
+) -> tuple[float, float, float, float]:
+    """Difference of two independent means (a − b): (estimate, ci_low, ci_high, p-value).
+
+    Unpooled normal (Wald) interval and z-test from the per-observation variances.
+    """
+    if n_a <= 0 or n_b <= 0:
+        return (math.nan, math.nan, math.nan, math.nan)
+    diff = mean_a - mean_b
+    se = math.sqrt(max(var_a, 0.0) / n_a + max(var_b, 0.0) / n_b)
+    if se == 0:
+        return (diff, diff, diff, 1.0 if diff == 0 else 0.0)
+    p = float(2 * sps.norm.sf(abs(diff) / se))
+    return (diff, diff - Z95 * se, diff + Z95 * se, p)
+
+
+def weighted_quantiles(values: np.ndarray, weights: np.ndarray, qs: Sequence[float]) -> list[float]:
+    """Quantiles of a distribution given as distinct ``values`` with counts ``weights``.
+
+    Uses the same rule as ``numpy.quantile(..., method="linear")`` on the expanded data.
+    """
+    order = np.argsort(values)
+    v = np.asarray(values, dtype=float)[order]
+    w = np.asarray(weights, dtype=np.int64)[order]
+    n = int(w.sum())
+    if n == 0:
+        return [math.nan for _ in qs]
+    cum = np.cumsum(w)
+    out = []
+    for q in qs:
+        pos = q * (n - 1)
+        lo = math.floor(pos)
+        hi = min(lo + 1, n - 1)
+        v_lo = v[np.searchsorted(cum, lo + 1)]
+        v_hi = v[np.searchsorted(cum, hi + 1)]
+        out.append(float(v_lo + (v_hi - v_lo) * (pos - lo)))
+    return out

@@ -1,0 +1,100 @@
+"""Turn the long seat-results table into one row per match (NumPy arrays, seat-major).
+
+Every section works from this shape: with ``players`` seats, ``win[m, s]`` is seat ``s``'s win
+share in the ``m``-th complete match. Matches missing a seat row (which a chunk written in one
+transaction never leaves) are dropped rather than guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+SEAT_COLUMNS = ("match_index", "seat", "agent", "agent_index", "points", "win_share", "rank")
+"""Columns of the long seat-results DataFrame (see ``analysis.frames.seat_results``)."""
+
+
+@dataclass(frozen=True)
+class Wide:
+    """Per-match arrays; ``labels[agent_index]`` names the agent sitting in a seat."""
+
+    match_index: np.ndarray  # (M,) int64, ascending
+    win: np.ndarray  # (M, n) float64
+    points: np.ndarray  # (M, n) float64
+    agent: np.ndarray  # (M, n) int64 agent_index
+    rank: np.ndarray  # (M, n) int64, 1 = best
+    labels: tuple[str, ...]
+
+    @property
+    def matches(self) -> int:
+        return int(self.match_index.size)
+
+    @property
+    def players(self) -> int:
+        return int(self.win.shape[1])
+
+
+def agent_labels(df: pd.DataFrame) -> tuple[str, ...]:
+    """Label of each agent_index found in ``df`` (missing indices get ``agent<i>``)."""
+    if df.empty:
+        return ()
+    pairs = df[["agent_index", "agent"]].drop_duplicates("agent_index")
+    top = int(pairs["agent_index"].max())
+    found = dict(zip(pairs["agent_index"].astype(int), pairs["agent"].astype(str), strict=True))
+    return tuple(found.get(i, f"agent{i}") for i in range(top + 1))
+
+
+def to_wide(df: pd.DataFrame, players: int) -> Wide:
+    """Pivot long seat results to per-match arrays without copying ``df``'s columns in place."""
+    if players < 1:
+        raise ValueError("players must be at least 1")
+    labels = agent_labels(df)
+    if df.empty:
+        empty = np.zeros((0, players))
+        return Wide(
+            np.zeros(0, np.int64), empty, empty.copy(), empty.astype(np.int64),
+            empty.astype(np.int64), labels,
+        )  # fmt: skip
+    mi = df["match_index"].to_numpy(np.int64)
+    seat = df["seat"].to_numpy(np.int64)
+    key = mi * players + seat
+    if not (key.size < 2 or bool(np.all(key[1:] > key[:-1]))):
+        order = np.argsort(key, kind="stable")
+    else:
+        order = None
+
+    def col(name: str, dtype: type) -> np.ndarray:
+        arr = df[name].to_numpy(dtype)
+        return arr if order is None else arr[order]
+
+    mi_s = mi if order is None else mi[order]
+    seat_s = seat if order is None else seat[order]
+    # Keep only matches with exactly seats 0..n-1 present.
+    _, start, counts = np.unique(mi_s, return_index=True, return_counts=True)
+    rows: np.ndarray | None = None
+    if not (bool(np.all(counts == players)) and bool(np.all(seat_s < players))):
+        first = start[counts == players]
+        rows = (first[:, None] + np.arange(players)[None, :]).ravel()
+        good = (seat_s[rows].reshape(-1, players) == np.arange(players)).all(axis=1)
+        rows = (first[good][:, None] + np.arange(players)[None, :]).ravel()
+
+    def shaped(arr: np.ndarray) -> np.ndarray:
+        sel = arr if rows is None else arr[rows]
+        return sel.reshape(-1, players)
+
+    win = shaped(col("win_share", np.float64))
+    return Wide(
+        match_index=shaped(mi_s)[:, 0].copy(),
+        win=win,
+        points=shaped(col("points", np.float64)),
+        agent=shaped(col("agent_index", np.int64)),
+        rank=shaped(col("rank", np.int64)),
+        labels=labels,
+    )
+
+
+def is_binary(values: np.ndarray) -> bool:
+    """True when every value is exactly 0 or 1 (no shared wins)."""
+    return bool(np.all((values == 0) | (values == 1)))
