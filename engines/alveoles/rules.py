@@ -1,0 +1,375 @@
+"""Les Alvéoles (R.T., 1910): dots and boxes on a valued 8 × 8 board, for 2–4 players.
+
+Rules as on ``shared/rules/alveoles.md``. Geometry and action numbering: see
+:mod:`engines.alveoles.notation`. The position is kept incrementally so that ``apply`` is a
+handful of int operations:
+
+* ``_code[sq]`` packs, for each square, the number of plates around it (low 3 bits) and the sum of
+  the groove numbers already filled (the rest), so a 3-sided square's missing groove is
+  ``GROOVE_SUM[sq] - (code >> 3)`` without looking at its neighbours;
+* ``_forced`` maps each unclaimed 3-sided square to its missing groove (the forced moves);
+* ``_empty`` is the sorted list of empty grooves; ``_unsafe`` the mask of grooves that would give
+  some square its third plate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from engines.alveoles import heuristics
+from engines.alveoles.layouts import CELLS, SIZE, layout_name, normalise_layout, square_values
+from engines.alveoles.notation import (
+    GROOVE_NAMES,
+    GROOVE_SQUARES,
+    NOTATION_HELP,
+    NUM_GROOVES,
+    SQUARE_GROOVE_MASK,
+    SQUARE_GROOVES,
+    groove_name,
+    parse_groove,
+)
+from engines.alveoles.scoring import (
+    OVERLAPPING,
+    SQUARE_BONUS_MODES,
+    SeatScore,
+    seat_score,
+)
+from engines.core import (
+    TERMINAL,
+    Action,
+    Game,
+    GameError,
+    GameType,
+    IllegalActionError,
+    NotationError,
+    Option,
+    Seat,
+    State,
+)
+
+GROOVE_SUM: tuple[int, ...] = tuple(sum(g) for g in SQUARE_GROOVES)
+_INC: tuple[int, ...] = tuple(1 + (g << 3) for g in range(NUM_GROOVES))
+ALL_GROOVES = (1 << NUM_GROOVES) - 1
+
+LAYOUT_OPTION = Option(
+    name="layout",
+    kind=list,
+    default="classic",
+    doc=(
+        "Square values: 'classic' (the rules page) or 8 rows of 8 positive integers, "
+        "row 8 (top) first, columns a–h left to right (a flat list of 64 reads the same way)."
+    ),
+    check=normalise_layout,
+)
+SQUARE_BONUS_OPTION = Option(
+    name="square_bonus",
+    kind=str,
+    default=OVERLAPPING,
+    doc=(
+        "How 3 × 3 blocks score: 'overlapping' (every owned window of the 36, default) or "
+        "'disjoint' (the largest number of non-overlapping owned windows)."
+    ),
+    choices=SQUARE_BONUS_MODES,
+)
+
+
+class Alveoles(Game):
+    """Les Alvéoles with a fixed player count, layout and bonus rule."""
+
+    game_type = GameType(
+        short_name="alveoles",
+        long_name="Les Alvéoles",
+        min_players=2,
+        max_players=4,
+        chance=False,
+        perfect_information=True,
+        num_distinct_actions=NUM_GROOVES,
+        max_game_length=NUM_GROOVES,
+        options=(LAYOUT_OPTION, SQUARE_BONUS_OPTION),
+        points=True,
+        description=(
+            "Dots and boxes on an 8 × 8 board of valued squares: closing a numbered square "
+            "earns a replay, 3-sided squares must be closed, rows, columns and 3 × 3 blocks "
+            "earn 100-point bonuses."
+        ),
+    )
+
+    def __init__(self, players: int, options: Mapping[str, Any]) -> None:
+        opts = dict(options)
+        opts.setdefault("layout", "classic")
+        opts.setdefault("square_bonus", OVERLAPPING)
+        opts["layout"] = normalise_layout(opts["layout"])
+        super().__init__(players, opts)
+        self.values: tuple[int, ...] = square_values(opts["layout"])
+        """Square values in square order (a1, b1, …, h8)."""
+        self.square_bonus: str = opts["square_bonus"]
+        self.next_seat: tuple[int, ...] = tuple((s + 1) % players for s in range(players))
+        self.layout_name = layout_name(opts["layout"])
+
+    def new_initial_state(self, seed: int = 0) -> AlveolesState:
+        """The empty board, seat 0 to move (the game has no chance: ``seed`` is unused)."""
+        return AlveolesState(self)
+
+
+class AlveolesState(State):
+    """One position of Les Alvéoles."""
+
+    __slots__ = (
+        "_code",
+        "_empty",
+        "_filled",
+        "_forced",
+        "_owned",
+        "_owner",
+        "_placed",
+        "_player",
+        "_points",
+        "_replays",
+        "_unsafe",
+        "game",
+    )
+
+    game: Alveoles
+
+    def __init__(self, game: Alveoles) -> None:
+        self.game = game
+        self._code = [0] * CELLS
+        self._empty = list(range(NUM_GROOVES))
+        self._filled = 0
+        self._unsafe = 0
+        self._forced: dict[int, int] = {}
+        self._owner = [-1] * CELLS
+        self._owned = [0] * game.num_players
+        self._points = [0] * game.num_players
+        self._replays = [0] * game.num_players
+        self._placed = 0
+        self._player = 0
+
+    # -- the contract ----------------------------------------------------------------
+    def current_player(self) -> Seat:
+        return self._player
+
+    def is_terminal(self) -> bool:
+        return self._player == TERMINAL
+
+    def legal_actions(self) -> list[Action]:
+        forced = self._forced
+        if forced:
+            if len(forced) == 1:
+                return list(forced.values())
+            return sorted(set(forced.values()))
+        return self._empty[:]
+
+    def apply(self, action: Action) -> None:
+        code = self._code
+        player = self._player
+        self._filled |= 1 << action
+        self._empty.remove(action)
+        self._placed += 1
+        inc = _INC[action]
+        replay = False
+        for sq in GROOVE_SQUARES[action]:
+            c = code[sq] + inc
+            code[sq] = c
+            sides = c & 7
+            if sides == 2:
+                self._unsafe |= SQUARE_GROOVE_MASK[sq]
+            elif sides == 3:
+                self._forced[sq] = GROOVE_SUM[sq] - (c >> 3)
+            elif sides == 4:
+                del self._forced[sq]
+                self._owner[sq] = player
+                self._owned[player] |= 1 << sq
+                value = self.game.values[sq]
+                self._points[player] += value
+                if value > 1:
+                    replay = True
+        if replay:
+            self._replays[player] += 1
+        if self._placed == NUM_GROOVES:
+            self._player = TERMINAL
+        elif not replay:
+            self._player = self.game.next_seat[player]
+
+    def clone(self) -> AlveolesState:
+        new = AlveolesState.__new__(AlveolesState)
+        new.game = self.game
+        new._code = self._code[:]
+        new._empty = self._empty[:]
+        new._filled = self._filled
+        new._unsafe = self._unsafe
+        new._forced = self._forced.copy()
+        new._owner = self._owner[:]
+        new._owned = self._owned[:]
+        new._points = self._points[:]
+        new._replays = self._replays[:]
+        new._placed = self._placed
+        new._player = self._player
+        return new
+
+    def seat_scores(self) -> list[SeatScore]:
+        """Each seat's square points and bonuses, from the squares owned so far."""
+        values, mode = self.game.values, self.game.square_bonus
+        return [seat_score(mask, values, mode) for mask in self._owned]
+
+    def scores(self) -> list[float]:
+        """Total points (squares + bonuses) of each seat; bonuses only count complete lines."""
+        return [float(s.total) for s in self.seat_scores()]
+
+    def returns(self) -> list[float]:
+        """Winners (top total, ties shared) split 1.0; an unfinished game is even."""
+        n = self.game.num_players
+        if not self.is_terminal():
+            return [1.0 / n] * n
+        totals = self.scores()
+        top = max(totals)
+        winners = [s for s in range(n) if totals[s] == top]
+        return [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+
+    def action_to_string(self, action: Action) -> str:
+        try:
+            return groove_name(action)
+        except ValueError as exc:
+            raise GameError(f"alveoles: {exc}") from None
+
+    def string_to_action(self, text: str) -> Action:
+        groove = parse_groove(text) if isinstance(text, str) else None
+        if groove is None:
+            raise NotationError("alveoles", str(text), NOTATION_HELP)
+        if self.is_terminal():
+            raise IllegalActionError("alveoles", text, str(self), "the game is over")
+        if self._filled >> groove & 1:
+            reason = f"{GROOVE_NAMES[groove]} already has a plate"
+            raise IllegalActionError("alveoles", text, str(self), reason)
+        if self._forced and groove not in self._forced.values():
+            must = ", ".join(GROOVE_NAMES[g] for g in self.legal_actions())
+            reason = f"a 3-sided square must be closed first: {must}"
+            raise IllegalActionError("alveoles", text, str(self), reason)
+        return groove
+
+    def stats(self) -> dict[str, Any]:
+        """Per-seat points, squares by value, bonuses and replays; owners of the 64 squares."""
+        values = self.game.values
+        tiers = sorted(set(values), reverse=True)
+        per_seat = []
+        for seat, score in enumerate(self.seat_scores()):
+            by_value = {str(t): 0 for t in tiers}
+            for sq in range(CELLS):
+                if self._owner[sq] == seat:
+                    by_value[str(values[sq])] += 1
+            per_seat.append(
+                {
+                    "points": score.total,
+                    "square_points": score.square_points,
+                    "squares": sum(by_value.values()),
+                    "squares_by_value": by_value,
+                    "row_bonuses": score.rows,
+                    "column_bonuses": score.columns,
+                    "block_bonuses": score.blocks,
+                    "bonus_points": score.bonus_points,
+                    "replays": self._replays[seat],
+                }
+            )
+        return {
+            "per_seat": per_seat,
+            "owners": self.owners_string(),
+            "value_tiers": tiers,
+            "layout": self.game.layout_name or "custom",
+            "square_bonus": self.game.square_bonus,
+            "placements": self._placed,
+        }
+
+    def ended_by(self) -> str:
+        return "normal"
+
+    # -- queries used by agents and tests -------------------------------------------
+    def owners_string(self) -> str:
+        """Owner seat of each square, a1 … h1 then a2 … h8; ``.`` for an unclaimed square."""
+        return "".join("." if o < 0 else str(o) for o in self._owner)
+
+    def owner(self, sq: int) -> Seat:
+        """Seat owning square ``sq`` (a1 = 0 … h8 = 63), or -1."""
+        return self._owner[sq]
+
+    def sides(self, sq: int) -> int:
+        """How many plates surround square ``sq``."""
+        return self._code[sq] & 7
+
+    def has_plate(self, groove: Action) -> bool:
+        return bool(self._filled >> groove & 1)
+
+    @property
+    def placements(self) -> int:
+        """Plates placed so far (the game ends at 144)."""
+        return self._placed
+
+    def forced_moves(self) -> dict[int, int]:
+        """A copy of {3-sided square: its missing groove}."""
+        return dict(self._forced)
+
+    def square_points(self) -> list[int]:
+        """Square points (no bonuses) of each seat so far."""
+        return self._points[:]
+
+    def safe_mask(self) -> int:
+        """Empty grooves that give no square its third plate (as a bitmask)."""
+        return ~self._filled & ~self._unsafe & ALL_GROOVES
+
+    def play(self, names: Sequence[str]) -> AlveolesState:
+        """Play grooves given by name, each one checked; returns ``self`` for chaining."""
+        for text in names:
+            self.apply_string(text)
+        return self
+
+    # -- hooks for generic agents ----------------------------------------------------
+    def evaluate(self, seat: Seat) -> float:
+        if self._player == TERMINAL:
+            return super().evaluate(seat)
+        return heuristics.evaluate(self, seat)
+
+    def rollout_action(self, rng: Any) -> Action:
+        return heuristics.rollout_action(self, rng)
+
+    def ordered_actions(self) -> list[Action]:
+        return heuristics.ordered_actions(self)
+
+    def key(self) -> Hashable:
+        return (self._filled, bytes(o + 1 for o in self._owner), self._player)
+
+    def __str__(self) -> str:
+        return render(self)
+
+
+def render(state: AlveolesState) -> str:
+    """The board as text: plates as ``---``/``|``, each square its value and owner (``:seat``)."""
+    values = state.game.values
+    width = max(len(str(v)) for v in values) + 2
+    lines = []
+    header = "   " + "".join(f" {f:^{width}}" for f in "abcdefgh")
+    lines.append(header)
+    for r in range(SIZE, -1, -1):
+        # Horizontal line r (top border first when r == SIZE).
+        row = "   +"
+        for c in range(SIZE):
+            plate = state.has_plate(SIZE * r + c)
+            row += ("-" * width if plate else " " * width) + "+"
+        lines.append(row)
+        if r == 0:
+            break
+        cells = f"{r:>2} "
+        sq_row = r - 1
+        for c in range(SIZE + 1):
+            g = SIZE * (SIZE + 1) + (SIZE + 1) * sq_row + c
+            cells += "|" if state.has_plate(g) else " "
+            if c < SIZE:
+                sq = SIZE * sq_row + c
+                owner = state.owner(sq)
+                text = f"{values[sq]}" + (f":{owner}" if owner >= 0 else "")
+                cells += f"{text:^{width}}"
+        lines.append(cells)
+    mover = state.current_player()
+    status = "game over" if mover == TERMINAL else f"seat {mover} to move"
+    points = ", ".join(str(p) for p in state.square_points())
+    lines.append(f"{status}; plates {state.placements}/{NUM_GROOVES}; square points [{points}]")
+    return "\n".join(lines)
