@@ -28,6 +28,18 @@ class Settings(BaseSettings):
     max_chunks_in_flight: int = Field(
         default=64, ge=1, description="Chunks queued ahead per batch in distributed mode."
     )
+    task_time_limit: float = Field(
+        default=300.0,
+        gt=0,
+        description="Hard time limit of one chunk task (s); kept well under the broker's "
+        "visibility timeout, which is derived from it.",
+    )
+    stall_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="A running batch with no chunk written for this long has its lost "
+        "chunks queued again.",
+    )
 
     @field_validator("broker_url", "api_key", mode="before")
     @classmethod

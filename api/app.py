@@ -1,0 +1,211 @@
+"""The HTTP API: ``uvicorn api.app:app`` (or ``playtester serve``).
+
+Routes only validate, call, and shape answers. Every error answer is JSON
+``{"message": ..., "field": ...}`` with a message a person can act on; stack traces stay in
+the server log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any
+
+import kombu.exceptions
+import redis.exceptions
+import sqlalchemy.exc
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from api import routes_batches, routes_games, routes_reports
+from api.deps import make_dispatcher
+from engines.core import GameError, OptionError
+from storage.models import BatchStatus
+from storage.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 64 * 1024
+"""Largest request body accepted; a batch request is a few hundred bytes."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def _error(status: int, message: str, field: str | None = None, **extra: Any) -> JSONResponse:
+    return JSONResponse({"message": message, "field": field}, status_code=status, **extra)
+
+
+class BodyLimit:
+    """Reject request bodies over ``limit`` bytes with a 422 naming ``body``, before parsing."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._reject(scope, receive, send)
+            return
+        # Bodies sent without a length (chunked) are read up to the limit first.
+        messages: list[Message] = []
+        size = 0
+        if declared is None and scope.get("method") in {"POST", "PUT", "PATCH"}:
+            while True:
+                message = await receive()
+                messages.append(message)
+                size += len(message.get("body", b""))
+                if size > self.limit:
+                    await self._reject(scope, receive, send)
+                    return
+                if message["type"] != "http.request" or not message.get("more_body"):
+                    break
+
+        async def replay() -> Message:
+            if messages:
+                return messages.pop(0)
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = _error(
+            422, f"request body is larger than {self.limit} bytes; send a smaller one", "body"
+        )
+        await response(scope, receive, send)
+
+
+def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
+    parts = [p for p in loc if p not in {"body", "query", "path", "header"}]
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + str(p)
+    return out or "body"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Turn every known error into a JSON answer with a message and the field at fault."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg", "invalid"))}
+            for e in exc.errors()
+        ]
+        first = errors[0] if errors else {"field": "body", "message": "invalid request"}
+        message = f"{first['field']}: {first['message']}"
+        return JSONResponse(
+            {"message": message, "field": first["field"], "errors": errors}, status_code=422
+        )
+
+    @app.exception_handler(OptionError)
+    async def _option(_: Request, exc: OptionError) -> JSONResponse:
+        return _error(422, str(exc), exc.field)
+
+    @app.exception_handler(GameError)
+    async def _game(_: Request, exc: GameError) -> JSONResponse:
+        return _error(422, str(exc))
+
+    @app.exception_handler(LookupError)
+    async def _lookup(_: Request, exc: LookupError) -> JSONResponse:
+        return _error(404, str(exc.args[0]) if exc.args else "not found")
+
+    @app.exception_handler(HTTPException)
+    async def _http(_: Request, exc: HTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail), headers=exc.headers)
+
+    @app.exception_handler(sqlalchemy.exc.OperationalError)
+    @app.exception_handler(sqlalchemy.exc.InterfaceError)
+    async def _database(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("database unreachable: %s", exc)
+        return _error(503, "the database is unreachable; try again in a moment")
+
+    @app.exception_handler(redis.exceptions.ConnectionError)
+    @app.exception_handler(kombu.exceptions.OperationalError)
+    async def _broker(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("broker unreachable: %s", exc)
+        return _error(503, "the broker is unreachable; try again in a moment")
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return _error(500, "internal error; the server log has the details")
+
+
+def sweep_unfinished(app: FastAPI) -> int:
+    """Run the dispatcher's stall check on every unfinished batch; return how many."""
+    from storage.crud import list_batches
+    from storage.db import get_engine
+
+    engine = get_engine(app.state.settings.database_url)
+    seen = 0
+    for state in (BatchStatus.QUEUED, BatchStatus.RUNNING):
+        offset = 0
+        while True:
+            page = list_batches(engine, status=state, limit=200, offset=offset)
+            for batch in page:
+                app.state.dispatcher.sweep(engine, batch)
+            seen += len(page)
+            if len(page) < 200:
+                break
+            offset += 200
+    return seen
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Run the periodic sweep for stalled batches while the server is up."""
+    settings: Settings = app.state.settings
+
+    async def loop() -> None:
+        period = max(1.0, min(settings.stall_seconds / 2, 30.0))
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await asyncio.to_thread(sweep_unfinished, app)
+            except Exception:  # a database outage must not end the loop
+                log.warning("sweep failed; retrying in %.0f s", period, exc_info=True)
+
+    task = asyncio.create_task(loop()) if settings.broker_url else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the API for ``settings`` (default: the environment's)."""
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="playtester",
+        summary="Board-game balance questions answered by batches of computer matches.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.dispatcher = make_dispatcher(settings)
+    install_error_handlers(app)
+    app.include_router(routes_batches.router)
+    app.include_router(routes_games.router)
+    app.include_router(routes_reports.router)
+    app.add_middleware(BodyLimit)
+    return app
+
+
+app = create_app()

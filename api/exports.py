@@ -1,0 +1,157 @@
+"""Streamed exports of a batch's results: one row per seat of every stored match.
+
+Rows are read in slices of ``SLICE`` matches (keyset pagination on the match index), so the
+memory used does not grow with the batch and the first bytes leave at once.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from sqlalchemy import Engine, and_, select
+
+from storage.crud import MATCH, SEAT_RESULT
+
+SLICE = 2000
+
+COLUMNS = (
+    "batch_id",
+    "match_index",
+    "seed",
+    "ok",
+    "plies",
+    "ended_by",
+    "duration",
+    "error",
+    "seat",
+    "agent",
+    "agent_index",
+    "points",
+    "win_share",
+    "rank",
+)
+
+SCHEMA = pa.schema(
+    [
+        ("batch_id", pa.string()),
+        ("match_index", pa.int64()),
+        ("seed", pa.int64()),
+        ("ok", pa.bool_()),
+        ("plies", pa.int64()),
+        ("ended_by", pa.string()),
+        ("duration", pa.float64()),
+        ("error", pa.string()),
+        ("seat", pa.int64()),
+        ("agent", pa.string()),
+        ("agent_index", pa.int64()),
+        ("points", pa.float64()),
+        ("win_share", pa.float64()),
+        ("rank", pa.int64()),
+    ]
+)
+
+
+def row_slices(engine: Engine, batch_id: str, size: int = SLICE) -> Iterator[list[dict[str, Any]]]:
+    """Export rows, ``size`` matches at a time, in (match index, seat) order."""
+    after = -1
+    while True:
+        with engine.connect() as conn:
+            indices = list(
+                conn.execute(
+                    select(MATCH.c.match_index)
+                    .where(MATCH.c.batch_id == batch_id, MATCH.c.match_index > after)
+                    .order_by(MATCH.c.match_index)
+                    .limit(size)
+                ).scalars()
+            )
+            if not indices:
+                return
+            query = (
+                select(
+                    MATCH.c.batch_id,
+                    MATCH.c.match_index,
+                    MATCH.c.seed,
+                    MATCH.c.ok,
+                    MATCH.c.plies,
+                    MATCH.c.ended_by,
+                    MATCH.c.duration,
+                    MATCH.c.error,
+                    SEAT_RESULT.c.seat,
+                    SEAT_RESULT.c.agent,
+                    SEAT_RESULT.c.agent_index,
+                    SEAT_RESULT.c.points,
+                    SEAT_RESULT.c.win_share,
+                    SEAT_RESULT.c.rank,
+                )
+                .select_from(
+                    MATCH.outerjoin(
+                        SEAT_RESULT,
+                        and_(
+                            SEAT_RESULT.c.batch_id == MATCH.c.batch_id,
+                            SEAT_RESULT.c.match_index == MATCH.c.match_index,
+                        ),
+                    )
+                )
+                .where(
+                    MATCH.c.batch_id == batch_id,
+                    MATCH.c.match_index.between(after + 1, indices[-1]),
+                )
+                .order_by(MATCH.c.match_index, SEAT_RESULT.c.seat)
+            )
+            rows = [dict(r._mapping) for r in conn.execute(query)]
+        yield rows
+        after = indices[-1]
+
+
+def csv_stream(engine: Engine, batch_id: str) -> Iterator[bytes]:
+    """The export as CSV with a header line, in pieces."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    yield buffer.getvalue().encode()
+    for rows in row_slices(engine, batch_id):
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerows(rows)
+        yield buffer.getvalue().encode()
+
+
+class _Drain(io.RawIOBase):
+    """A write-only sink whose bytes are taken out after each row group."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.position = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        self.parts.append(chunk)
+        self.position += len(chunk)
+        return len(chunk)
+
+    def tell(self) -> int:
+        return self.position
+
+    def take(self) -> bytes:
+        out = b"".join(self.parts)
+        self.parts.clear()
+        return out
+
+
+def parquet_stream(engine: Engine, batch_id: str) -> Iterator[bytes]:
+    """The export as a Parquet file, one row group per slice, in pieces."""
+    sink = _Drain()
+    with pq.ParquetWriter(pa.PythonFile(sink, mode="w"), SCHEMA) as writer:
+        for rows in row_slices(engine, batch_id):
+            table = pa.Table.from_pylist(rows, schema=SCHEMA)
+            writer.write_table(table)
+            yield sink.take()
+    yield sink.take()

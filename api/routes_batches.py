@@ -1,0 +1,291 @@
+"""Batch routes: submit, list, read, cancel, browse matches, export results."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, status
+from fastapi.responses import StreamingResponse
+from sqlalchemy import Engine, select
+
+from api import exports
+from api.auth import require_read, require_write
+from api.deps import DispatcherDep, EngineDep
+from api.schemas import (
+    BatchCreate,
+    BatchList,
+    BatchPublic,
+    ErrorOut,
+    MatchDetail,
+    MatchList,
+    MatchPublic,
+    ProgressPublic,
+    SeatPublic,
+)
+from storage.crud import (
+    MATCH,
+    SEAT_RESULT,
+    cancel_batch,
+    create_batch,
+    get_batch,
+    list_batches,
+    progress,
+    resolve_batch_id,
+)
+from storage.models import Batch, BatchStatus
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorOut, "description": "Missing or wrong API key."},
+    404: {"model": ErrorOut, "description": "No such batch or match."},
+    422: {"model": ErrorOut, "description": "Invalid input; `field` names it."},
+    503: {"model": ErrorOut, "description": "Database or broker unreachable."},
+}
+
+router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
+
+Limit = Annotated[int, Query(ge=1, le=1000, description="Page size.")]
+Offset = Annotated[int, Query(ge=0, le=10**12, description="Items to skip.")]
+
+
+def links(request: Request, batch_id: str) -> dict[str, str]:
+    """Where to go from a batch: itself, its matches, report, export and cancel URLs."""
+    base = str(request.base_url).rstrip("/") + f"/batches/{batch_id}"
+    return {
+        "self": base,
+        "matches": base + "/matches",
+        "report": base + "/report",
+        "export": base + "/export?format=csv",
+        "cancel": base + "/cancel",
+    }
+
+
+def to_public(
+    request: Request, batch: Batch, engine: Engine | None = None, *, with_progress: bool = True
+) -> BatchPublic:
+    """The API view of a batch, with its progress when ``engine`` is given."""
+    prog: ProgressPublic | None = None
+    if with_progress and engine is not None:
+        p = progress(engine, batch.id)
+        prog = ProgressPublic(
+            done=p.done,
+            failed=p.failed,
+            finished=p.done + p.failed,
+            chunks_written=p.chunks_written,
+            chunks_total=p.chunks_total,
+            rate=p.rate,
+            eta_seconds=p.eta_seconds,
+        )
+    data = batch.model_dump()
+    return BatchPublic(**data, progress=prog, links=links(request, batch.id))
+
+
+def _as_batch(item: Any) -> Batch:
+    # Accept a result row holding the batch as well as the batch itself.
+    return item if isinstance(item, Batch) else item[0]
+
+
+def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
+    try:
+        full = resolve_batch_id(engine, batch_id)
+    except LookupError as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    batch = get_batch(engine, full)
+    if batch is None:  # pragma: no cover - resolved just above; batches are never deleted
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no batch {batch_id!r}")
+    return batch
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=BatchPublic,
+    dependencies=[Depends(require_write)],
+    summary="Submit a batch of matches",
+)
+def submit_batch(
+    body: BatchCreate, request: Request, engine: EngineDep, dispatcher: DispatcherDep
+) -> BatchPublic:
+    """Validate and store a batch, then hand it to the workers.
+
+    The work done here does not depend on the number of matches: no row and no task is
+    created per match; chunks are queued progressively by the workers.
+    """
+    from workers.batches import plan_batch
+
+    plan = plan_batch(
+        game=body.game,
+        players=body.players,
+        options=body.options,
+        agents=body.agents,
+        matches=body.matches,
+        seed=body.seed,
+        seat_policy=body.seat_policy,
+        chunk_size=body.chunk_size,
+        max_plies=body.max_plies,
+        stop_rule=body.stop_rule,
+    )
+    batch = create_batch(engine, plan=plan)
+    dispatcher.start(batch)
+    return to_public(request, batch, with_progress=False)
+
+
+@router.get(
+    "", response_model=BatchList, dependencies=[Depends(require_read)], summary="List batches"
+)
+def read_batches(
+    engine: EngineDep,
+    request: Request,
+    game: Annotated[str | None, Query(max_length=40)] = None,
+    status_: Annotated[
+        Literal["queued", "running", "done", "cancelled", "failed"] | None,
+        Query(alias="status"),
+    ] = None,
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> BatchList:
+    """Batches, newest first, optionally of one game or in one status."""
+    found = list_batches(engine, game=game, status=status_, limit=limit, offset=offset)
+    items = [to_public(request, _as_batch(b), with_progress=False) for b in found]
+    return BatchList(items=items, limit=limit, offset=offset)
+
+
+@router.get(
+    "/{batch_id}",
+    response_model=BatchPublic,
+    dependencies=[Depends(require_read)],
+    summary="A batch with its progress",
+)
+def read_batch(
+    batch_id: str, request: Request, engine: EngineDep, dispatcher: DispatcherDep
+) -> BatchPublic:
+    """Status, done/failed counts, rate and ETA. Reading a stalled batch also rescues it."""
+    batch = _batch_or_404(engine, batch_id)
+    if batch.status not in BatchStatus.FINISHED:
+        dispatcher.sweep(engine, batch)
+    return to_public(request, batch, engine)
+
+
+@router.post(
+    "/{batch_id}/cancel",
+    response_model=BatchPublic,
+    dependencies=[Depends(require_write)],
+    summary="Cancel a batch",
+)
+def cancel(batch_id: str, request: Request, engine: EngineDep) -> BatchPublic:
+    """No chunk starts after this; chunks already running finish and are kept."""
+    full = _batch_or_404(engine, batch_id).id
+    return to_public(request, cancel_batch(engine, full), engine)
+
+
+def _match_pages(
+    engine: Engine, batch_id: str, *, first: int | None, limit: int, offset: int
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    query = select(MATCH).where(MATCH.c.batch_id == batch_id)
+    if first is not None:
+        query = query.where(MATCH.c.match_index == first)
+    query = query.order_by(MATCH.c.match_index).limit(limit).offset(offset)
+    with engine.connect() as conn:
+        rows = [dict(r._mapping) for r in conn.execute(query)]
+        if not rows:
+            return []
+        low, high = rows[0]["match_index"], rows[-1]["match_index"]
+        seats = conn.execute(
+            select(SEAT_RESULT)
+            .where(
+                SEAT_RESULT.c.batch_id == batch_id,
+                SEAT_RESULT.c.match_index.between(low, high),
+            )
+            .order_by(SEAT_RESULT.c.match_index, SEAT_RESULT.c.seat)
+        )
+        by_match: dict[int, list[dict[str, Any]]] = {}
+        for s in seats:
+            by_match.setdefault(s.match_index, []).append(dict(s._mapping))
+    return [(r, by_match.get(r["match_index"], [])) for r in rows]
+
+
+def _match_fields(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+    seat_models = [
+        SeatPublic(
+            seat=s["seat"],
+            agent=s["agent"],
+            agent_index=s["agent_index"],
+            points=s["points"],
+            win_share=s["win_share"],
+            rank=s["rank"],
+        )
+        for s in seats
+    ]
+    return {
+        "index": row["match_index"],
+        "seed": row["seed"],
+        "ok": row["ok"],
+        "plies": row["plies"],
+        "ended_by": row["ended_by"],
+        "duration": row["duration"],
+        "error": row["error"],
+        "agents": [s.agent for s in seat_models],
+        "returns": [s.win_share for s in seat_models],
+        "scores": [s.points for s in seat_models],
+        "seats": seat_models,
+    }
+
+
+@router.get(
+    "/{batch_id}/matches",
+    response_model=MatchList,
+    dependencies=[Depends(require_read)],
+    summary="Stored matches of a batch",
+)
+def read_matches(
+    batch_id: str, engine: EngineDep, limit: Limit = 100, offset: Offset = 0
+) -> MatchList:
+    """Matches in index order with seats, agents, returns, scores, plies and how they ended."""
+    full = _batch_or_404(engine, batch_id).id
+    pages = _match_pages(engine, full, first=None, limit=limit, offset=offset)
+    items = [MatchPublic(**_match_fields(row, seats)) for row, seats in pages]
+    return MatchList(items=items, limit=limit, offset=offset)
+
+
+@router.get(
+    "/{batch_id}/matches/{index}",
+    response_model=MatchDetail,
+    dependencies=[Depends(require_read)],
+    summary="One match with its moves",
+)
+def read_match(
+    batch_id: str, index: Annotated[int, Path(ge=0, le=10**12)], engine: EngineDep
+) -> MatchDetail:
+    """One match with its full move list: replaying the moves gives the same game."""
+    full = _batch_or_404(engine, batch_id).id
+    pages = _match_pages(engine, full, first=index, limit=1, offset=0)
+    if not pages:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"match {index} of batch {full} is not stored (yet)"
+        )
+    row, seats = pages[0]
+    moves = row["moves"].split() if row["moves"] else []
+    return MatchDetail(**_match_fields(row, seats), moves=moves, stats=row["stats"] or {})
+
+
+@router.get(
+    "/{batch_id}/export",
+    dependencies=[Depends(require_read)],
+    summary="Download every seat result (CSV or Parquet), streamed",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/csv": {}, "application/vnd.apache.parquet": {}}}},
+)
+def export(
+    batch_id: str,
+    engine: EngineDep,
+    format: Annotated[Literal["csv", "parquet"], Query()] = "csv",
+) -> StreamingResponse:
+    """One row per seat of every stored match, streamed in slices of matches."""
+    full = _batch_or_404(engine, batch_id).id
+    if format == "csv":
+        body = exports.csv_stream(engine, full)
+        media = "text/csv"
+    else:
+        body = exports.parquet_stream(engine, full)
+        media = "application/vnd.apache.parquet"
+    headers = {"Content-Disposition": f'attachment; filename="{full}.{format}"'}
+    return StreamingResponse(body, media_type=media, headers=headers)

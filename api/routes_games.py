@@ -1,0 +1,41 @@
+"""Read-only routes about the service itself: the games it knows and its health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from api.auth import require_read
+from api.deps import DispatcherDep, EngineDep
+from api.schemas import Health
+from engines.registry import describe_games
+
+router = APIRouter(tags=["service"])
+
+
+@router.get("/games", dependencies=[Depends(require_read)], summary="Games, options and agents")
+def games() -> list[dict[str, Any]]:
+    """Every game with its options, and the agents that can play it with their parameters."""
+    return describe_games()
+
+
+@router.get("/healthz", response_model=Health, summary="Database and broker reachable")
+def healthz(request: Request, engine: EngineDep, dispatcher: DispatcherDep) -> JSONResponse:
+    """200 when the database and the broker answer, 503 naming the one that does not."""
+    database = "ok"
+    broker = "ok"
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+    except Exception as exc:  # any failure to reach it is the answer itself
+        database = f"unreachable: {type(exc).__name__}"
+    try:
+        broker = dispatcher.broker_status()
+    except Exception as exc:
+        broker = f"unreachable: {type(exc).__name__}"
+    healthy = not database.startswith("unreachable") and not broker.startswith("unreachable")
+    body = Health(status="ok" if healthy else "unavailable", database=database, broker=broker)
+    return JSONResponse(body.model_dump(), status_code=200 if healthy else 503)

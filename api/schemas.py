@@ -1,0 +1,165 @@
+"""What the HTTP API reads and answers, in layers apart from the tables.
+
+``BatchCreate`` is the request body; ``BatchPublic`` and ``MatchPublic`` are answers. None of
+them inherits from a table model, so a column added to a table never leaks into the API.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_AGENTS = 16
+MAX_OPTIONS = 64
+MAX_SEED = 2**63 - 1
+
+
+class BatchCreate(BaseModel):
+    """A batch request: which game, who plays it, how many matches."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "game": "alquerque",
+                    "agents": ["random", {"name": "mcts", "iterations": 50}],
+                    "matches": 1000,
+                }
+            ]
+        },
+    )
+
+    game: str = Field(min_length=1, max_length=40, description="Game name (see GET /games).")
+    players: int | None = Field(
+        default=None, ge=1, le=99, description="Player count; the game's minimum by default."
+    )
+    options: dict[str, Any] = Field(
+        default_factory=dict, max_length=MAX_OPTIONS, description="Game options by name."
+    )
+    agents: list[str | dict[str, Any]] = Field(
+        min_length=1,
+        max_length=MAX_AGENTS,
+        description="One agent spec per seat (or one for every seat): a name or "
+        '{"name": ..., <parameter>: ...}.',
+    )
+    matches: int = Field(ge=1, description="Number of matches (at most MAX_MATCHES_PER_BATCH).")
+    seed: int | None = Field(
+        default=None, ge=0, le=MAX_SEED, description="Batch seed; generated when omitted."
+    )
+    seat_policy: Literal["rotate", "fixed"] | None = Field(
+        default=None,
+        description="rotate: each agent takes each seat equally often; fixed: spec order.",
+    )
+    chunk_size: int | None = Field(
+        default=None, ge=1, le=1_000_000, description="Matches per task; measured by default."
+    )
+    max_plies: int | None = Field(default=None, ge=1, description="Ply cap (a draw when hit).")
+    stop_rule: dict[str, Any] | None = Field(
+        default=None, description="Optional early stopping rule (SPRT), see the reports docs."
+    )
+
+
+class ProgressPublic(BaseModel):
+    """How far a batch is."""
+
+    done: int
+    failed: int
+    finished: int
+    chunks_written: int
+    chunks_total: int
+    rate: float | None = Field(description="Matches per second since the batch started.")
+    eta_seconds: float | None
+
+
+class BatchPublic(BaseModel):
+    """A batch as the API shows it, with its progress and where to look next."""
+
+    id: str
+    status: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    agents: list[dict[str, Any]]
+    labels: list[str]
+    matches: int
+    seed: int
+    seat_policy: str
+    chunk_size: int
+    max_plies: int
+    stop_rule: dict[str, Any] | None
+    stopped_early: bool
+    decision: dict[str, Any] | None
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    progress: ProgressPublic | None = None
+    links: dict[str, str]
+
+
+class BatchList(BaseModel):
+    """One page of batches, newest first."""
+
+    items: list[BatchPublic]
+    limit: int
+    offset: int
+
+
+class SeatPublic(BaseModel):
+    """One seat of one match."""
+
+    seat: int
+    agent: str
+    agent_index: int
+    points: float
+    win_share: float
+    rank: int
+
+
+class MatchPublic(BaseModel):
+    """One stored match; ``agents``, ``returns`` and ``scores`` are listed by seat."""
+
+    index: int
+    seed: int
+    ok: bool
+    plies: int
+    ended_by: str
+    duration: float
+    error: str | None
+    agents: list[str]
+    returns: list[float]
+    scores: list[float]
+    seats: list[SeatPublic]
+
+
+class MatchDetail(MatchPublic):
+    """A match with its move list (canonical notation): replaying it gives the same game."""
+
+    moves: list[str]
+    stats: dict[str, Any]
+
+
+class MatchList(BaseModel):
+    """One page of matches in index order."""
+
+    items: list[MatchPublic]
+    limit: int
+    offset: int
+
+
+class ErrorOut(BaseModel):
+    """Every error answer: a message a person can act on, and the field at fault if any."""
+
+    message: str
+    field: str | None = None
+
+
+class Health(BaseModel):
+    """Whether the database and the broker answer."""
+
+    status: Literal["ok", "unavailable"]
+    database: str
+    broker: str

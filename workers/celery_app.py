@@ -1,0 +1,73 @@
+"""The Celery application of distributed mode.
+
+Start workers with ``celery -A workers worker`` on any machine that has the same environment
+(``BROKER_URL``, ``DATABASE_URL``). Tasks carry ids and index ranges only, never objects, and
+every result write is idempotent, so the reliability settings below (late acknowledgement,
+re-queueing when a worker dies) can deliver a chunk twice without changing a result.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+from kombu import Queue
+
+from storage.settings import Settings, get_settings
+
+CHUNK_QUEUE = "playtester"
+"""Chunk tasks: the bulk of the work."""
+CONTROL_QUEUE = "playtester.control"
+"""Short bookkeeping tasks (starting a batch) so they never wait behind a backlog of chunks."""
+
+TASK_MODULES = ("workers.tasks",)
+
+
+def broker_visibility_timeout(settings: Settings) -> int:
+    """Seconds before Redis hands an unacknowledged message to another worker.
+
+    It must stay well above the task time limit: a chunk still running when it expires would be
+    delivered a second time (harmless thanks to the idempotent write, but wasted work).
+    """
+    return int(max(3600.0, 4 * settings.task_time_limit))
+
+
+def make_celery(settings: Settings | None = None) -> Celery:
+    """Build the Celery app from the one settings object."""
+    settings = settings or get_settings()
+    celery = Celery("playtester", include=list(TASK_MODULES))
+    # Without a broker the app is still importable (the CLI and tests load it); only sending a
+    # task needs one, and local mode never sends.
+    broker = settings.broker_url or "memory://"
+    celery.conf.update(
+        broker_url=broker,
+        result_backend=None,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        result_serializer="json",
+        timezone="UTC",
+        enable_utc=True,
+        task_queues=(Queue(CHUNK_QUEUE), Queue(CONTROL_QUEUE)),
+        task_default_queue=CHUNK_QUEUE,
+        task_create_missing_queues=False,
+        task_routes={
+            "playtester.play_chunk": {"queue": CHUNK_QUEUE},
+            "playtester.start_batch": {"queue": CONTROL_QUEUE},
+        },
+        # A chunk is acknowledged only once its results are committed; a worker that dies
+        # mid-chunk leaves the message to be delivered again.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_time_limit=settings.task_time_limit,
+        broker_transport_options={"visibility_timeout": broker_visibility_timeout(settings)},
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=True,
+        task_send_sent_event=True,
+    )
+    return celery
+
+
+app = make_celery()

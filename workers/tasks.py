@@ -1,0 +1,117 @@
+"""Celery tasks: thin shells around the chunk function that local mode runs too.
+
+A task decodes ids, calls ``workers.chunks.run_chunk`` and queues the next chunk. Errors fall
+in two kinds: transient ones (database or broker unreachable) are retried with capped
+exponential backoff and jitter; bad input (an unknown game, an illegal action, a missing
+batch) is recorded and never retried, since running it again would fail the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+import kombu.exceptions
+import redis.exceptions
+import sqlalchemy.exc
+from celery import Task
+
+from engines.core import GameError
+from storage.models import BatchStatus
+from workers.celery_app import app
+
+log = logging.getLogger(__name__)
+
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    kombu.exceptions.OperationalError,
+    ConnectionError,
+    TimeoutError,
+)
+"""Errors worth waiting out: the service behind them is expected back."""
+
+MAX_RETRIES = 40
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 30.0
+
+
+def backoff(retries: int, *, base: float = BACKOFF_BASE, cap: float = BACKOFF_CAP) -> float:
+    """Seconds before retry number ``retries + 1``: doubling, capped, half of it random.
+
+    The random half spreads the retries of many workers that lost the same database at the
+    same moment, so they do not all knock at once when it comes back.
+    """
+    ceiling = min(cap, base * 2 ** min(retries, 30))
+    return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def _fail_batch(batch_id: str, exc: BaseException) -> None:
+    from storage.crud import set_status
+    from storage.db import get_engine
+
+    message = f"{type(exc).__name__}: {exc}"
+    set_status(
+        get_engine(),
+        batch_id,
+        BatchStatus.FAILED,
+        error=message,
+        only_from={BatchStatus.QUEUED, BatchStatus.RUNNING},
+    )
+
+
+@app.task(bind=True, name="playtester.play_chunk", max_retries=MAX_RETRIES)
+def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, Any]:
+    """Play matches ``[start, stop)`` of a batch, store them, and queue the next chunk."""
+    from storage.crud import get_batch
+    from storage.db import get_engine
+    from workers import dispatch
+    from workers.chunks import run_chunk
+
+    try:
+        outcome = run_chunk(batch_id, start, stop, worker=self.request.hostname)
+        if outcome.batch_status not in BatchStatus.FINISHED:
+            batch = get_batch(get_engine(), batch_id)
+            if batch is not None:
+                dispatch.advance(batch)
+    except GameError as exc:
+        log.error("batch %s chunk %d-%d: bad input, not retried: %s", batch_id, start, stop, exc)
+        _fail_batch(batch_id, exc)
+        return {"batch_id": batch_id, "start": start, "stop": stop, "error": str(exc)}
+    except LookupError as exc:
+        log.error("batch %s chunk %d-%d: %s", batch_id, start, stop, exc)
+        return {"batch_id": batch_id, "start": start, "stop": stop, "error": str(exc)}
+    except TRANSIENT_ERRORS as exc:
+        log.warning("batch %s chunk %d-%d: %s; retrying", batch_id, start, stop, exc)
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+    return {
+        "batch_id": batch_id,
+        "start": start,
+        "stop": stop,
+        "done": outcome.done,
+        "failed": outcome.failed,
+        "skipped": outcome.skipped,
+        "status": outcome.batch_status,
+    }
+
+
+@app.task(bind=True, name="playtester.start_batch", max_retries=MAX_RETRIES)
+def start_batch(self: Task, batch_id: str) -> list[int]:
+    """Queue the first chunks of a stored batch; return their chunk numbers."""
+    from storage.crud import get_batch
+    from storage.db import get_engine
+    from workers import dispatch
+
+    try:
+        batch = get_batch(get_engine(), batch_id)
+        if batch is None:
+            log.error("start_batch: no batch %s", batch_id)
+            return []
+        if batch.status in BatchStatus.FINISHED:
+            return []
+        return dispatch.open_batch(batch)
+    except TRANSIENT_ERRORS as exc:
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
