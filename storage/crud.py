@@ -1,0 +1,365 @@
+"""Reading and writing batches and their results. Every function takes the engine first and
+keyword-only arguments after it where the meaning would otherwise be unclear.
+
+Results are written with SQLAlchemy Core in one transaction per chunk: building one ORM
+object per row costs about 100 µs, far too much for tens of thousands of rows a second.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy import Engine, Insert, Table, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from storage.db import session
+from storage.models import Batch, BatchStatus, Chunk, Match, SeatResult, SQLModel, utcnow
+
+if TYPE_CHECKING:
+    from workers.batches import BatchPlan
+    from workers.play import MatchRecord
+
+BATCH: Table = SQLModel.metadata.tables[Batch.__tablename__]
+CHUNK: Table = SQLModel.metadata.tables[Chunk.__tablename__]
+MATCH: Table = SQLModel.metadata.tables[Match.__tablename__]
+SEAT_RESULT: Table = SQLModel.metadata.tables[SeatResult.__tablename__]
+
+MIN_PREFIX = 4
+"""Shortest batch id prefix accepted in place of a full id."""
+
+
+# --------------------------------------------------------------------------- batches
+
+
+def create_batch(engine: Engine, *, plan: BatchPlan) -> Batch:
+    """Store a validated plan as a new queued batch and return it."""
+    values = {f.name: getattr(plan, f.name) for f in fields(plan)}
+    batch = Batch(**values, status=BatchStatus.QUEUED)
+    with session(engine) as s:
+        s.add(batch)
+        s.commit()
+        s.refresh(batch)
+    return batch
+
+
+def resolve_batch_id(engine: Engine, text: str) -> str:
+    """The full id of the batch named by ``text`` (a full id or a unique prefix)."""
+    wanted = text.strip()
+    with engine.connect() as conn:
+        if conn.execute(select(BATCH.c.id).where(BATCH.c.id == wanted)).first() is not None:
+            return wanted
+        if len(wanted) < MIN_PREFIX:
+            raise LookupError(
+                f"no batch {wanted!r}; give the full id or at least {MIN_PREFIX} characters of it"
+            )
+        escaped = wanted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found = (
+            conn.execute(
+                select(BATCH.c.id).where(BATCH.c.id.like(escaped + "%", escape="\\")).limit(3)
+            )
+            .scalars()
+            .all()
+        )
+    if not found:
+        raise LookupError(f"no batch {wanted!r}; `playtester batches` lists them")
+    if len(found) > 1:
+        raise LookupError(f"batch prefix {wanted!r} is ambiguous ({', '.join(found)}, ...)")
+    return str(found[0])
+
+
+def get_batch(engine: Engine, batch_id: str) -> Batch | None:
+    """The batch with this id (or unique id prefix of >= 4 characters), else ``None``."""
+    with session(engine) as s:
+        found = s.get(Batch, batch_id)
+    if found is not None:
+        return found
+    try:
+        full = resolve_batch_id(engine, batch_id)
+    except LookupError:
+        return None
+    with session(engine) as s:
+        return s.get(Batch, full)
+
+
+def list_batches(
+    engine: Engine,
+    *,
+    game: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> list[Batch]:
+    """Batches, newest first, optionally of one game or in one status."""
+    query = select(Batch)
+    if game is not None:
+        query = query.where(BATCH.c.game == game)
+    if status is not None:
+        query = query.where(BATCH.c.status == status)
+    query = query.order_by(BATCH.c.created_at.desc(), BATCH.c.id).limit(limit).offset(offset)
+    with session(engine) as s:
+        return list(s.exec(query).all())  # type: ignore[call-overload]
+
+
+def set_status(
+    engine: Engine,
+    batch_id: str,
+    status: str,
+    *,
+    error: str | None = None,
+    only_from: set[str] | None = None,
+    stopped_early: bool | None = None,
+    decision: dict[str, Any] | None = None,
+) -> bool:
+    """Move a batch to ``status`` (only from the ``only_from`` statuses when given).
+
+    Returns True when this call changed the row, so concurrent workers can agree on who
+    finished a batch. ``running`` stamps ``started_at`` once; finished statuses stamp
+    ``finished_at``.
+    """
+    if status not in BatchStatus.ALL:
+        raise ValueError(f"unknown batch status {status!r}; one of {', '.join(BatchStatus.ALL)}")
+    values: dict[str, Any] = {"status": status}
+    now = utcnow()
+    if status == BatchStatus.RUNNING:
+        values["started_at"] = func.coalesce(BATCH.c.started_at, now)
+    if status in BatchStatus.FINISHED:
+        values["finished_at"] = now
+    if error is not None:
+        values["error"] = error
+    if stopped_early is not None:
+        values["stopped_early"] = stopped_early
+    if decision is not None:
+        values["decision"] = decision
+    stmt = update(BATCH).where(BATCH.c.id == batch_id).values(**values)
+    if only_from is not None:
+        stmt = stmt.where(BATCH.c.status.in_(sorted(only_from)))
+    with engine.begin() as conn:
+        return conn.execute(stmt).rowcount == 1
+
+
+def cancel_batch(engine: Engine, batch_id: str) -> Batch:
+    """Cancel a queued or running batch (a finished one is returned unchanged)."""
+    full = resolve_batch_id(engine, batch_id)
+    set_status(
+        engine, full, BatchStatus.CANCELLED, only_from={BatchStatus.QUEUED, BatchStatus.RUNNING}
+    )
+    batch = get_batch(engine, full)
+    assert batch is not None  # resolved above; batches are never deleted
+    return batch
+
+
+# --------------------------------------------------------------------------- progress
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a batch is, from its chunk rows. ``rate`` is matches per second since start."""
+
+    matches: int
+    done: int
+    failed: int
+    chunks_written: int
+    started_at: datetime | None
+    rate: float | None
+    eta_seconds: float | None
+    status: str = ""
+    chunks_total: int = 0
+
+    @property
+    def finished_matches(self) -> int:
+        """Matches with a stored result, played or failed."""
+        return self.done + self.failed
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    # SQLite hands back naive datetimes; everything stored is UTC.
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment
+
+
+def progress(engine: Engine, batch_id: str) -> Progress:
+    """Done, failed, rate and ETA of a batch, summed over its chunk rows."""
+    with engine.connect() as conn:
+        head = conn.execute(
+            select(
+                BATCH.c.matches,
+                BATCH.c.started_at,
+                BATCH.c.finished_at,
+                BATCH.c.status,
+                BATCH.c.chunk_size,
+            ).where(BATCH.c.id == batch_id)
+        ).first()
+        if head is None:
+            raise LookupError(f"no batch {batch_id!r}")
+        sums = conn.execute(
+            select(
+                func.coalesce(func.sum(CHUNK.c.done), 0),
+                func.coalesce(func.sum(CHUNK.c.failed), 0),
+                func.count(),
+            ).where(CHUNK.c.batch_id == batch_id)
+        ).one()
+    matches, started, finished, status, chunk_size = head
+    done, failed, written = int(sums[0]), int(sums[1]), int(sums[2])
+    started, finished = _aware(started), _aware(finished)
+    rate: float | None = None
+    eta: float | None = None
+    if started is not None and done + failed:
+        end = finished if finished is not None else utcnow()
+        elapsed = (end - started).total_seconds()
+        if elapsed > 0:
+            rate = (done + failed) / elapsed
+            remaining = matches - done - failed
+            eta = 0.0 if status in BatchStatus.FINISHED else remaining / rate
+    return Progress(
+        matches=matches,
+        done=done,
+        failed=failed,
+        chunks_written=written,
+        started_at=started,
+        rate=rate,
+        eta_seconds=eta,
+        status=status,
+        chunks_total=-(-matches // chunk_size),
+    )
+
+
+def chunk_ranges(matches: int, chunk_size: int) -> list[tuple[int, int]]:
+    """The fixed chunking of a batch: [k*size, min((k+1)*size, matches)) for every k."""
+    return [(s, min(s + chunk_size, matches)) for s in range(0, matches, chunk_size)]
+
+
+class _Chunked(Protocol):
+    id: str
+    matches: int
+    chunk_size: int
+
+
+def missing_chunks(engine: Engine, batch: _Chunked) -> list[tuple[int, int]]:
+    """Chunk ranges of ``batch`` that have no chunk row yet, in order."""
+    with engine.connect() as conn:
+        written = set(
+            conn.execute(select(CHUNK.c.start).where(CHUNK.c.batch_id == batch.id)).scalars()
+        )
+    return [r for r in chunk_ranges(batch.matches, batch.chunk_size) if r[0] not in written]
+
+
+def chunk_exists(engine: Engine, batch_id: str, start: int) -> bool:
+    """True when the chunk starting at ``start`` has been written."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(CHUNK.c.start).where(CHUNK.c.batch_id == batch_id, CHUNK.c.start == start)
+        ).first()
+    return row is not None
+
+
+def first_error(engine: Engine, batch_id: str) -> str | None:
+    """The error text of the lowest-index failed match, if any failed."""
+    with engine.connect() as conn:
+        return conn.execute(
+            select(MATCH.c.error)
+            .where(MATCH.c.batch_id == batch_id, MATCH.c.ok.is_(False))
+            .order_by(MATCH.c.match_index)
+            .limit(1)
+        ).scalar()
+
+
+# --------------------------------------------------------------------------- writes
+
+
+def _insert_ignore(engine: Engine, table: Table, keys: Sequence[str]) -> Insert:
+    """``INSERT ... ON CONFLICT (keys) DO NOTHING`` in the engine's dialect."""
+    if engine.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=list(keys))
+    if engine.dialect.name == "sqlite":
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(keys))
+    raise NotImplementedError(f"unsupported database dialect {engine.dialect.name!r}")
+
+
+def match_rows(batch_id: str, records: Iterable[MatchRecord]) -> tuple[list[dict], list[dict]]:
+    """Plain dicts for the match and seat_result tables (what ``write_chunk`` inserts)."""
+    matches: list[dict[str, Any]] = []
+    seats: list[dict[str, Any]] = []
+    for r in records:
+        matches.append(
+            {
+                "batch_id": batch_id,
+                "match_index": r.match_index,
+                "seed": r.seed,
+                "ok": r.ok,
+                "plies": r.plies,
+                "ended_by": r.ended_by,
+                "duration": r.duration,
+                "moves": " ".join(r.moves),
+                "stats": r.stats,
+                "error": r.error,
+            }
+        )
+        for seat, agent, agent_index, points, win_share, rank in r.seats:
+            seats.append(
+                {
+                    "batch_id": batch_id,
+                    "match_index": r.match_index,
+                    "seat": seat,
+                    "agent": agent,
+                    "agent_index": agent_index,
+                    "points": points,
+                    "win_share": win_share,
+                    "rank": rank,
+                }
+            )
+    return matches, seats
+
+
+def write_chunk(
+    engine: Engine,
+    *,
+    batch_id: str,
+    start: int,
+    stop: int,
+    records: list[MatchRecord],
+    duration: float,
+    worker: str | None = None,
+) -> bool:
+    """Store one chunk's results in one transaction; False (and nothing written) if the chunk
+    was already stored.
+
+    The chunk row goes first: its primary key is the idempotency guard, so a chunk delivered
+    twice writes nothing the second time. Matches and seats are inserted with executemany and
+    also ignore conflicts, so even overlapping ranges cannot duplicate an index.
+    """
+    for r in records:
+        if not start <= r.match_index < stop:
+            raise ValueError(f"match {r.match_index} is outside chunk [{start}, {stop})")
+    matches, seats = match_rows(batch_id, records)
+    done = sum(1 for r in records if r.ok)
+    chunk = {
+        "batch_id": batch_id,
+        "start": start,
+        "stop": stop,
+        "done": done,
+        "failed": len(records) - done,
+        "duration": duration,
+        "finished_at": utcnow(),
+        "worker": worker[:200] if worker else None,
+    }
+    with engine.begin() as conn:
+        inserted = conn.execute(_insert_ignore(engine, CHUNK, ("batch_id", "start")), chunk)
+        if inserted.rowcount != 1:
+            return False
+        if matches:
+            conn.execute(_insert_ignore(engine, MATCH, ("batch_id", "match_index")), matches)
+        if seats:
+            conn.execute(
+                _insert_ignore(engine, SEAT_RESULT, ("batch_id", "match_index", "seat")), seats
+            )
+    return True
+
+
+def stats_json(stats: dict[str, Any]) -> str:
+    """The JSON text stored for a match's stats (raises TypeError if not JSON-able)."""
+    return json.dumps(stats, separators=(",", ":"))

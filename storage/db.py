@@ -1,0 +1,171 @@
+"""Database engines, sessions and schema migrations.
+
+``DATABASE_URL`` (through ``storage.settings``) selects SQLite, the default, or PostgreSQL.
+Engines are cached per (url, process id): a forked worker never reuses its parent's
+connections, it opens its own on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import Session
+
+from storage.settings import get_settings
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite writer waits for another writer's lock before giving up."""
+_ADVISORY_LOCK_KEY = 0x706C6179  # any constant: serialises concurrent upgrades on PostgreSQL
+
+_engines: dict[tuple[str, int], Engine] = {}
+_schema_ready: set[tuple[str, int]] = set()
+_lock = threading.Lock()
+
+
+def normalise_url(url: str | None = None) -> str:
+    """The URL to use: ``url`` or the settings' one; bare ``postgresql://`` means psycopg 3."""
+    chosen = (url or get_settings().database_url).strip()
+    for prefix in ("postgresql://", "postgres://"):
+        if chosen.startswith(prefix):
+            return "postgresql+psycopg://" + chosen[len(prefix) :]
+    return chosen
+
+
+def is_sqlite(url: str) -> bool:
+    """True for ``sqlite://`` URLs (with or without a driver suffix)."""
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def safe_url(url: str | None = None) -> str:
+    """The URL with any password hidden, for messages."""
+    return make_url(normalise_url(url)).render_as_string(hide_password=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL lets readers (progress bars, reports) run while a chunk is being written;
+    # NORMAL sync is durable across application crashes, which is what a batch needs.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _create_engine(url: str) -> Engine:
+    if is_sqlite(url):
+        database = make_url(url).database
+        if database and database != ":memory:":
+            parent = Path(database).expanduser().resolve().parent
+            if not parent.is_dir():
+                raise FileNotFoundError(
+                    f"cannot create the SQLite database {database!r}: "
+                    f"folder {str(parent)!r} does not exist"
+                )
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def get_engine(url: str | None = None) -> Engine:
+    """The engine for ``url`` (default: settings), created once per URL and process."""
+    chosen = normalise_url(url)
+    key = (chosen, os.getpid())
+    engine = _engines.get(key)
+    if engine is None:
+        with _lock:
+            engine = _engines.get(key)
+            if engine is None:
+                engine = _create_engine(chosen)
+                _engines[key] = engine
+    return engine
+
+
+def forget_inherited_engines() -> None:
+    """Drop engines created by a parent process without closing their connections.
+
+    Call first thing in a forked child: the parent's pooled connections must neither be used
+    nor closed here (closing would disturb the parent's sessions on PostgreSQL).
+    """
+    pid = os.getpid()
+    with _lock:
+        for key in [k for k in _engines if k[1] != pid]:
+            _engines.pop(key).dispose(close=False)
+        _schema_ready.difference_update({k for k in _schema_ready if k[1] != pid})
+
+
+@contextmanager
+def session(engine: Engine) -> Iterator[Session]:
+    """A SQLModel session whose objects stay readable after commit."""
+    with Session(engine, expire_on_commit=False) as s:
+        yield s
+
+
+# --------------------------------------------------------------------------- migrations
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """An Alembic configuration built in code: no alembic.ini is needed at run time."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head_revision() -> str:
+    """The newest migration shipped with this version of playtester."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:  # pragma: no cover - the package always ships migrations
+        raise RuntimeError("no migrations found in " + str(MIGRATIONS_DIR))
+    return head
+
+
+def current_revision(url: str | None = None) -> str | None:
+    """The revision the database is at, ``None`` for an empty database."""
+    with get_engine(url).connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(url: str | None = None, revision: str = "head") -> None:
+    """Create or upgrade the schema to ``revision`` by running the Alembic migrations."""
+    engine = get_engine(url)
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # Several workers starting at once must not run the same DDL twice.
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ADVISORY_LOCK_KEY})
+            command.upgrade(alembic_config(conn), revision)
+    except DBAPIError:
+        # Another process may have created the schema between our check and our DDL
+        # (SQLite has no advisory lock); that is success if the database is now current.
+        if revision != "head" or current_revision(url) != head_revision():
+            raise
+    _schema_ready.add((normalise_url(url), os.getpid()))
+
+
+def ensure_schema(url: str | None = None) -> None:
+    """Upgrade the database to the newest schema unless this process already checked it."""
+    key = (normalise_url(url), os.getpid())
+    if key in _schema_ready:
+        return
+    if current_revision(url) != head_revision():
+        upgrade(url)
+    _schema_ready.add(key)

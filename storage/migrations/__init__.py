@@ -1,0 +1,1 @@
+"""Alembic migrations of the playtester schema, run by ``storage.db.upgrade``."""

@@ -1,0 +1,1 @@
+"""Migration scripts, oldest first (Alembic orders them by ``down_revision``)."""

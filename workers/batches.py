@@ -1,0 +1,224 @@
+"""Turning a request (command line or HTTP body) into a validated batch plan.
+
+Both user interfaces call ``plan_batch``; every error is an ``OptionError`` whose ``field``
+names the offending part of the request (``"agents[1].iterations"``, ``"options.layout"``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engines.core import Game, OptionError, agent_label, derive_seed
+from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
+from storage.settings import get_settings
+from workers.play import play_one
+from workers.seating import FIXED, POLICIES, ROTATE
+
+MAX_SEED = 2**63 - 1
+MAX_CHUNK_SIZE = 5000
+FALLBACK_CHUNK_SIZE = 10
+"""Chunk size when the timing match itself fails (every match will probably fail fast)."""
+
+
+def new_batch_id() -> str:
+    """A fresh 12-hex-digit batch id."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """A validated batch, ready to store: the columns of ``Batch`` a request decides."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    agents: list[dict[str, Any]]
+    labels: list[str]
+    matches: int
+    seed: int
+    seat_policy: str
+    chunk_size: int
+    max_plies: int
+    stop_rule: dict[str, Any] | None = None
+    id: str = field(default_factory=new_batch_id)
+
+
+def _short_label(game: Game, spec: Mapping[str, Any]) -> str:
+    """``agent_label`` of the spec without parameters left at their defaults."""
+    defaults = {p.name: p.default for p in agent_type(game, spec["name"]).params}
+    shown = {k: v for k, v in spec.items() if k == "name" or defaults.get(k, object()) != v}
+    return agent_label(shown)
+
+
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """Labels made unique in order: the second ``random`` becomes ``random#2``."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
+
+
+def _whole(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(f"{name} must be a whole number, not {value!r}", field=name)
+    if not low <= value <= high:
+        raise OptionError(f"{name} must be between {low} and {high}, not {value}", field=name)
+    return value
+
+
+def _options_record(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Options as stored: declared defaults overlaid with what was given (JSON-able)."""
+    record = {o.name: o.default for o in game.game_type.options}
+    record.update(given)
+    try:
+        json.dumps(record)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"options must be JSON data: {exc}", field="options") from exc
+    return record
+
+
+def _check_stop_rule(rule: Any, labels: list[str]) -> dict[str, Any]:
+    try:
+        sprt = importlib.import_module("analysis.sprt")
+    except ModuleNotFoundError:
+        sprt = None
+    validate = getattr(sprt, "validate_stop_rule", None)
+    if validate is None:
+        raise OptionError("stopping rules are not available in this version", field="stop_rule")
+    if not isinstance(rule, Mapping):
+        raise OptionError("stop_rule must be an object", field="stop_rule")
+    checked = validate(dict(rule), labels)
+    return dict(checked) if isinstance(checked, Mapping) else dict(rule)
+
+
+def plan_batch(
+    *,
+    game: str,
+    players: int | None,
+    options: Mapping[str, Any],
+    agents: Sequence[str | Mapping[str, Any]],
+    matches: int,
+    seed: int | None,
+    seat_policy: str | None,
+    chunk_size: int | None,
+    max_plies: int | None,
+    stop_rule: Mapping[str, Any] | None = None,
+) -> BatchPlan:
+    """Validate a batch request through the engine registry and return the plan to store.
+
+    ``players`` None means the number of agents given when more than one, else the game's
+    minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
+    """
+    settings = get_settings()
+    if not agents:
+        raise OptionError("give at least one agent", field="agents")
+    if players is None and len(agents) > 1:
+        players = len(agents)
+    the_game = load_game(game, players=players, **dict(options))
+    n = the_game.num_players
+    if len(agents) not in (1, n):
+        raise OptionError(
+            f"{the_game.name} with {n} players needs 1 or {n} agents, got {len(agents)}",
+            field="agents",
+        )
+    specs = []
+    for i, raw in enumerate(agents):
+        spec = spec_from_text(raw) if isinstance(raw, str) else raw
+        specs.append(normalise_agent_spec(the_game, spec, field=f"agents[{i}]"))
+    if len(specs) == 1:
+        specs = [dict(specs[0]) for _ in range(n)]
+    labels = unique_labels([_short_label(the_game, s) for s in specs])
+
+    matches = _whole(matches, "matches", 1, settings.max_matches_per_batch)
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(63)
+    seed = _whole(seed, "seed", 0, MAX_SEED)
+    all_equal = all(s == specs[0] for s in specs)
+    policy = (FIXED if all_equal else ROTATE) if seat_policy is None else seat_policy
+    if policy not in POLICIES:
+        raise OptionError(
+            f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
+            field="seat_policy",
+        )
+    if max_plies is None:
+        max_plies = min(the_game.game_type.max_game_length, settings.max_plies)
+    max_plies = _whole(max_plies, "max_plies", 1, settings.max_plies)
+    if chunk_size is None:
+        chunk_size = estimate_chunk_size(the_game, specs)
+    chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+    rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
+    return BatchPlan(
+        game=the_game.name,
+        players=n,
+        options=_options_record(the_game, options),
+        agents=specs,
+        labels=labels,
+        matches=matches,
+        seed=seed,
+        seat_policy=policy,
+        chunk_size=chunk_size,
+        max_plies=max_plies,
+        stop_rule=rule,
+    )
+
+
+_estimates: dict[str, int] = {}
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """Just enough of a batch to play one timing match."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    agents: list[dict[str, Any]]
+    labels: list[str]
+    seed: int
+    seat_policy: str
+    max_plies: int
+
+
+def estimate_chunk_size(
+    game: Game,
+    specs: Sequence[Mapping[str, Any]],
+    target_seconds: float | None = None,
+    *,
+    max_plies: int | None = None,
+) -> int:
+    """Matches per chunk so one chunk takes about ``target_seconds`` (settings' default).
+
+    Times one seeded match and caches the answer per (game, options, specs) in this process.
+    """
+    target = get_settings().chunk_seconds if target_seconds is None else target_seconds
+    key = json.dumps([game.name, game.params(), list(specs), target, max_plies], sort_keys=True)
+    if key in _estimates:
+        return _estimates[key]
+    probe = _Probe(
+        game=game.name,
+        players=game.num_players,
+        options=dict(game.options),
+        agents=[dict(s) for s in specs],
+        labels=[f"probe{i}" for i in range(len(specs))],
+        seed=derive_seed("chunk-size-probe"),
+        seat_policy=ROTATE,
+        max_plies=max_plies or game.game_type.max_game_length,
+    )
+    started = time.perf_counter()
+    record = play_one(game, probe, 0)
+    elapsed = time.perf_counter() - started
+    if not record.ok:
+        size = FALLBACK_CHUNK_SIZE
+    else:
+        size = max(1, min(MAX_CHUNK_SIZE, int(target / max(elapsed, 1e-6))))
+    _estimates[key] = size
+    return size

@@ -1,0 +1,76 @@
+"""THE chunk function: the local process pool and the Celery task both call ``run_chunk``."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import dataclass
+
+from storage import crud
+from storage.db import get_engine
+from storage.models import BatchStatus
+from workers.lifecycle import after_chunk
+from workers.play import play_chunk
+
+
+@dataclass(frozen=True)
+class ChunkOutcome:
+    """What one call of ``run_chunk`` did. ``skipped``: nothing played (already written,
+    batch cancelled or finished); ``written`` False after playing means another delivery of
+    the same chunk won the race and this one's results were discarded."""
+
+    batch_id: str
+    start: int
+    stop: int
+    done: int
+    failed: int
+    skipped: bool
+    written: bool
+    batch_status: str
+
+
+def default_worker_name() -> str:
+    """``host:pid``, stored with each chunk to show who played it."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_chunk(
+    batch_id: str,
+    start: int,
+    stop: int,
+    *,
+    database_url: str | None = None,
+    worker: str | None = None,
+) -> ChunkOutcome:
+    """Play matches [start, stop) of a batch and store them in one idempotent transaction."""
+    engine = get_engine(database_url)
+    batch = crud.get_batch(engine, batch_id)
+    if batch is None:
+        raise LookupError(f"no batch {batch_id!r}")
+    if not 0 <= start < stop <= batch.matches:
+        raise ValueError(f"chunk [{start}, {stop}) is outside batch {batch_id} of {batch.matches}")
+
+    def skipped(status: str) -> ChunkOutcome:
+        return ChunkOutcome(batch_id, start, stop, 0, 0, True, False, status)
+
+    if batch.status in BatchStatus.FINISHED:
+        return skipped(batch.status)
+    if crud.chunk_exists(engine, batch_id, start):
+        return skipped(batch.status)
+    if batch.status == BatchStatus.QUEUED:
+        crud.set_status(engine, batch_id, BatchStatus.RUNNING, only_from={BatchStatus.QUEUED})
+    began = time.perf_counter()
+    records = play_chunk(batch, start, stop)
+    written = crud.write_chunk(
+        engine,
+        batch_id=batch_id,
+        start=start,
+        stop=stop,
+        records=records,
+        duration=time.perf_counter() - began,
+        worker=worker or default_worker_name(),
+    )
+    status = after_chunk(engine, batch_id)
+    done = sum(1 for r in records if r.ok)
+    return ChunkOutcome(batch_id, start, stop, done, len(records) - done, False, written, status)

@@ -1,0 +1,74 @@
+"""What happens after a chunk is written: finishing a batch exactly once, stopping rules."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from sqlalchemy import Engine
+
+from storage import crud
+from storage.models import Batch, BatchStatus
+
+log = logging.getLogger(__name__)
+ACTIVE = {BatchStatus.QUEUED, BatchStatus.RUNNING}
+
+
+def _stop_decision(engine: Engine, batch: Batch) -> dict[str, Any] | None:
+    """The stopping rule's decision, or None to go on (also when no rule code is installed)."""
+    try:
+        sprt = importlib.import_module("analysis.sprt")
+    except ModuleNotFoundError:
+        return None
+    check = getattr(sprt, "check_stop_rule", None)
+    if check is None:
+        return None
+    decision = check(engine, batch)
+    return dict(decision) if decision else None
+
+
+def after_chunk(engine: Engine, batch_id: str) -> str:
+    """Finish the batch if it is complete (or its stopping rule decided); return its status.
+
+    Completion is a conditional update from queued/running, so when several workers write the
+    last chunks at once exactly one of them finishes the batch. A batch where every match
+    failed becomes ``failed`` with the first error; otherwise ``done``.
+    """
+    batch = crud.get_batch(engine, batch_id)
+    if batch is None:
+        raise LookupError(f"no batch {batch_id!r}")
+    if batch.status in BatchStatus.FINISHED:
+        return batch.status
+    if batch.stop_rule:
+        decision = _stop_decision(engine, batch)
+        if decision is not None:
+            if crud.set_status(
+                engine,
+                batch_id,
+                BatchStatus.DONE,
+                only_from=ACTIVE,
+                stopped_early=True,
+                decision=decision,
+            ):
+                log.info("batch %s stopped early: %s", batch_id, decision)
+            return _status(engine, batch_id)
+    prog = crud.progress(engine, batch_id)
+    if prog.chunks_written < prog.chunks_total:
+        return batch.status
+    if prog.done == 0 and prog.failed > 0:
+        crud.set_status(
+            engine,
+            batch_id,
+            BatchStatus.FAILED,
+            error=crud.first_error(engine, batch_id) or "every match failed",
+            only_from=ACTIVE,
+        )
+    else:
+        crud.set_status(engine, batch_id, BatchStatus.DONE, only_from=ACTIVE)
+    return _status(engine, batch_id)
+
+
+def _status(engine: Engine, batch_id: str) -> str:
+    batch = crud.get_batch(engine, batch_id)
+    return batch.status if batch is not None else BatchStatus.FAILED

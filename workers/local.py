@@ -1,0 +1,140 @@
+"""Local mode: a process pool runs a batch's missing chunks through ``run_chunk``.
+
+Ctrl-C stops submitting, cancels the chunks not yet started, lets the running ones finish and
+be written (a second Ctrl-C abandons them), sets the batch back to queued and re-raises
+``KeyboardInterrupt``. Nothing half-written is left: each chunk is one transaction, so
+``run_local`` on the same batch later plays exactly the missing matches.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+from storage import crud
+from storage.crud import Progress
+from storage.db import forget_inherited_engines, get_engine
+from storage.models import BatchStatus
+from workers.chunks import ChunkOutcome, run_chunk
+from workers.lifecycle import after_chunk
+
+ProgressCallback = Callable[[Progress], None]
+IN_FLIGHT_PER_WORKER = 2
+"""Chunks queued per worker: enough to keep workers busy, few enough to stop quickly."""
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _init_worker() -> None:
+    # Ctrl-C goes to the whole process group; only the parent decides what it means.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    forget_inherited_engines()
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    # fork starts workers in milliseconds with the engines already imported; the initializer
+    # drops the inherited database pools.
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    # ProcessPoolExecutor has no public way to stop busy workers before Python 3.14.
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()
+
+
+def run_local(
+    batch_id: str,
+    *,
+    workers: int | None = None,
+    database_url: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> Progress:
+    """Play every missing chunk of a batch on ``workers`` processes (default: all cores).
+
+    ``progress`` is called with the batch's progress at the start and after every chunk.
+    Returns the final progress; raises ``KeyboardInterrupt`` after a clean stop on Ctrl-C.
+    """
+    engine = get_engine(database_url)
+    full_id = crud.resolve_batch_id(engine, batch_id)
+    batch = crud.get_batch(engine, full_id)
+    assert batch is not None
+    report = progress or (lambda _p: None)
+    report(crud.progress(engine, full_id))
+    if batch.status in BatchStatus.FINISHED:
+        return crud.progress(engine, full_id)
+    ranges = crud.missing_chunks(engine, batch)
+    count = max(1, min(workers or default_workers(), len(ranges) or 1))
+    try:
+        if count == 1:
+            for start, stop in ranges:
+                outcome = run_chunk(full_id, start, stop, database_url=database_url)
+                report(crud.progress(engine, full_id))
+                if outcome.skipped and outcome.batch_status in BatchStatus.FINISHED:
+                    break
+        else:
+            _run_pool(
+                full_id, ranges, count, database_url, lambda: report(crud.progress(engine, full_id))
+            )
+    except KeyboardInterrupt:
+        crud.set_status(engine, full_id, BatchStatus.QUEUED, only_from={BatchStatus.RUNNING})
+        raise
+    after_chunk(engine, full_id)
+    final = crud.progress(engine, full_id)
+    report(final)
+    return final
+
+
+def _run_pool(
+    batch_id: str,
+    ranges: list[tuple[int, int]],
+    count: int,
+    database_url: str | None,
+    tick: Callable[[], None],
+) -> None:
+    """Keep ``count`` workers busy with the chunks in ``ranges``; see the module docstring."""
+    # The parent's idle connections must not be shared with forked children.
+    get_engine(database_url).dispose()
+    pool = ProcessPoolExecutor(
+        max_workers=count, mp_context=_pool_context(), initializer=_init_worker
+    )
+    todo = list(reversed(ranges))
+    running: set[Future[ChunkOutcome]] = set()
+    try:
+        while todo or running:
+            while todo and len(running) < count * IN_FLIGHT_PER_WORKER:
+                start, stop = todo.pop()
+                running.add(
+                    pool.submit(run_chunk, batch_id, start, stop, database_url=database_url)
+                )
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                outcome = future.result()
+                if outcome.skipped and outcome.batch_status in BatchStatus.FINISHED:
+                    todo.clear()  # cancelled elsewhere, or its stopping rule decided
+            tick()
+    except KeyboardInterrupt:
+        for future in running:
+            future.cancel()
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except KeyboardInterrupt:
+            _terminate(pool)
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    except BaseException:
+        for future in running:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
