@@ -1,0 +1,3 @@
+from engines.core import AgentType
+
+AGENTS: tuple[AgentType, ...] = ()
