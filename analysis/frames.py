@@ -5,8 +5,11 @@ Columns are documented per function; every frame is sorted by match index (then 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, text
 
 from storage.crud import MATCH, SEAT_RESULT
 
@@ -80,3 +83,119 @@ def match_stats(engine: Engine, batch_id: str) -> pd.DataFrame:
         rows = conn.execute(query).all()
     frame = pd.DataFrame(rows, columns=["match_index", "stats"])
     return frame.astype({"match_index": "int64", "stats": "object"})
+
+
+# --------------------------------------------------------------------------- report loaders
+# The report reads the seat table once, without its text columns, and lets SQL aggregate the
+# match table (lengths and endings), so a million-match batch costs one narrow scan.
+
+
+def seat_results_numeric(
+    engine: Engine, batch_id: str, labels: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Same columns as ``seat_results``, with ``agent`` a categorical built from ``labels``.
+
+    Reads only the numeric columns (the label comes from ``agent_index``), which is what makes
+    reports over millions of rows cheap. Without ``labels`` the agent names are read from SQL
+    (one row per agent).
+    """
+    sql = text(
+        "SELECT match_index, seat, agent_index, points, win_share, rank FROM seat_result "
+        "WHERE batch_id = :b ORDER BY match_index, seat"
+    )
+    with engine.connect() as conn:
+        result = conn.execute(sql, {"b": batch_id})
+        data = np.array(result.fetchall(), dtype=np.float64).reshape(-1, 6)
+        if labels is None:
+            found = conn.execute(
+                text(
+                    "SELECT agent_index, MIN(agent) FROM seat_result WHERE batch_id = :b "
+                    "GROUP BY agent_index"
+                ),
+                {"b": batch_id},
+            ).all()
+            names = {int(i): str(a) for i, a in found}
+            labels = [names.get(i, f"agent{i}") for i in range(max(names, default=-1) + 1)]
+    codes = data[:, 2].astype(np.int64)
+    agent = pd.Categorical.from_codes(codes, categories=pd.Index(list(labels)).unique())
+    return pd.DataFrame(
+        {
+            "match_index": data[:, 0].astype(np.int64),
+            "seat": data[:, 1].astype(np.int64),
+            "agent": agent,
+            "agent_index": codes,
+            "points": data[:, 3],
+            "win_share": data[:, 4],
+            "rank": data[:, 5].astype(np.int64),
+        }
+    )
+
+
+def plies_counts(engine: Engine, batch_id: str) -> pd.DataFrame:
+    """Columns: plies, count — the length distribution of successful matches."""
+    sql = text(
+        "SELECT plies, COUNT(*) FROM match WHERE batch_id = :b AND ok = :ok "
+        "GROUP BY plies ORDER BY plies"
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(sql, {"b": batch_id, "ok": True}).all()
+    return pd.DataFrame(rows, columns=["plies", "count"]).astype(
+        {"plies": "int64", "count": "int64"}
+    )
+
+
+def ended_by_counts(engine: Engine, batch_id: str) -> pd.DataFrame:
+    """Columns: ended_by, count (successful matches), plus one ``failed`` row when any failed."""
+    sql = text(
+        "SELECT CASE WHEN ok = :ok THEN ended_by ELSE 'failed' END AS how, COUNT(*) FROM match "
+        "WHERE batch_id = :b GROUP BY how ORDER BY how"
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(sql, {"b": batch_id, "ok": True}).all()
+    return pd.DataFrame(rows, columns=["ended_by", "count"]).astype({"count": "int64"})
+
+
+def draw_endings(engine: Engine, batch_id: str) -> pd.DataFrame:
+    """Columns: ended_by, count — over matches where no seat took the whole win."""
+    sql = text(
+        "SELECT m.ended_by, COUNT(*) FROM match m JOIN ("
+        " SELECT match_index FROM seat_result WHERE batch_id = :b"
+        " GROUP BY match_index HAVING MAX(win_share) < 1) d"
+        " ON d.match_index = m.match_index "
+        "WHERE m.batch_id = :b GROUP BY m.ended_by ORDER BY m.ended_by"
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(sql, {"b": batch_id}).all()
+    return pd.DataFrame(rows, columns=["ended_by", "count"]).astype({"count": "int64"})
+
+
+def pair_outcomes(
+    engine: Engine, batch_id: str, agent_a: str, agent_b: str, *, pairs: bool
+) -> list[int]:
+    """Outcome counts of ``agent_a`` against ``agent_b``, worst first, aggregated in SQL.
+
+    Each meeting (two seats of one match) scores 0, 1 or 2 half-points for ``a`` by relative
+    rank. ``pairs=False``: three counts (loss, draw, win). ``pairs=True``: matches 2k and 2k+1
+    form a seat-swapped pair; five counts of a's half-points over the pair (0 … 4), complete
+    pairs only.
+    """
+    meet = (
+        "SELECT x.match_index AS mi, CASE WHEN x.rank < y.rank THEN 2 WHEN x.rank = y.rank "
+        "THEN 1 ELSE 0 END AS o FROM seat_result x JOIN seat_result y "
+        "ON y.batch_id = x.batch_id AND y.match_index = x.match_index AND y.seat <> x.seat "
+        "WHERE x.batch_id = :b AND x.agent = :a AND y.agent = :c"
+    )
+    if pairs:
+        sql = (
+            f"SELECT s, COUNT(*) FROM (SELECT mi / 2 AS p, SUM(o) AS s, COUNT(*) AS k "
+            f"FROM ({meet}) q GROUP BY mi / 2) r WHERE k = 2 GROUP BY s"
+        )
+        size = 5
+    else:
+        sql = f"SELECT o, COUNT(*) FROM ({meet}) q GROUP BY o"
+        size = 3
+    counts = [0] * size
+    with engine.connect() as conn:
+        for value, count in conn.execute(text(sql), {"b": batch_id, "a": agent_a, "c": agent_b}):
+            counts[int(value)] = int(count)
+    return counts

@@ -1,115 +1,144 @@
-"""Seat balance and agent scores from a batch's seat results.
+"""Seat balance: how each seat (turn position) fares, and the first player's advantage.
 
-Inputs are the long frame of ``analysis.frames.seat_results``; outputs are new frames with
-documented columns; inputs are never mutated and nothing is rounded here.
+``seat_balance`` returns one row per seat with the columns
+
+- ``seat``, ``games``, ``win_share`` (mean of ``returns()``: shared wins split),
+- ``ci_low``, ``ci_high``: 95 % interval, Wilson when every outcome is 0 or 1, otherwise the
+  normal interval from the per-game variance (``interval`` says which),
+- ``expected`` (1/n), ``p_value`` and ``test``: two players, exact binomial sign test on the
+  decisive games; n players, chi-square goodness of fit of this seat's wins against the rest,
+- ``mean_points``, ``points_ci_low``, ``points_ci_high`` (normal interval).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-Z95 = 1.959963984540054
+from analysis import stats
+from analysis.tidy import Wide, is_binary, to_wide
 
-BALANCE_COLUMNS = [
-    "seat",
-    "games",
-    "win_share",
-    "ci_low",
-    "ci_high",
-    "expected",
-    "p_value",
-    "mean_points",
-]
-AGENT_COLUMNS = ["agent", "games", "score", "ci_low", "ci_high", "mean_points"]
-
-
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion; (nan, nan) when there are no trials.
-
-    ``successes`` may be fractional (draws counted as half a win); the interval then treats
-    the shares as if they were 0/1 outcomes, which is slightly conservative.
-    """
-    if n <= 0:
-        return (math.nan, math.nan)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def share_p_value(shares: np.ndarray, expected: float) -> float:
-    """Two-sided p-value that the mean share equals ``expected``.
-
-    Exact binomial when every share is 0 or 1; otherwise (draws split the win) a one-sample
-    t-test on the shares.
-    """
-    n = len(shares)
-    if n == 0:
-        return math.nan
-    if np.all((shares == 0) | (shares == 1)):
-        return float(stats.binomtest(int(shares.sum()), n, expected).pvalue)
-    if n < 2 or np.std(shares) == 0:
-        return 1.0 if math.isclose(float(shares.mean()), expected) else 0.0
-    return float(stats.ttest_1samp(shares, expected).pvalue)
+BALANCE_COLUMNS = (
+    "seat", "games", "win_share", "ci_low", "ci_high", "interval", "expected", "p_value",
+    "test", "mean_points", "points_ci_low", "points_ci_high",
+)  # fmt: skip
 
 
 def seat_balance(seat_results_df: pd.DataFrame, players: int) -> pd.DataFrame:
-    """Per seat: games, win share with its 95 % Wilson interval, expected share 1/players,
-    p-value against it, and mean points.
+    """Per-seat win shares with intervals and tests (columns in ``BALANCE_COLUMNS``)."""
+    return seat_balance_wide(to_wide(seat_results_df, players))
 
-    Columns: seat, games, win_share, ci_low, ci_high, expected, p_value, mean_points.
-    Every seat 0..players-1 gets a row, with NaN figures when it has no games.
-    """
-    expected = 1.0 / players
-    rows = []
-    for seat in range(players):
-        part = seat_results_df[seat_results_df["seat"] == seat]
-        shares = part["win_share"].to_numpy(dtype=float)
-        n = len(shares)
-        low, high = wilson_interval(float(shares.sum()), n)
+
+def seat_balance_wide(w: Wide) -> pd.DataFrame:
+    """``seat_balance`` on already pivoted results."""
+    n, m = w.players, w.matches
+    binary = is_binary(w.win)
+    decisive = np.zeros(m, dtype=bool)
+    if n == 2:
+        decisive = is_decisive(w.win)
+    rows: list[dict[str, Any]] = []
+    for s in range(n):
+        col = w.win[:, s]
+        total = float(col.sum())
+        share = total / m if m else math.nan
+        if binary:
+            lo, hi = stats.wilson_interval(total, m)
+        else:
+            var = float(col.var(ddof=1)) if m > 1 else 0.0
+            lo, hi = stats.normal_interval(share, var, m)
+        if n == 2:
+            d = int(decisive.sum())
+            p = stats.sign_test(int((col[decisive] == 1).sum()), d)
+            test = "exact binomial sign test on decisive games"
+        elif n > 2:
+            _, _, p = stats.chisquare_gof([total, m - total], [1.0, n - 1.0])
+            test = "chi-square goodness of fit (this seat vs the rest)"
+        else:
+            p, test = math.nan, "none"
+        mp, plo, phi = stats.mean_interval(w.points[:, s])
         rows.append(
             {
-                "seat": seat,
-                "games": n,
-                "win_share": float(shares.mean()) if n else math.nan,
-                "ci_low": low,
-                "ci_high": high,
-                "expected": expected,
-                "p_value": share_p_value(shares, expected),
-                "mean_points": float(part["points"].mean()) if n else math.nan,
+                "seat": s,
+                "games": m,
+                "win_share": share,
+                "ci_low": lo,
+                "ci_high": hi,
+                "interval": "wilson" if binary else "normal",
+                "expected": 1.0 / n,
+                "p_value": p,
+                "test": test,
+                "mean_points": mp,
+                "points_ci_low": plo,
+                "points_ci_high": phi,
             }
         )
-    return pd.DataFrame(rows, columns=BALANCE_COLUMNS)
+    return pd.DataFrame(rows, columns=list(BALANCE_COLUMNS))
+
+
+def is_decisive(win: np.ndarray) -> np.ndarray:
+    """Rows where one seat took the whole win."""
+    return np.asarray((win == 1).any(axis=1))
+
+
+def seat_test(w: Wide) -> dict[str, Any]:
+    """Overall chi-square goodness of fit of the seats' wins against equal shares."""
+    n = w.players
+    stat, df, p = stats.chisquare_gof(w.win.sum(axis=0), [1.0] * n)
+    return {"method": "chi-square goodness of fit", "statistic": stat, "df": df, "p_value": p}
+
+
+def first_player_advantage(balance: pd.DataFrame) -> dict[str, Any]:
+    """Seat 0's win share minus 1/n, with the interval of that share shifted by 1/n."""
+    if balance.empty:
+        return {"estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}
+    row = balance.iloc[0]
+    e = float(row["expected"])
+    return {
+        "estimate": float(row["win_share"]) - e,
+        "ci_low": float(row["ci_low"]) - e,
+        "ci_high": float(row["ci_high"]) - e,
+        "p_value": float(row["p_value"]),
+        "interval": str(row["interval"]),
+    }
+
+
+AGENT_COLUMNS = ("agent", "games", "score", "ci_low", "ci_high", "mean_points")
+
+
+def wilson_interval(successes: float, n: int, z: float = stats.Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (kept here for callers of the first version)."""
+    return stats.wilson_interval(successes, n, z)
 
 
 def agent_scores(seat_results_df: pd.DataFrame) -> pd.DataFrame:
-    """Per agent label: games, score (mean win share) with its 95 % Wilson interval, mean points.
+    """Per agent label: games, score (mean win share) with its 95 % interval, mean points.
 
-    Columns: agent, games, score, ci_low, ci_high, mean_points; ordered by agent index.
+    Columns: agent, games, score, ci_low, ci_high, mean_points; ordered by agent index. The
+    interval is Wilson when every outcome is 0/1, otherwise normal from the per-game variance.
     """
     rows = []
-    order = (
-        seat_results_df.groupby("agent")["agent_index"].min().sort_values().index.tolist()
-        if len(seat_results_df)
-        else []
-    )
-    for agent in order:
-        part = seat_results_df[seat_results_df["agent"] == agent]
-        shares = part["win_share"].to_numpy(dtype=float)
-        low, high = wilson_interval(float(shares.sum()), len(shares))
-        rows.append(
-            {
-                "agent": agent,
-                "games": len(shares),
-                "score": float(shares.mean()),
-                "ci_low": low,
-                "ci_high": high,
-                "mean_points": float(part["points"].mean()),
-            }
-        )
-    return pd.DataFrame(rows, columns=AGENT_COLUMNS)
+    if len(seat_results_df):
+        grouped = seat_results_df.groupby("agent_index", sort=True)
+        binary = is_binary(seat_results_df["win_share"].to_numpy(float))
+        for _, part in grouped:
+            shares = part["win_share"].to_numpy(dtype=float)
+            n = shares.size
+            if binary:
+                low, high = stats.wilson_interval(float(shares.sum()), n)
+            else:
+                var = float(shares.var(ddof=1)) if n > 1 else 0.0
+                low, high = stats.normal_interval(float(shares.mean()), var, n)
+            rows.append(
+                {
+                    "agent": str(part["agent"].iloc[0]),
+                    "games": n,
+                    "score": float(shares.mean()),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "mean_points": float(part["points"].mean()),
+                }
+            )
+    return pd.DataFrame(rows, columns=list(AGENT_COLUMNS))

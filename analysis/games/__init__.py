@@ -1,0 +1,1 @@
+"""Game-specific report sections, one module per game (keyed by the game's short name)."""

@@ -1,0 +1,189 @@
+"""Les Alvéoles: square-value strategies, bonuses, tiers that decide games, ownership heat maps.
+
+Works from each match's ``stats()`` (``per_seat`` dicts with ``points``, ``squares_by_value``
+{"50": n, ...}, ``row_bonuses``/``column_bonuses``/``block_bonuses`` counts and ``replays``; and
+``owners``, 64 characters a1..h1, a2..h2, ..., h8 naming the owner seat of each square).
+
+Heat maps are 8 × 8 lists with ``heat[r][c]`` the probability for the square in column ``c``
+(a = 0) and row ``r + 1``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats
+from analysis.tidy import Wide
+
+BONUS_POINTS = 100
+"""Points per row, column or 3 × 3 block bonus (rules page, "End and scoring")."""
+BONUS_KINDS = ("row", "column", "block")
+SIDE = 8
+
+
+@dataclass(frozen=True)
+class AlveolesData:
+    """Per-match, per-seat arrays aligned with a ``Wide`` (row m is ``wide.match_index[m]``)."""
+
+    tiers: tuple[int, ...]  # descending square values
+    squares: np.ndarray  # (M, n, T) squares taken per tier
+    bonuses: np.ndarray  # (M, n, 3) row, column, block bonus counts
+    replays: np.ndarray  # (M, n)
+    owners: np.ndarray  # (M, 64) owner seat per square, -1 unclaimed
+    rows: np.ndarray  # (M,) row of the Wide each match belongs to
+
+
+def parse_stats(match_stats: pd.DataFrame, w: Wide) -> AlveolesData:
+    """Collect the Alvéoles figures of the matches present in ``w`` from their stats dicts.
+
+    ``match_stats`` has columns ``match_index`` and ``stats`` (a dict per match). Matches
+    without usable stats are skipped.
+    """
+    pos = {int(mi): r for r, mi in enumerate(w.match_index)}
+    entries: list[tuple[int, Mapping[str, Any]]] = []
+    tier_set: set[int] = set()
+    for mi, st in zip(match_stats["match_index"], match_stats["stats"], strict=True):
+        row = pos.get(int(mi))
+        if row is None or not isinstance(st, Mapping):
+            continue
+        per_seat = st.get("per_seat")
+        if not isinstance(per_seat, list) or len(per_seat) != w.players:
+            continue
+        entries.append((row, st))
+        for seat in per_seat:
+            tier_set.update(int(k) for k in seat.get("squares_by_value", {}))
+    tiers = tuple(sorted(tier_set, reverse=True))
+    t_index = {t: i for i, t in enumerate(tiers)}
+    m, n = len(entries), w.players
+    squares = np.zeros((m, n, len(tiers)))
+    bonuses = np.zeros((m, n, 3))
+    replays = np.zeros((m, n))
+    owners = np.full((m, SIDE * SIDE), -1, dtype=np.int64)
+    rows = np.zeros(m, dtype=np.int64)
+    for i, (row, st) in enumerate(entries):
+        rows[i] = row
+        for s, seat in enumerate(st["per_seat"]):
+            for k, v in seat.get("squares_by_value", {}).items():
+                squares[i, s, t_index[int(k)]] = v
+            bonuses[i, s] = [seat.get(f"{kind}_bonuses", 0) for kind in BONUS_KINDS]
+            replays[i, s] = seat.get("replays", 0)
+        text = st.get("owners", "")
+        if isinstance(text, str) and len(text) == SIDE * SIDE:
+            codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64) - 48
+            owners[i] = np.where((codes >= 0) & (codes < 10), codes, -1)
+    return AlveolesData(tiers, squares, bonuses, replays, owners, rows)
+
+
+def _heat(owned: np.ndarray) -> list[list[float]]:
+    """Mean over matches of a (K, 64) 0/1 array, as 8 rows of 8 (row 1 first)."""
+    if owned.shape[0] == 0:
+        return [[math.nan] * SIDE for _ in range(SIDE)]
+    return owned.mean(axis=0).reshape(SIDE, SIDE).tolist()
+
+
+def heat_maps(d: AlveolesData, w: Wide) -> dict[str, Any]:
+    """Probability that seat 0, and that each agent, owns each square."""
+    seat0 = _heat((d.owners == 0).astype(float))
+    by_agent: dict[str, list[list[float]]] = {}
+    if d.rows.size:
+        seat_agents = w.agent[d.rows]  # (M, n)
+        safe = np.clip(d.owners, 0, w.players - 1)
+        owner_agent = np.take_along_axis(seat_agents, safe, axis=1)
+        owner_agent = np.where(d.owners >= 0, owner_agent, -1)
+        for a in np.unique(seat_agents):
+            # An agent may sit in several seats of one match; it owns the square if any does.
+            by_agent[w.labels[a]] = _heat((owner_agent == a).astype(float))
+    return {"seat0": seat0, "by_agent": by_agent}
+
+
+def _tier_rows(
+    d: AlveolesData, masks: Iterable[tuple[str, Any, np.ndarray]], key: str
+) -> list[dict[str, Any]]:
+    """Per group (mask over (M, n) seat cells) and tier: mean squares, points, share."""
+    tier_totals = d.squares.sum(axis=1, keepdims=True)  # (M, 1, T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(tier_totals > 0, d.squares / tier_totals, np.nan)
+    values = np.array(d.tiers, dtype=float)
+    out: list[dict[str, Any]] = []
+    for _, name, mask in masks:
+        cells = d.squares[mask]  # (K, T)
+        shares = share[mask]
+        for t, tier in enumerate(d.tiers):
+            out.append(
+                {
+                    key: name,
+                    "tier": tier,
+                    "squares": float(cells[:, t].mean()) if cells.size else math.nan,
+                    "points": float(cells[:, t].mean() * values[t]) if cells.size else math.nan,
+                    "share": float(np.nanmean(shares[:, t])) if cells.size else math.nan,
+                }
+            )
+    return out
+
+
+def _bonus_rows(
+    d: AlveolesData, masks: Iterable[tuple[str, Any, np.ndarray]], key: str
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for _, name, mask in masks:
+        counts = d.bonuses[mask]  # (K, 3)
+        row: dict[str, Any] = {key: name, "seats": int(counts.shape[0])}
+        for k, kind in enumerate(BONUS_KINDS):
+            col = counts[:, k] if counts.size else np.zeros(0)
+            row[f"{kind}_points"] = float(col.mean() * BONUS_POINTS) if col.size else math.nan
+            row[f"{kind}_frequency"] = float((col > 0).mean()) if col.size else math.nan
+        reps = d.replays[mask]
+        row["replays"] = float(reps.mean()) if reps.size else math.nan
+        out.append(row)
+    return out
+
+
+def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
+    """Per tier: winners' mean tier share minus losers' (rank 1 vs the rest), 95 % interval."""
+    if d.rows.size == 0:
+        return []
+    rank = w.rank[d.rows]
+    tier_totals = d.squares.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(tier_totals > 0, d.squares / tier_totals, np.nan)
+    win, lose = rank == 1, rank > 1
+    out = []
+    for t, tier in enumerate(d.tiers):
+        a = share[:, :, t][win]
+        b = share[:, :, t][lose]
+        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+        if a.size < 2 or b.size < 2:
+            est = lo = hi = p = math.nan
+        else:
+            est, lo, hi, p = stats.two_sample_difference(
+                float(a.mean()), float(a.var(ddof=1)), a.size,
+                float(b.mean()), float(b.var(ddof=1)), b.size,
+            )  # fmt: skip
+        out.append({"tier": tier, "difference": est, "ci_low": lo, "ci_high": hi, "p_value": p})
+    return out
+
+
+def alveoles_section(match_stats: pd.DataFrame, w: Wide) -> dict[str, Any]:
+    """The whole Alvéoles section of a report."""
+    d = parse_stats(match_stats, w)
+    seats_of = w.agent[d.rows] if d.rows.size else np.zeros((0, w.players), np.int64)
+    seat_grid = np.broadcast_to(np.arange(w.players), seats_of.shape)
+    agent_masks = [("agent", w.labels[a], seats_of == a) for a in np.unique(seats_of)]
+    seat_masks = [("seat", s, seat_grid == s) for s in range(w.players)]
+    return {
+        "name": "alveoles",
+        "matches": int(d.rows.size),
+        "tiers": list(d.tiers),
+        "tiers_by_agent": _tier_rows(d, agent_masks, "agent"),
+        "tiers_by_seat": _tier_rows(d, seat_masks, "seat"),
+        "bonus_by_agent": _bonus_rows(d, agent_masks, "agent"),
+        "bonus_by_seat": _bonus_rows(d, seat_masks, "seat"),
+        "deciding_tiers": deciding_tiers(d, w),
+        "heat_map": heat_maps(d, w),
+    }

@@ -1,0 +1,216 @@
+"""One report per batch, as a strict-JSON dict, and its CSV form.
+
+Top-level keys: ``batch`` (metadata), ``method`` (how each figure was computed), ``seats``,
+``seat_test``, ``first_player_advantage``, ``agents``, ``pairings``, ``strengths``, ``shape``,
+``fair_compensation`` (points games, else null), ``game`` (game section or null) and ``sprt``
+(stop-rule state or null). Values are unrounded; NaN and infinities become null.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from analysis import agents as agents_mod
+from analysis import frames, seats, shape, sprt
+from analysis.compensation import fair_compensation, points_vary
+from analysis.games.alquerque import alquerque_section
+from analysis.games.alveoles import alveoles_section
+from analysis.tidy import Wide, is_binary, to_wide
+from storage import crud
+
+REPORT_KEYS = (
+    "batch", "method", "seats", "seat_test", "first_player_advantage", "agents", "pairings",
+    "strengths", "shape", "fair_compensation", "game", "sprt",
+)  # fmt: skip
+
+
+def clean(value: Any) -> Any:
+    """A strict-JSON copy: NumPy scalars to Python, NaN/inf to None, tuples to lists."""
+    if isinstance(value, Mapping):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [clean(v) for v in value]
+    if isinstance(value, pd.DataFrame):
+        return clean(value.to_dict(orient="records"))
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def _is_points_game(game: str) -> bool:
+    try:
+        from engines.registry import game_class
+
+        return bool(game_class(game).game_type.points)
+    except (ValueError, ImportError, AttributeError):
+        return False
+
+
+def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
+    """The batch's identity and settings as shown at the top of a report."""
+    return {
+        "id": batch.id,
+        "game": batch.game,
+        "players": batch.players,
+        "options": batch.options,
+        "agents": batch.agents,
+        "labels": batch.labels,
+        "matches": batch.matches,
+        "matches_done": done,
+        "matches_failed": failed,
+        "seed": batch.seed,
+        "seat_policy": batch.seat_policy,
+        "max_plies": batch.max_plies,
+        "status": batch.status,
+        "stop_rule": batch.stop_rule,
+        "stopped_early": bool(batch.stopped_early),
+        "decision": batch.decision,
+        "created_at": batch.created_at,
+        "finished_at": batch.finished_at,
+    }
+
+
+def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
+    """Plain-language notes on the methods this report used."""
+    binary = is_binary(w.win)
+    n = w.players
+    return {
+        "win_share": "mean of returns(): winners split 1.0, so a shared win counts a fraction",
+        "seat_interval": (
+            "95 % Wilson score interval (every outcome is 0 or 1)"
+            if binary
+            else "95 % normal interval from the per-game variance (some wins are shared)"
+        ),
+        "seat_p_value": (
+            "exact two-sided binomial sign test on decisive games"
+            if n == 2
+            else "chi-square goodness of fit against 1/n (per seat: this seat vs the rest; "
+            "seat_test: all seats)"
+        ),
+        "first_player_advantage": "win share of seat 0 minus 1/n, with seat 0's interval",
+        "elo": (
+            "logistic Elo from the mean score; 95 % interval from the "
+            + ("pentanomial (seat-swapped pairs) variance" if pentanomial else "per-game variance")
+        ),
+        "los": "likelihood of superiority Φ((W−L)/√(W+L)), draws ignored",
+        "strengths": (
+            "Bradley–Terry on all pairs of seats in each match (ties ½), choix ILSR with a "
+            "ridge of 0.01, Elo scale, bootstrap over matches (200 resamples)"
+            if n > 2
+            else "not computed for two players (the pairing's Elo says the same)"
+        ),
+        "balance": "Ludii's balance: 1 − (largest − smallest seat win share), draws fractional",
+        "fair_compensation": "points to add to each later seat so win shares equalise (komi)",
+        "sprt": "generalised SPRT, bounds ln(β/(1−α)) and ln((1−β)/α)",
+        "seat_policy": str(batch.seat_policy),
+    }
+
+
+def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
+    """The full report of one batch (``batch_id`` may be a unique prefix); LookupError if none."""
+    batch = crud.get_batch(engine, batch_id)
+    if batch is None:
+        raise LookupError(f"no batch {batch_id!r}")
+    long = frames.seat_results_numeric(engine, batch.id, batch.labels)
+    w = to_wide(long, batch.players)
+    del long
+    ended = frames.ended_by_counts(engine, batch.id)
+    failed = int(ended.loc[ended["ended_by"] == "failed", "count"].sum())
+    ended_ok = ended[ended["ended_by"] != "failed"]
+    plies = frames.plies_counts(engine, batch.id)
+
+    balance = seats.seat_balance_wide(w)
+    pairs = agents_mod.swapped_pairs(w, batch.seat_policy)
+    game_shape = shape.game_shape(w, plies, ended_ok)
+    game_shape["failed"] = failed
+
+    compensation = None
+    if _is_points_game(batch.game) and points_vary(w):
+        compensation = fair_compensation(w)
+
+    section: dict[str, Any] | None = None
+    if batch.game == "alveoles" and w.matches:
+        section = alveoles_section(frames.match_stats(engine, batch.id), w)
+    elif batch.game == "alquerque":
+        section = alquerque_section(frames.draw_endings(engine, batch.id))
+
+    report = {
+        "batch": batch_meta(batch, w.matches, failed),
+        "method": method_notes(w, batch, pairs is not None),
+        "seats": balance,
+        "seat_test": seats.seat_test(w),
+        "first_player_advantage": seats.first_player_advantage(balance),
+        "agents": agents_mod.agent_table(w, batch.seat_policy),
+        "pairings": agents_mod.pairings(w, batch.seat_policy),
+        "strengths": agents_mod.strengths(w) if w.players > 2 else [],
+        "shape": game_shape,
+        "fair_compensation": compensation,
+        "game": section,
+        "sprt": sprt.sprt_status(engine, batch),
+    }
+    cleaned: dict[str, Any] = clean(report)
+    return cleaned
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def _item_name(row: Mapping[str, Any], index: int) -> str:
+    for keys in (("agent_a", "agent_b"), ("agent", "tier"), ("seat", "tier"), ("agent",),
+                 ("seat",), ("tier",), ("cause",)):  # fmt: skip
+        if all(k in row for k in keys):
+            return (
+                " vs ".join(str(row[k]) for k in keys)
+                if keys[0] == "agent_a"
+                else "/".join(str(row[k]) for k in keys)
+            )
+    return str(index)
+
+
+def _flatten(prefix: str, value: Any, out: list[tuple[str, str, Any]]) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+    elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        for i, row in enumerate(value):
+            _flatten(f"{prefix}[{_item_name(row, i)}]", row, out)
+    elif isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        for i, row in enumerate(value):
+            _flatten(f"{prefix}[{i}]", row, out)
+    elif isinstance(value, list):
+        out.append((prefix, "", " ".join("" if v is None else str(v) for v in value)))
+    else:
+        out.append((prefix, "", value))
+
+
+def to_csv(report: Mapping[str, Any]) -> str:
+    """The report as long CSV: ``section,item,value`` (one line per figure, unrounded).
+
+    ``item`` is the dotted path inside the section; list entries are named by their seat,
+    agent, pairing or tier (``agents[hard].elo``); numeric lists are space-separated.
+    """
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["section", "item", "value"])
+    for section, content in report.items():
+        rows: list[tuple[str, str, Any]] = []
+        _flatten("", content, rows)
+        for path, _, value in rows:
+            writer.writerow([section, path, "" if value is None else value])
+    return buf.getvalue()

@@ -1,0 +1,235 @@
+"""Early stopping: a generalised SPRT on two agents' score (trinomial or pentanomial).
+
+A stop rule is ``{"type": "sprt", "agents": [A, B], "elo0": 0, "elo1": 5, "alpha": 0.05,
+"beta": 0.05}``. H0: A is ``elo0`` Elo stronger than B; H1: ``elo1``. The log-likelihood ratio is
+the generalised one: for each hypothesis the outcome distribution closest to the observed
+frequencies (maximum likelihood) among those whose mean score is the hypothesis's expected score,
+then ``N · Σ p̂ log(p₁ / p₀)``. Bounds are ``ln(β/(1−α))`` (accept H0) and ``ln((1−β)/α)``
+(accept H1). Seat-swapped pairs (two players, ``rotate``) use the five pair outcomes, everything
+else the three game outcomes from relative rank.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy.optimize import brentq
+from sqlalchemy import Engine
+
+from analysis import frames, stats
+from engines.core import OptionError
+
+EMPTY_CELL = 1e-3
+"""Pseudo-count for an outcome never seen, so the constrained fit exists (as fishtest does)."""
+DEFAULTS: dict[str, float] = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
+
+
+# --------------------------------------------------------------------------- the statistic
+
+
+def constrained_mle(freqs: np.ndarray, values: np.ndarray, mean: float) -> np.ndarray:
+    """Outcome probabilities maximising ``Σ freqs·log p`` subject to ``Σ p·values = mean``.
+
+    The solution is ``p_i = f_i / (1 + λ (x_i − mean))`` with λ the root of
+    ``Σ f_i (x_i − mean) / (1 + λ (x_i − mean)) = 0`` inside the interval keeping every
+    denominator positive.
+    """
+    f = freqs / freqs.sum()
+    d = values - mean
+    if np.all(d >= 0) or np.all(d <= 0):
+        raise ValueError(f"score {mean:.4f} lies outside the outcome values' range")
+    lo = -1.0 / d.max()
+    hi = -1.0 / d.min()
+    span = hi - lo
+    eps = span * 1e-12
+
+    def g(lam: float) -> float:
+        return float(np.sum(f * d / (1.0 + lam * d)))
+
+    lam = brentq(g, lo + eps, hi - eps, xtol=1e-15, rtol=1e-14, maxiter=500)
+    p = f / (1.0 + lam * d)
+    return np.asarray(p / p.sum())
+
+
+def llr(
+    counts: Sequence[float], values: Sequence[float] | np.ndarray, score0: float, score1: float
+) -> float:
+    """Generalised log-likelihood ratio of mean score ``score1`` against ``score0``."""
+    c = np.asarray(counts, dtype=float)
+    x = np.asarray(values, dtype=float)
+    n = float(c.sum())
+    if n == 0:
+        return 0.0
+    c = np.where(c > 0, c, EMPTY_CELL)
+    f = c / c.sum()
+    p0 = constrained_mle(c, x, score0)
+    p1 = constrained_mle(c, x, score1)
+    return float(n * np.sum(f * (np.log(p1) - np.log(p0))))
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper): accept H0 at or below lower, H1 at or above upper."""
+    return (math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
+
+
+def sprt_state(counts: Sequence[float], model: str, rule: Mapping[str, Any]) -> dict[str, Any]:
+    """The SPRT's state for outcome ``counts`` (3 trinomial or 5 pentanomial, worst first)."""
+    values = stats.PENTANOMIAL_VALUES if model == "pentanomial" else stats.TRINOMIAL_VALUES
+    if len(counts) != len(values):
+        raise ValueError(f"{model} needs {len(values)} counts, got {len(counts)}")
+    s0 = stats.score_from_elo(float(rule["elo0"]))
+    s1 = stats.score_from_elo(float(rule["elo1"]))
+    value = llr(counts, values, s0, s1)
+    lower, upper = bounds(float(rule["alpha"]), float(rule["beta"]))
+    result = "H1" if value >= upper else "H0" if value <= lower else None
+    total = int(sum(counts))
+    score = float(np.dot(np.asarray(counts, float), values) / total) if total else math.nan
+    return {
+        "type": "sprt",
+        "agents": list(rule["agents"]),
+        "elo0": float(rule["elo0"]),
+        "elo1": float(rule["elo1"]),
+        "alpha": float(rule["alpha"]),
+        "beta": float(rule["beta"]),
+        "model": model,
+        "counts": [int(c) for c in counts],
+        "games": total * (2 if model == "pentanomial" else 1),
+        "score": score,
+        "llr": value,
+        "lower": lower,
+        "upper": upper,
+        "result": result,
+        "verdict": _verdict(result, rule),
+    }
+
+
+def _verdict(result: str | None, rule: Mapping[str, Any]) -> str:
+    a, b = rule["agents"]
+    if result == "H1":
+        return f"accept H1: {a} is at least {rule['elo1']:g} Elo stronger than {b}"
+    if result == "H0":
+        return f"accept H0: {a} is not {rule['elo1']:g} Elo stronger than {b} (≤ {rule['elo0']:g})"
+    return "continue: no bound crossed yet"
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def parse_stop_rule(text: str) -> dict[str, Any]:
+    """Read a rule from JSON or the short form ``sprt:A,B,elo0=0,elo1=5[,alpha=..,beta=..]``."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            rule = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise OptionError(f"stop rule is not valid JSON: {exc}", field="stop_rule") from exc
+        if not isinstance(rule, dict):
+            raise OptionError("stop rule JSON must be an object", field="stop_rule")
+        return rule
+    kind, _, rest = text.partition(":")
+    if kind.strip().lower() != "sprt" or not rest:
+        raise OptionError(
+            f"cannot read stop rule {text!r}; expected e.g. sprt:hard,easy,elo0=0,elo1=5",
+            field="stop_rule",
+        )
+    agents: list[str] = []
+    out: dict[str, Any] = {"type": "sprt"}
+    for part in (p.strip() for p in rest.split(",")):
+        if not part:
+            continue
+        if "=" in part:
+            key, _, value = part.partition("=")
+            try:
+                out[key.strip()] = float(value)
+            except ValueError as exc:
+                raise OptionError(
+                    f"stop rule {key.strip()} must be a number, not {value!r}",
+                    field=f"stop_rule.{key.strip()}",
+                ) from exc
+        else:
+            agents.append(part)
+    out["agents"] = agents
+    return out
+
+
+def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[str, Any]:
+    """Check a stop rule against the batch's agent labels; return it with defaults filled in."""
+    if not isinstance(rule, Mapping):
+        raise OptionError("stop_rule must be an object", field="stop_rule")
+    kind = rule.get("type", "sprt")
+    if kind != "sprt":
+        raise OptionError(f"unknown stop rule type {kind!r}; only 'sprt'", field="stop_rule.type")
+    unknown = set(rule) - {"type", "agents", *DEFAULTS}
+    if unknown:
+        raise OptionError(
+            f"unknown stop rule field(s): {', '.join(sorted(unknown))}",
+            field=f"stop_rule.{sorted(unknown)[0]}",
+        )
+    agents = rule.get("agents")
+    if (
+        not isinstance(agents, list | tuple)
+        or len(agents) != 2
+        or not all(isinstance(a, str) for a in agents)
+    ):
+        raise OptionError("stop_rule.agents must name two agents", field="stop_rule.agents")
+    for a in agents:
+        if a not in labels:
+            raise OptionError(
+                f"stop rule agent {a!r} is not in this batch; agents: {', '.join(labels)}",
+                field="stop_rule.agents",
+            )
+    if agents[0] == agents[1]:
+        raise OptionError("stop rule needs two different agents", field="stop_rule.agents")
+    out: dict[str, Any] = {"type": "sprt", "agents": list(agents)}
+    for key, default in DEFAULTS.items():
+        value = rule.get(key, default)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise OptionError(f"stop_rule.{key} must be a number", field=f"stop_rule.{key}")
+        out[key] = float(value)
+    for key in ("alpha", "beta"):
+        if not 0 < out[key] < 0.5:
+            raise OptionError(
+                f"stop_rule.{key} must be between 0 and 0.5, not {out[key]:g}",
+                field=f"stop_rule.{key}",
+            )
+    if not out["elo0"] < out["elo1"]:
+        raise OptionError("stop_rule.elo0 must be below elo1", field="stop_rule.elo1")
+    if abs(out["elo0"]) > 2000 or abs(out["elo1"]) > 2000:
+        raise OptionError("stop rule Elo bounds must lie within ±2000", field="stop_rule.elo1")
+    return out
+
+
+# --------------------------------------------------------------------------- with the database
+
+
+def uses_pairs(batch: Any) -> bool:
+    """Seat-swapped pairs: two players seated by ``rotate``."""
+    return bool(batch.players == 2 and batch.seat_policy == "rotate")
+
+
+def sprt_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
+    """Current SPRT state of a batch with a stop rule (None without one)."""
+    rule = batch.stop_rule
+    if not rule or rule.get("type", "sprt") != "sprt":
+        return None
+    a, b = rule["agents"]
+    model = "pentanomial" if uses_pairs(batch) else "trinomial"
+    counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=model == "pentanomial")
+    full = {**DEFAULTS, **rule}
+    return sprt_state(counts, model, full)
+
+
+def check_stop_rule(engine: Engine, batch: Any) -> dict[str, Any] | None:
+    """The decision when a bound is crossed, else None (called after every written chunk)."""
+    state = sprt_status(engine, batch)
+    if state is None or state["result"] is None:
+        return None
+    return state

@@ -1,0 +1,116 @@
+"""Synthetic batches for the report tests: seat results with known answers, stored through the
+real storage layer (``create_batch`` + ``write_chunk``) in a throwaway SQLite file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from storage import crud
+from storage.db import get_engine, upgrade
+from workers.batches import BatchPlan
+from workers.play import MatchRecord, SeatRecord
+
+Outcome = tuple[Sequence[float], Sequence[float]]
+"""(win shares per seat, points per seat) of one match."""
+
+
+def ranks_of(win: Sequence[float], points: Sequence[float]) -> list[int]:
+    """Competition ranks: higher win share first, then higher points (1 = best)."""
+    keys = [(w, p) for w, p in zip(win, points, strict=True)]
+    return [1 + sum(1 for o in keys if o > k) for k in keys]
+
+
+def seat_frame(
+    outcomes: Sequence[Outcome], labels: Sequence[str], policy: str = "rotate"
+) -> pd.DataFrame:
+    """Long seat-results frame (``analysis.frames.seat_results`` columns) for ``outcomes``."""
+    rows = []
+    n = len(outcomes[0][0]) if outcomes else 0
+    for i, (win, pts) in enumerate(outcomes):
+        ranks = ranks_of(win, pts)
+        for s in range(n):
+            a = (s + i) % len(labels) if policy == "rotate" else s % len(labels)
+            rows.append((i, s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
+    return pd.DataFrame(
+        rows, columns=["match_index", "seat", "agent", "agent_index", "points", "win_share", "rank"]
+    )
+
+
+def two_player_outcomes(
+    m: int, p_seat0: float, draw: float = 0.0, seed: int = 0
+) -> list[Outcome]:
+    """Matches where seat 0 wins with probability ``p_seat0`` among decisive games."""
+    rng = np.random.default_rng(seed)
+    out: list[Outcome] = []
+    for u, v in zip(rng.random(m), rng.random(m), strict=True):
+        if u < draw:
+            out.append(((0.5, 0.5), (0.5, 0.5)))
+        elif v < p_seat0:
+            out.append(((1.0, 0.0), (1.0, 0.0)))
+        else:
+            out.append(((0.0, 1.0), (0.0, 1.0)))
+    return out
+
+
+def store_batch(
+    path: Path,
+    *,
+    game: str,
+    players: int,
+    labels: Sequence[str],
+    outcomes: Sequence[Outcome],
+    seat_policy: str = "rotate",
+    plies: Callable[[int], int] = lambda i: 20 + i % 7,
+    ended_by: Callable[[int], str] = lambda i: "normal",
+    stats: Callable[[int], dict[str, Any]] = lambda i: {},
+    failed: Sequence[int] = (),
+    stop_rule: dict[str, Any] | None = None,
+    chunk: int = 500,
+    options: dict[str, Any] | None = None,
+) -> tuple[Engine, str]:
+    """Store a batch with the given per-match outcomes; return (engine, batch id)."""
+    url = f"sqlite:///{path}"
+    upgrade(url)
+    engine = get_engine(url)
+    plan = BatchPlan(
+        game=game,
+        players=players,
+        options=options or {},
+        agents=[{"name": label} for label in labels],
+        labels=list(labels),
+        matches=len(outcomes) + len(failed),
+        seed=1,
+        seat_policy=seat_policy,
+        chunk_size=chunk,
+        max_plies=1000,
+        stop_rule=stop_rule,
+    )
+    batch = crud.create_batch(engine, plan=plan)
+    failed_set = set(failed)
+    records: list[MatchRecord] = []
+    it = iter(outcomes)
+    total = plan.matches
+    for i in range(total):
+        if i in failed_set:
+            records.append(MatchRecord(i, i, False, 0, "error", (), {}, 0.0, "ValueError: boom"))
+            continue
+        win, pts = next(it)
+        ranks = ranks_of(win, pts)
+        seats = []
+        for s in range(players):
+            a = (s + i) % len(labels) if seat_policy == "rotate" else s % len(labels)
+            seats.append(SeatRecord(s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
+        records.append(
+            MatchRecord(i, i, True, plies(i), ended_by(i), (), stats(i), 0.01, None, seats)
+        )
+    for start in range(0, total, chunk):
+        stop = min(start + chunk, total)
+        part = [r for r in records if start <= r.match_index < stop]
+        crud.write_chunk(engine, batch_id=batch.id, start=start, stop=stop, records=part, duration=0.1)
+    return engine, batch.id
