@@ -101,7 +101,7 @@ def list_batches(
         query = query.where(BATCH.c.status == status)
     query = query.order_by(BATCH.c.created_at.desc(), BATCH.c.id).limit(limit).offset(offset)
     with session(engine) as s:
-        return list(s.exec(query).all())  # type: ignore[call-overload]
+        return list(s.scalars(query).all())
 
 
 def set_status(
@@ -348,9 +348,9 @@ def write_chunk(
         "worker": worker[:200] if worker else None,
     }
     with engine.begin() as conn:
-        inserted = conn.execute(_insert_ignore(engine, CHUNK, ("batch_id", "start")), chunk)
-        if inserted.rowcount != 1:
-            return False
+        claim = _insert_ignore(engine, CHUNK, ("batch_id", "start")).returning(CHUNK.c.start)
+        if conn.execute(claim, chunk).first() is None:
+            return False  # already written by an earlier delivery of this chunk
         if matches:
             conn.execute(_insert_ignore(engine, MATCH, ("batch_id", "match_index")), matches)
         if seats:

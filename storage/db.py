@@ -169,3 +169,20 @@ def ensure_schema(url: str | None = None) -> None:
     if current_revision(url) != head_revision():
         upgrade(url)
     _schema_ready.add(key)
+
+
+def dispose_engine(url: str | None = None) -> None:
+    """Close and forget this process's engine for ``url`` (before dropping its database)."""
+    key = (normalise_url(url), os.getpid())
+    with _lock:
+        engine = _engines.pop(key, None)
+        _schema_ready.discard(key)
+    if engine is not None:
+        engine.dispose()
+
+
+def downgrade(url: str | None = None, revision: str = "-1") -> None:
+    """Undo migrations down to ``revision`` (``base`` removes every table)."""
+    with get_engine(url).begin() as conn:
+        command.downgrade(alembic_config(conn), revision)
+    _schema_ready.discard((normalise_url(url), os.getpid()))

@@ -1,0 +1,157 @@
+"""Batches and chunk writes: idempotency, progress, status transitions, on both dialects."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from storage import crud
+from storage.db import get_engine
+from storage.models import BatchStatus
+from workers.batches import BatchPlan
+from workers.play import MatchRecord, SeatRecord
+
+
+def make_plan(matches: int = 10, chunk_size: int = 4, **overrides: object) -> BatchPlan:
+    values: dict = {
+        "game": "alquerque",
+        "players": 2,
+        "options": {},
+        "agents": [{"name": "random"}, {"name": "random"}],
+        "labels": ["random", "random#2"],
+        "matches": matches,
+        "seed": 7,
+        "seat_policy": "rotate",
+        "chunk_size": chunk_size,
+        "max_plies": 200,
+    }
+    values.update(overrides)
+    return BatchPlan(**values)
+
+
+def record(i: int, ok: bool = True) -> MatchRecord:
+    seats = [
+        SeatRecord(0, "random", i % 2, 3.0, 1.0, 1),
+        SeatRecord(1, "random#2", 1 - i % 2, 1.0, 0.0, 2),
+    ]
+    return MatchRecord(
+        match_index=i,
+        seed=1000 + i,
+        ok=ok,
+        plies=20 + i if ok else 0,
+        ended_by="normal" if ok else "error",
+        moves=("a1-b2", "c3xd4") if ok else (),
+        stats={"per_seat": [{"captures": i}, {"captures": 0}]} if ok else {},
+        duration=0.01,
+        error=None if ok else "RuntimeError: boom",
+        seats=seats if ok else [],
+    )
+
+
+def counts(engine, batch_id: str) -> tuple[int, int, int]:
+    with engine.connect() as conn:
+        return tuple(  # type: ignore[return-value]
+            conn.execute(select(func.count()).where(t.c.batch_id == batch_id)).scalar_one()
+            for t in (crud.CHUNK, crud.MATCH, crud.SEAT_RESULT)
+        )
+
+
+def test_rewriting_a_chunk_changes_nothing(db_url: str) -> None:
+    engine = get_engine(db_url)
+    batch = crud.create_batch(engine, plan=make_plan())
+    records = [record(i, ok=i != 2) for i in range(0, 4)]
+    args = {"batch_id": batch.id, "start": 0, "stop": 4, "duration": 0.5, "worker": "w1"}
+    assert crud.write_chunk(engine, records=records, **args) is True
+    assert counts(engine, batch.id) == (1, 4, 6)
+    # The same chunk again, even with different contents, is ignored as a whole.
+    changed = [record(i) for i in range(0, 4)]
+    assert crud.write_chunk(engine, records=changed, **args) is False
+    assert counts(engine, batch.id) == (1, 4, 6)
+    p = crud.progress(engine, batch.id)
+    assert (p.done, p.failed, p.chunks_written, p.chunks_total) == (3, 1, 1, 3)
+    assert crud.first_error(engine, batch.id) == "RuntimeError: boom"
+    with engine.connect() as conn:
+        stored = conn.execute(
+            select(crud.MATCH.c.moves, crud.MATCH.c.stats, crud.MATCH.c.seed).where(
+                crud.MATCH.c.batch_id == batch.id, crud.MATCH.c.match_index == 3
+            )
+        ).one()
+    assert stored.moves == "a1-b2 c3xd4"
+    assert stored.stats == {"per_seat": [{"captures": 3}, {"captures": 0}]}
+    assert stored.seed == 1003
+
+
+def test_write_chunk_rejects_records_outside_the_range(migrated_sqlite_url: str) -> None:
+    engine = get_engine(migrated_sqlite_url)
+    batch = crud.create_batch(engine, plan=make_plan())
+    with pytest.raises(ValueError, match="outside chunk"):
+        crud.write_chunk(
+            engine, batch_id=batch.id, start=0, stop=4, records=[record(5)], duration=0.0
+        )
+    assert counts(engine, batch.id) == (0, 0, 0)
+
+
+def test_missing_chunks_follow_the_fixed_chunking(migrated_sqlite_url: str) -> None:
+    engine = get_engine(migrated_sqlite_url)
+    batch = crud.create_batch(engine, plan=make_plan(matches=10, chunk_size=4))
+    assert crud.missing_chunks(engine, batch) == [(0, 4), (4, 8), (8, 10)]
+    crud.write_chunk(
+        engine,
+        batch_id=batch.id,
+        start=4,
+        stop=8,
+        records=[record(i) for i in range(4, 8)],
+        duration=0.1,
+    )
+    assert crud.missing_chunks(engine, batch) == [(0, 4), (8, 10)]
+    assert crud.chunk_exists(engine, batch.id, 4)
+    assert not crud.chunk_exists(engine, batch.id, 0)
+
+
+def test_status_changes_are_conditional(db_url: str) -> None:
+    engine = get_engine(db_url)
+    batch = crud.create_batch(engine, plan=make_plan())
+    active = {BatchStatus.QUEUED, BatchStatus.RUNNING}
+    assert crud.set_status(engine, batch.id, BatchStatus.RUNNING, only_from={"queued"})
+    assert not crud.set_status(engine, batch.id, BatchStatus.RUNNING, only_from={"queued"})
+    assert crud.set_status(engine, batch.id, BatchStatus.DONE, only_from=active)
+    assert not crud.set_status(engine, batch.id, BatchStatus.DONE, only_from=active)
+    stored = crud.get_batch(engine, batch.id)
+    assert stored is not None
+    assert stored.status == "done"
+    assert stored.started_at is not None and stored.finished_at is not None
+    assert crud.cancel_batch(engine, batch.id).status == "done"  # finished stays finished
+    with pytest.raises(ValueError, match="unknown batch status"):
+        crud.set_status(engine, batch.id, "paused")
+
+
+def test_cancel_and_list(migrated_sqlite_url: str) -> None:
+    engine = get_engine(migrated_sqlite_url)
+    first = crud.create_batch(engine, plan=make_plan())
+    second = crud.create_batch(engine, plan=make_plan(game="alveoles"))
+    assert crud.cancel_batch(engine, first.id).status == BatchStatus.CANCELLED
+    assert [b.id for b in crud.list_batches(engine, status="cancelled")] == [first.id]
+    assert [b.id for b in crud.list_batches(engine, game="alveoles")] == [second.id]
+    assert {b.id for b in crud.list_batches(engine)} == {first.id, second.id}
+    assert len(crud.list_batches(engine, limit=1)) == 1
+
+
+def test_batch_ids_resolve_from_unique_prefixes(migrated_sqlite_url: str) -> None:
+    engine = get_engine(migrated_sqlite_url)
+    a = crud.create_batch(engine, plan=make_plan(id="abcd1111aaaa"))
+    crud.create_batch(engine, plan=make_plan(id="abcd2222bbbb"))
+    assert crud.resolve_batch_id(engine, "abcd1") == a.id
+    got = crud.get_batch(engine, "abcd1")
+    assert got is not None and got.id == a.id
+    with pytest.raises(LookupError, match="ambiguous"):
+        crud.resolve_batch_id(engine, "abcd")
+    with pytest.raises(LookupError, match="at least 4"):
+        crud.resolve_batch_id(engine, "ab")
+    with pytest.raises(LookupError, match="no batch"):
+        crud.resolve_batch_id(engine, "ffff")
+    assert crud.get_batch(engine, "ffff") is None
+
+
+def test_progress_of_an_unknown_batch_is_a_lookup_error(migrated_sqlite_url: str) -> None:
+    with pytest.raises(LookupError):
+        crud.progress(get_engine(migrated_sqlite_url), "nope")
