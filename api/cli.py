@@ -148,19 +148,12 @@ def parse_options(pairs: list[str], files: list[str]) -> dict[str, Any]:
 
 
 def parse_stop(text: str | None) -> dict[str, Any] | None:
-    """``--stop`` as a JSON object or ``key=value,key=value``."""
+    """``--stop`` text (JSON, or the short form of ``analysis.sprt.parse_stop_rule``)."""
     if text is None:
         return None
-    value = parse_value(text)
-    if isinstance(value, dict):
-        return value
-    rule: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        key, eq, raw = part.partition("=")
-        if not eq:
-            raise OptionError(f"--stop part {part!r} should look like key=value", field="stop_rule")
-        rule[key.strip()] = parse_value(raw.strip())
-    return rule
+    from analysis.sprt import parse_stop_rule
+
+    return parse_stop_rule(text)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -340,7 +333,7 @@ def run(
     ] = None,
     stop: Annotated[
         str | None,
-        typer.Option(help="Stopping rule as JSON or key=value,... (see `playtester report`)."),
+        typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
     ] = None,
     db: DbOption = None,
 ) -> None:

@@ -59,12 +59,12 @@ def counts(engine, batch_id: str) -> tuple[int, int, int]:
 def test_rewriting_a_chunk_changes_nothing(db_url: str) -> None:
     engine = get_engine(db_url)
     batch = crud.create_batch(engine, plan=make_plan())
-    records = [record(i, ok=i != 2) for i in range(0, 4)]
+    records = [record(i, ok=i != 2) for i in range(4)]
     args = {"batch_id": batch.id, "start": 0, "stop": 4, "duration": 0.5, "worker": "w1"}
     assert crud.write_chunk(engine, records=records, **args) is True
     assert counts(engine, batch.id) == (1, 4, 6)
     # The same chunk again, even with different contents, is ignored as a whole.
-    changed = [record(i) for i in range(0, 4)]
+    changed = [record(i) for i in range(4)]
     assert crud.write_chunk(engine, records=changed, **args) is False
     assert counts(engine, batch.id) == (1, 4, 6)
     p = crud.progress(engine, batch.id)

@@ -1,0 +1,121 @@
+"""Seat policy, playing chunks, and batch validation (no database)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import workers.play
+from engines.core import OptionError, match_seed
+from workers.batches import plan_batch, unique_labels
+from workers.play import play_chunk
+from workers.seating import seat_agents
+
+
+@given(n=st.integers(1, 6), first=st.integers(0, 10_000))
+def test_rotate_seats_every_agent_in_every_seat_equally(n: int, first: int) -> None:
+    seen = [seat_agents(n, "rotate", i) for i in range(first, first + n)]
+    for order in seen:
+        assert sorted(order) == list(range(n))
+    for seat in range(n):
+        assert sorted(order[seat] for order in seen) == list(range(n))
+
+
+def test_rotate_pairs_and_fixed() -> None:
+    assert seat_agents(2, "rotate", 0) == [0, 1]
+    assert seat_agents(2, "rotate", 1) == [1, 0]
+    assert seat_agents(3, "fixed", 5) == [0, 1, 2]
+    with pytest.raises(ValueError, match="seat policy"):
+        seat_agents(2, "shuffle", 0)
+
+
+def plan(**overrides: object):  # type: ignore[no-untyped-def]
+    args: dict = {
+        "game": "alquerque",
+        "players": None,
+        "options": {},
+        "agents": ["mcts:iterations=20", "random"],
+        "matches": 6,
+        "seed": 11,
+        "seat_policy": None,
+        "chunk_size": 3,
+        "max_plies": None,
+    }
+    args.update(overrides)
+    return plan_batch(**args)
+
+
+def test_plan_fills_labels_policy_and_defaults() -> None:
+    p = plan()
+    assert p.players == 2
+    assert p.labels == ["mcts(iterations=20)", "random"]
+    assert p.seat_policy == "rotate"
+    assert p.agents[0]["name"] == "mcts" and p.agents[0]["iterations"] == 20
+    assert p.options == {"no_capture_limit": 50} or set(p.options) >= {"no_capture_limit"}
+    same = plan(agents=["random"], chunk_size=None)
+    assert same.labels == ["random", "random#2"]
+    assert same.seat_policy == "fixed"
+    assert 1 <= same.chunk_size <= 5000
+    assert plan(seed=None).seed != plan(seed=None).seed
+    assert unique_labels(["a", "b", "a", "a"]) == ["a", "b", "a#2", "a#3"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"game": "chess"}, "game"),
+        ({"players": 3}, "players"),
+        ({"options": {"colour": "red"}}, "options.colour"),
+        ({"agents": ["random", "mcts:iterations=-5"]}, "agents[1].iterations"),
+        ({"agents": ["random", "nobody"]}, "agents[1].name"),
+        ({"agents": ["random", "random", "random"]}, "players"),
+        ({"agents": []}, "agents"),
+        ({"matches": 0}, "matches"),
+        ({"seed": -1}, "seed"),
+        ({"seat_policy": "shuffle"}, "seat_policy"),
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"max_plies": 0}, "max_plies"),
+        ({"stop_rule": ["not", "an", "object"]}, "stop_rule"),
+    ],
+)
+def test_bad_requests_name_the_field(overrides: dict, field: str) -> None:
+    with pytest.raises(OptionError) as info:
+        plan(**overrides)
+    assert info.value.field == field
+
+
+def test_chunks_replay_identically_whatever_the_chunking() -> None:
+    p = plan()
+    whole = play_chunk(p, 0, 6)
+    tail = play_chunk(p, 3, 6)
+    assert [r.moves for r in whole[3:]] == [r.moves for r in tail]
+    assert [r.match_index for r in whole] == list(range(6))
+    assert all(r.ok and r.plies == len(r.moves) for r in whole)
+    assert [r.seed for r in whole] == [match_seed(11, i) for i in range(6)]
+    # Rotation: the mcts agent (index 0) sits in seat 0 in even matches, seat 1 in odd ones.
+    for r in whole:
+        by_seat = {s.seat: s.agent_index for s in r.seats}
+        assert by_seat == ({0: 0, 1: 1} if r.match_index % 2 == 0 else {0: 1, 1: 0})
+        assert {s.agent_label for s in r.seats} == {"mcts(iterations=20)", "random"}
+        assert sum(s.win_share for s in r.seats) == pytest.approx(1.0)
+        assert sorted(s.rank for s in r.seats) in ([1, 1], [1, 2])
+
+
+def test_a_match_that_raises_is_recorded_and_the_rest_go_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    p = plan()
+    real = workers.play.play_match
+
+    def flaky(game, agents, seed, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if seed == match_seed(p.seed, 4):
+            raise RuntimeError("engine exploded")
+        return real(game, agents, seed, *args, **kwargs)
+
+    monkeypatch.setattr(workers.play, "play_match", flaky)
+    records = play_chunk(p, 3, 6)
+    assert [r.ok for r in records] == [True, False, True]
+    failed = records[1]
+    assert failed.error == "RuntimeError: engine exploded"
+    assert failed.seats == [] and failed.moves == () and failed.ended_by == "error"
