@@ -1,0 +1,143 @@
+"""Distributed mode end to end: the API and real Celery workers over a private Redis and
+PostgreSQL, with workers killed, Redis restarted and PostgreSQL stopped mid-batch."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+import pytest
+from service_fixtures import Service, pg_cluster, redis_server, service_factory, wait_for
+from sqlalchemy import text
+
+__all__ = ["pg_cluster", "redis_server", "service_factory"]
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(180)]
+
+FAST = {"game": "alquerque", "agents": ["random", "random"]}
+SLOW = {"game": "alquerque", "agents": [{"name": "mcts", "iterations": 10}, "random"]}
+"""About 20 ms a match: long enough to kill a worker in the middle of a chunk."""
+
+
+def assert_every_index_once(service: Service, batch: dict, players: int = 2) -> None:
+    indices = service.stored_indices(batch["id"])
+    assert indices == list(range(batch["matches"]))
+    from storage.db import get_engine
+
+    with get_engine(service.database_url).connect() as conn:
+        seats = conn.execute(
+            text("SELECT count(*) FROM seat_result WHERE batch_id = :b"), {"b": batch["id"]}
+        ).scalar()
+        chunk_total = conn.execute(
+            text("SELECT sum(done) + sum(failed) FROM chunk WHERE batch_id = :b"),
+            {"b": batch["id"]},
+        ).scalar()
+    assert seats == batch["matches"] * players
+    assert chunk_total == batch["matches"]
+
+
+def test_two_workers_store_every_index_once_and_the_answers_agree(service_factory) -> None:
+    service = service_factory(workers=2)
+    submitted = service.submit(**FAST, matches=300, chunk_size=15, seed=7)
+    assert submitted["status"] == "queued"
+    batch = service.wait_finished(submitted["id"])
+    assert batch["status"] == "done"
+    assert batch["progress"]["done"] == 300
+    assert batch["progress"]["chunks_written"] == 20
+    assert_every_index_once(service, batch)
+
+    client = service.api.client
+    csv_lines = client.get(f"/batches/{batch['id']}/export?format=csv").text.strip().splitlines()
+    assert len(csv_lines) == 1 + 300 * 2
+    page = client.get(f"/batches/{batch['id']}/matches", params={"limit": 1000}).json()
+    wins = sum(m["returns"][0] for m in page["items"])
+    report = client.get(f"/batches/{batch['id']}/report")
+    if report.status_code == 200:
+        body = report.text
+        assert batch["id"] in body or "seat" in body
+    detail = client.get(f"/batches/{batch['id']}/matches/123").json()
+    assert detail["index"] == 123 and len(detail["moves"]) == detail["plies"]
+    assert 0 <= wins <= 300
+    # Both workers took part.
+    from storage.db import get_engine
+
+    with get_engine(service.database_url).connect() as conn:
+        names = conn.execute(
+            text("SELECT count(DISTINCT worker) FROM chunk WHERE batch_id = :b"),
+            {"b": batch["id"]},
+        ).scalar()
+    assert names == 2
+
+
+def test_killing_a_worker_three_times_loses_and_duplicates_nothing(service_factory) -> None:
+    service = service_factory(workers=2)
+    submitted = service.submit(**SLOW, matches=240, chunk_size=4, seed=11)
+    for _ in range(3):
+        wait_for(
+            lambda: service.batch(submitted["id"])["progress"]["chunks_written"] > 0,
+            60,
+            "a first chunk",
+        )
+        time.sleep(0.7)
+        service.workers.kill(0)
+        service.workers.start(0)
+    batch = service.wait_finished(submitted["id"], timeout=120)
+    assert batch["status"] == "done"
+    assert_every_index_once(service, batch)
+
+
+def test_a_batch_survives_a_redis_restart(service_factory) -> None:
+    service = service_factory(workers=2)
+    submitted = service.submit(**SLOW, matches=200, chunk_size=4, seed=12)
+    wait_for(
+        lambda: service.batch(submitted["id"])["progress"]["chunks_written"] >= 3, 60, "progress"
+    )
+    service.redis.stop()
+    time.sleep(1.0)
+    service.redis.start()  # empty: the queued chunks and the cursor are gone
+    batch = service.wait_finished(submitted["id"], timeout=120)
+    assert batch["status"] == "done"
+    assert_every_index_once(service, batch)
+
+
+def test_chunks_retry_while_postgresql_is_down(service_factory) -> None:
+    service = service_factory(workers=2)
+    submitted = service.submit(**SLOW, matches=200, chunk_size=4, seed=13)
+    wait_for(
+        lambda: service.batch(submitted["id"])["progress"]["chunks_written"] >= 3, 60, "progress"
+    )
+    service.pg.stop()
+    time.sleep(3.0)
+    service.pg.start()
+    batch = service.wait_finished(submitted["id"], timeout=120)
+    assert batch["status"] == "done"
+    assert_every_index_once(service, batch)
+    retried = "".join(p.read_text() for p in service.folder.glob("worker*.log"))
+    assert "retrying" in retried
+
+
+def test_cancel_stops_new_chunks_and_lets_running_ones_finish(service_factory) -> None:
+    service = service_factory(workers=2)
+    submitted = service.submit(**SLOW, matches=2000, chunk_size=4, seed=14)
+    wait_for(
+        lambda: service.batch(submitted["id"])["progress"]["chunks_written"] >= 4, 60, "progress"
+    )
+    answer = service.api.client.post(f"/batches/{submitted['id']}/cancel")
+    cancelled_at = datetime.now().astimezone()
+    assert answer.status_code == 200 and answer.json()["status"] == "cancelled"
+    time.sleep(2.0)  # running chunks finish; queued ones must be skipped
+    batch = service.batch(submitted["id"])
+    assert batch["status"] == "cancelled"
+    from storage.db import get_engine
+
+    with get_engine(service.database_url).connect() as conn:
+        chunks = conn.execute(
+            text("SELECT finished_at, duration FROM chunk WHERE batch_id = :b"),
+            {"b": submitted["id"]},
+        ).all()
+    assert 4 <= len(chunks) < 500
+    latest_start = max(finished - timedelta(seconds=duration) for finished, duration in chunks)
+    assert latest_start <= cancelled_at + timedelta(seconds=0.05)
+    # Nothing more arrives later either.
+    time.sleep(1.0)
+    assert service.batch(submitted["id"])["progress"]["chunks_written"] == len(chunks)
