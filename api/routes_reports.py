@@ -1,5 +1,62 @@
-"""Report routes of the HTTP API."""
+"""Report routes of the HTTP API: a batch's report as JSON, CSV or HTML, and batch comparison.
 
-from fastapi import APIRouter
+Routes are plain functions (run in the thread pool) because a report over millions of matches is
+CPU work; unknown batches raise LookupError, which the app answers with 404.
+"""
 
-router = APIRouter(tags=["reports"])
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import HTMLResponse, PlainTextResponse
+
+from analysis.compare import compare
+from analysis.render_html import render_html
+from analysis.report import build_report, to_csv
+from api.auth import require_read
+from storage.db import get_engine
+
+router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)])
+
+
+@router.get("/batches/{batch_id}/report", summary="A batch's report (JSON)")
+def report_json(batch_id: str) -> dict[str, Any]:
+    """Seats, first-player advantage, agents, pairings, shape, komi, game section and SPRT."""
+    return build_report(get_engine(), batch_id)
+
+
+@router.get(
+    "/batches/{batch_id}/report.csv",
+    response_class=PlainTextResponse,
+    summary="A batch's report (long CSV: section,item,value)",
+)
+def report_csv(batch_id: str) -> PlainTextResponse:
+    """The report as CSV, one figure a line."""
+    report = build_report(get_engine(), batch_id)
+    return PlainTextResponse(
+        to_csv(report),
+        media_type="text/csv; charset=utf-8",
+        headers={
+            "Content-Disposition": f'attachment; filename="report-{report["batch"]["id"]}.csv"'
+        },
+    )
+
+
+@router.get(
+    "/batches/{batch_id}/report.html",
+    response_class=HTMLResponse,
+    summary="A batch's report as a self-contained HTML page",
+)
+def report_html(batch_id: str) -> HTMLResponse:
+    """Tables and inline SVG figures; viewing it needs no network."""
+    return HTMLResponse(render_html(build_report(get_engine(), batch_id)))
+
+
+@router.get("/compare", summary="Compare two batches (differences a − b)")
+def compare_batches(
+    a: Annotated[str, Query(min_length=1, description="First batch id (or unique prefix)")],
+    b: Annotated[str, Query(min_length=1, description="Second batch id (or unique prefix)")],
+) -> dict[str, Any]:
+    """First-player advantage and per-seat win-share differences with intervals and p-values."""
+    return compare(get_engine(), a, b)

@@ -114,3 +114,52 @@ def store_batch(
         part = [r for r in records if start <= r.match_index < stop]
         crud.write_chunk(engine, batch_id=batch.id, start=start, stop=stop, records=part, duration=0.1)
     return engine, batch.id
+
+
+CLASSIC_ROWS_TOP_FIRST = (
+    (15, 1, 1, 10, 1, 1, 1, 15),
+    (1, 30, 1, 5, 5, 1, 1, 1),
+    (1, 1, 20, 1, 1, 20, 1, 1),
+    (1, 5, 1, 50, 50, 1, 5, 1),
+    (1, 5, 1, 50, 50, 1, 5, 1),
+    (1, 1, 20, 1, 1, 20, 1, 1),
+    (1, 1, 1, 5, 5, 1, 30, 1),
+    (15, 1, 1, 1, 10, 1, 1, 15),
+)
+CLASSIC_VALUES = [v for row in reversed(CLASSIC_ROWS_TOP_FIRST) for v in row]
+"""Square values in a1..h1, a2..h2, ... order."""
+
+
+def alveoles_stats(owners: Sequence[int], rows: Sequence[int] = (0, 0), players: int = 2) -> dict:
+    """A stats() dict like the engine's for a finished game with the given square owners."""
+    tiers = sorted(set(CLASSIC_VALUES), reverse=True)
+    per_seat = []
+    for s in range(players):
+        by_value = {str(t): 0 for t in tiers}
+        for sq, o in enumerate(owners):
+            if o == s:
+                by_value[str(CLASSIC_VALUES[sq])] += 1
+        square_points = sum(CLASSIC_VALUES[sq] for sq, o in enumerate(owners) if o == s)
+        per_seat.append(
+            {
+                "points": square_points + 100 * rows[s],
+                "square_points": square_points,
+                "squares": sum(by_value.values()),
+                "squares_by_value": by_value,
+                "row_bonuses": rows[s],
+                "column_bonuses": 0,
+                "block_bonuses": 0,
+                "bonus_points": 100 * rows[s],
+                "replays": 3,
+            }
+        )
+    return {"per_seat": per_seat, "owners": "".join(str(o) for o in owners)}
+
+
+def alveoles_outcome(st: dict) -> Outcome:
+    """(win shares, points) of a stats dict: highest points win, ties share."""
+    pts = [float(p["points"]) for p in st["per_seat"]]
+    top = max(pts)
+    winners = [p == top for p in pts]
+    share = 1.0 / sum(winners)
+    return ([share if w else 0.0 for w in winners], pts)

@@ -1,0 +1,128 @@
+"""Report figures. Each function takes a DataFrame (columns in its docstring) and ``ax=None``
+and returns the axes it drew on; with no axes given it makes a new Agg figure (no display)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+SIZE = (6.4, 3.2)
+COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#c4a000", "#75507b", "#ce5c00", "#555753")
+
+
+def new_axes(size: tuple[float, float] = SIZE) -> Axes:
+    """A fresh axes on its own figure (object-oriented API, safe in threads)."""
+    fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)  # no pyplot, no global state: safe in API threads
+    return fig.add_subplot()
+
+
+def _errors(df: pd.DataFrame, value: str) -> np.ndarray:
+    v = df[value].to_numpy(float)
+    lo = np.nan_to_num(v - df["ci_low"].to_numpy(float), nan=0.0)
+    hi = np.nan_to_num(df["ci_high"].to_numpy(float) - v, nan=0.0)
+    return np.vstack([np.clip(lo, 0, None), np.clip(hi, 0, None)])
+
+
+def seat_shares(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Win share per seat with its interval and the fair share. Columns: seat, win_share,
+    ci_low, ci_high, expected."""
+    ax = ax or new_axes()
+    y = np.arange(len(df))
+    ax.barh(y, df["win_share"], xerr=_errors(df, "win_share"), color=COLOURS[0], capsize=4)
+    if len(df):
+        ax.axvline(float(df["expected"].iloc[0]), color="#888", ls="--", lw=1, label="fair share")
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_yticks(y, [f"seat {s}" for s in df["seat"]])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("win share (95 % interval)")
+    ax.set_title("Seat balance")
+    return ax
+
+
+def agent_scores(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Score per agent with its interval. Columns: agent, score, ci_low, ci_high."""
+    ax = ax or new_axes()
+    y = np.arange(len(df))
+    colours = [COLOURS[i % len(COLOURS)] for i in range(len(df))]
+    ax.barh(y, df["score"], xerr=_errors(df, "score"), color=colours, capsize=4)
+    ax.set_yticks(y, [str(a) for a in df["agent"]])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("score: mean win share (95 % interval)")
+    ax.set_title("Agents")
+    return ax
+
+
+def plies_histogram(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Game lengths. Columns: left, right (bin edges), count."""
+    ax = ax or new_axes()
+    left = df["left"].to_numpy(float)
+    width = df["right"].to_numpy(float) - left
+    ax.bar(left, df["count"], width=width, align="edge", color=COLOURS[2], edgecolor="white")
+    ax.set_xlabel("plies")
+    ax.set_ylabel("matches")
+    ax.set_title("Game length")
+    return ax
+
+
+def heat_map(df: pd.DataFrame, ax: Axes | None = None, title: str = "") -> Axes:
+    """8 × 8 probabilities. Index: rows 1..8, columns: a..h (the board as seen by seat 0)."""
+    ax = ax or new_axes((3.6, 3.4))
+    grid = df.sort_index(ascending=False).to_numpy(float)
+    image = ax.imshow(grid, cmap="viridis", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(grid.shape[1]), [str(c) for c in df.columns])
+    ax.set_yticks(range(grid.shape[0]), [str(r) for r in df.sort_index(ascending=False).index])
+    for r in range(grid.shape[0]):
+        for c in range(grid.shape[1]):
+            v = grid[r, c]
+            if np.isfinite(v):
+                ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                        color="white" if v < 0.6 else "black")  # fmt: skip
+    fig = ax.get_figure(root=True)
+    if fig is not None:
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_title(title or "P(owns square)")
+    return ax
+
+
+def tier_shares(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Share of each value tier's squares taken, grouped by tier. Columns: group, tier, share."""
+    ax = ax or new_axes()
+    tiers = sorted(df["tier"].unique(), reverse=True)
+    groups = list(dict.fromkeys(df["group"]))
+    width = 0.8 / max(1, len(groups))
+    x = np.arange(len(tiers))
+    for g, name in enumerate(groups):
+        part = df[df["group"] == name].set_index("tier").reindex(tiers)
+        ax.bar(x + g * width, part["share"], width, label=str(name), color=COLOURS[g % 7])
+    ax.set_xticks(x + width * (len(groups) - 1) / 2, [str(t) for t in tiers])
+    ax.set_xlabel("square value")
+    ax.set_ylabel("share of the tier's squares")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    ax.set_title("Squares taken by value tier")
+    return ax
+
+
+def to_svg(ax: Axes) -> str:
+    """The axes' figure as an inline ``<svg>`` element (text kept as text)."""
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "playtester"}):
+        fig = ax.get_figure(root=True)
+        if not isinstance(fig, Figure):
+            raise TypeError("axes are not attached to a figure")
+        fig.savefig(buf, format="svg")
+    svg = buf.getvalue()
+    start = svg.find("<svg")
+    svg = svg[start:]
+    # Let the page size the figure: keep the viewBox, drop the fixed physical size.
+    return re.sub(r'(<svg[^>]*?) width="[^"]*" height="[^"]*"', r"\1", svg, count=1)
