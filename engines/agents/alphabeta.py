@@ -9,7 +9,7 @@ by the ply count at the end of a game so that faster wins and slower losses are 
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 from engines.core import Action, AgentType, Game, Option, Seat, State
 
@@ -31,8 +31,18 @@ class AlphaBetaAgent:
     compulsory capture sequences. Equal best moves at the root are chosen with the agent's rng.
     """
 
-    def __init__(self, game: Game, rng: random.Random, depth: int = 4, nodes: int = 0) -> None:
+    def __init__(
+        self,
+        game: Game,
+        rng: random.Random,
+        depth: int = 4,
+        nodes: int = 0,
+        evaluator: Callable[[State, Seat], float] | None = None,
+    ) -> None:
+        """``evaluator(state, seat)`` replaces ``state.evaluate(seat)`` at the horizon; a
+        game's levels use it to search with their own heuristic."""
         self.rng = rng
+        self.evaluator = evaluator
         self.depth = depth
         self.nodes = nodes
         self.count = 0
@@ -110,6 +120,8 @@ class AlphaBetaAgent:
         actions = state.ordered_actions()
         forced = len(actions) == 1 and ply < 3 * iteration
         if depth <= 0 and not forced:
+            if self.evaluator is not None:
+                return self.evaluator(state, self.root_seat)
             return state.evaluate(self.root_seat)
         if tt_move is not None and tt_move in actions:
             actions = [tt_move] + [a for a in actions if a != tt_move]

@@ -1,0 +1,275 @@
+"""The Alquerque board: 25-bit bitboards, precomputed lines, move generation, action codes.
+
+Points are numbered ``row * 5 + column`` (a1 = 0, e1 = 4, a2 = 5, ..., e5 = 24), row 0 on
+White's side. A board is two Python ints, one bit per point for White and for Black.
+
+Actions are the path of landing points written as base-26 digits, most significant first, each
+digit being ``point + 1``: the simple move ``b2-c3`` (6 -> 12) is ``7 * 26 + 13`` and the capture
+``a1xc3xe3`` (0 -> 12 -> 14) is ``(1 * 26 + 13) * 26 + 15``. The integer depends only on the
+move, not on the position, so it is stable, and a longer capture has a larger code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeAlias
+
+from engines.core import Action
+
+Point: TypeAlias = int
+"""0..24, ``row * 5 + column``."""
+Bitboard: TypeAlias = int
+"""A set of points, bit ``p`` for point ``p``."""
+
+SIZE = 5
+POINTS = SIZE * SIZE
+FULL: Bitboard = (1 << POINTS) - 1
+WHITE, BLACK = 0, 1
+COLOURS = ("white", "black")
+BASE = 26  # one digit per landing point, point + 1, so no digit is 0
+MAX_PATH = 13  # a capture takes at most 12 pieces: 13 landing points
+
+
+def point_name(p: Point) -> str:
+    """``a1``..``e5``."""
+    return "abcde"[p % SIZE] + str(p // SIZE + 1)
+
+
+def point_of(name: str) -> Point | None:
+    """The point named ``name`` (lower case), or None."""
+    if len(name) != 2 or name[0] not in "abcde" or name[1] not in "12345":
+        return None
+    return (int(name[1]) - 1) * SIZE + "abcde".index(name[0])
+
+
+def _has_diagonals(p: Point) -> bool:
+    return (p % SIZE + p // SIZE) % 2 == 0
+
+
+def _on_board(col: int, row: int) -> bool:
+    return 0 <= col < SIZE and 0 <= row < SIZE
+
+
+_DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1))
+
+
+def _line_mask(dc: int, dr: int, reach: int) -> Bitboard:
+    """Points from which a line runs ``reach`` steps in direction (dc, dr)."""
+    mask = 0
+    for p in range(POINTS):
+        col, row = p % SIZE, p // SIZE
+        if dc and dr and not _has_diagonals(p):
+            continue
+        if _on_board(col + reach * dc, row + reach * dr):
+            mask |= 1 << p
+    return mask
+
+
+# (mask of origins, shift) per direction; positive shifts move bits up.
+_JUMP_DIRS = tuple((_line_mask(dc, dr, 2), dr * SIZE + dc) for dc, dr in _DIRECTIONS)
+# Simple moves: forward (towards the opponent) or sideways, per colour.
+_STEP_DIRS = tuple(
+    tuple((_line_mask(dc, dr, 1), dr * SIZE + dc) for dc, dr in _DIRECTIONS if dr * forward >= 0)
+    for forward in (1, -1)
+)
+# JUMPS[p]: (bit jumped over, bit landed on, landing point) for every jump line from p.
+JUMPS: tuple[tuple[tuple[Bitboard, Bitboard, Point], ...], ...] = tuple(
+    tuple((1 << (p + s), 1 << (p + 2 * s), p + 2 * s) for mask, s in _JUMP_DIRS if mask >> p & 1)
+    for p in range(POINTS)
+)
+NEIGHBOURS: tuple[frozenset[Point], ...] = tuple(
+    frozenset(p + s for mask, s in (*_STEP_DIRS[0], *_STEP_DIRS[1]) if mask >> p & 1)
+    for p in range(POINTS)
+)
+# Simple moves by code: the (from | to) bits to flip, and whether the move is sideways.
+SIMPLE_MOVES: dict[Action, tuple[Bitboard, bool]] = {
+    (p + 1) * BASE + q + 1: ((1 << p) | (1 << q), abs(p - q) == 1)
+    for p in range(POINTS)
+    for q in NEIGHBOURS[p]
+}
+_ROW_BITS = tuple(sum(1 << (r * SIZE + c) for c in range(SIZE)) for r in range(SIZE))
+_DIAGONAL_POINTS: Bitboard = sum(1 << p for p in range(POINTS) if _has_diagonals(p))
+START_WHITE: Bitboard = _ROW_BITS[0] | _ROW_BITS[1] | (1 << 13) | (1 << 14)
+START_BLACK: Bitboard = _ROW_BITS[3] | _ROW_BITS[4] | (1 << 10) | (1 << 11)
+
+
+def encode_path(path: Iterable[Point]) -> Action:
+    """The action of a path of landing points (two or more)."""
+    code = 0
+    for p in path:
+        code = code * BASE + p + 1
+    return code
+
+
+def decode_path(action: Action) -> list[Point]:
+    """The landing points of an action; ``ValueError`` when it is no path on this board."""
+    if not isinstance(action, int) or action < BASE:
+        raise ValueError(f"{action!r} is not an Alquerque action")
+    path: list[Point] = []
+    while action:
+        action, digit = divmod(action, BASE)
+        if digit == 0:
+            raise ValueError("digit 0 in an Alquerque action")
+        path.append(digit - 1)
+    if len(path) > MAX_PATH:
+        raise ValueError("path too long for an Alquerque action")
+    path.reverse()
+    return path
+
+
+def _chains(p: Point, code: Action, enemy: Bitboard, empty: Bitboard, out: list[Action]) -> None:
+    """Append every complete capture sequence continuing from ``p`` (path so far: ``code``)."""
+    extended = False
+    for over, land, q in JUMPS[p]:
+        if enemy & over and empty & land:
+            extended = True
+            # The mover leaves p, the jumped piece goes at once, the landing point fills.
+            _chains(q, code * BASE + q + 1, enemy ^ over, empty ^ over ^ land ^ (1 << p), out)
+    if not extended:
+        out.append(code)
+
+
+def _row_moves(colour: int, row: int, own: int, window: int) -> tuple[Action, ...]:
+    """Sorted simple-move codes of the pieces ``own`` (5 bits) on ``row``.
+
+    ``window`` holds 10 bits of empty points: the row behind in its low half and the row ahead
+    in its high half, seen from White; for Black the row ahead (row - 1) is the low half.
+    """
+    low_row = row if colour == WHITE else row - 1
+    codes = []
+    for col in range(SIZE):
+        if own >> col & 1:
+            p = row * SIZE + col
+            for mask, s in _STEP_DIRS[colour]:
+                q = p + s
+                if mask >> p & 1 and window >> (q - low_row * SIZE) & 1:
+                    codes.append((p + 1) * BASE + q + 1)
+    return tuple(sorted(codes))
+
+
+# Simple moves of one row depend only on that row's pieces and the empty points of the row and
+# the row ahead: filled on first use, keyed by (row * 5) << 15 | pieces | window << 5.
+_ROW_TABLES: tuple[dict[int, tuple[Action, ...]], dict[int, tuple[Action, ...]]] = ({}, {})
+_ROW_SHIFTS = tuple(range(0, POINTS, SIZE))
+_M_E, _M_W, _M_N, _M_S, _M_NE, _M_NW, _M_SE, _M_SW = (mask for mask, _ in _JUMP_DIRS)
+
+
+def capture_origins(own: Bitboard, enemy: Bitboard) -> Bitboard:
+    """Pieces of ``own`` that can capture some piece of ``enemy`` right now."""
+    # Unrolled over the eight directions: this runs after every move.
+    e = enemy << 6
+    f = (FULL ^ own ^ enemy) << 12
+    return own & (
+        (_M_E & (e >> 7) & (f >> 14))
+        | (_M_W & (e >> 5) & (f >> 10))
+        | (_M_N & (e >> 11) & (f >> 22))
+        | (_M_S & (e >> 1) & (f >> 2))
+        | (_M_NE & (e >> 12) & (f >> 24))
+        | (_M_NW & (e >> 10) & (f >> 20))
+        | (_M_SE & (e >> 2) & (f >> 4))
+        | (_M_SW & e & f)
+    )
+
+
+def _middle_mask(dc: int, dr: int) -> Bitboard:
+    """Points that can be jumped over along direction (dc, dr), in either sense."""
+    mask = 0
+    for p in range(POINTS):
+        col, row = p % SIZE, p // SIZE
+        if dc and dr and not _has_diagonals(p):
+            continue
+        if _on_board(col - dc, row - dr) and _on_board(col + dc, row + dr):
+            mask |= 1 << p
+    return mask
+
+
+_V_EW, _V_NS, _V_NE, _V_NW = (_middle_mask(dc, dr) for dc, dr in ((1, 0), (0, 1), (1, 1), (-1, 1)))
+
+
+def can_capture(own: Bitboard, enemy: Bitboard) -> bool:
+    """True when ``own`` has a capture: an enemy piece with ``own`` and an empty point on
+    either side along a line."""
+    # Seen from the jumped piece, one pair of shifts serves both senses of a line.
+    e = FULL ^ own ^ enemy
+    return bool(
+        enemy
+        & (
+            _V_EW & ((own << 1 & e >> 1) | (own >> 1 & e << 1))
+            | _V_NS & ((own << 5 & e >> 5) | (own >> 5 & e << 5))
+            | _V_NE & ((own << 6 & e >> 6) | (own >> 6 & e << 6))
+            | _V_NW & ((own << 4 & e >> 4) | (own >> 4 & e << 4))
+        )
+    )
+
+
+def generate(own: Bitboard, enemy: Bitboard, colour: int) -> tuple[list[Action], bool]:
+    """Legal actions (sorted) for ``own`` to move against ``enemy``; True if they capture."""
+    empty = FULL ^ own ^ enemy
+    out: list[Action] = []
+    # can_capture(), inlined: this runs after nearly every move of every playout.
+    e = empty
+    if enemy & (
+        _V_EW & ((own << 1 & e >> 1) | (own >> 1 & e << 1))
+        | _V_NS & ((own << 5 & e >> 5) | (own >> 5 & e << 5))
+        | _V_NE & ((own << 6 & e >> 6) | (own >> 6 & e << 6))
+        | _V_NW & ((own << 4 & e >> 4) | (own >> 4 & e << 4))
+    ):
+        origins = capture_origins(own, enemy)
+        while origins:
+            low = origins & -origins
+            origins ^= low
+            p = low.bit_length() - 1
+            _chains(p, p + 1, enemy, empty, out)
+        out.sort()
+        return out, True
+    table = _ROW_TABLES[colour]
+    # Black's row ahead is the one below: shift it up so both colours read a 10-bit window.
+    source = empty if colour == WHITE else empty << SIZE
+    for shift in _ROW_SHIFTS:
+        pieces = own >> shift & 31
+        if pieces:
+            key = shift << 15 | pieces | (source >> shift & 1023) << 5
+            moves = table.get(key)
+            if moves is None:
+                moves = table[key] = _row_moves(colour, shift // SIZE, pieces, key >> 5 & 1023)
+            out += moves  # rows come in order and each row's codes are sorted
+    return out, False
+
+
+def count_steps(own: Bitboard, empty: Bitboard, colour: int) -> int:
+    """Number of simple moves ``own`` would have (captures ignored)."""
+    total = 0
+    for mask, s in _STEP_DIRS[colour]:
+        total += (own & mask & ((empty >> s) if s > 0 else (empty << -s))).bit_count()
+    return total
+
+
+def longest_chain(own: Bitboard, enemy: Bitboard) -> int:
+    """Most pieces one capture by ``own`` would take now (0 when it has none)."""
+    origins = capture_origins(own, enemy)
+    if not origins:
+        return 0
+    empty = FULL ^ own ^ enemy
+    out: list[Action] = []
+    while origins:
+        low = origins & -origins
+        origins ^= low
+        p = low.bit_length() - 1
+        _chains(p, p + 1, enemy, empty, out)
+    return len(decode_path(max(out))) - 1
+
+
+def hanging(attacker: Bitboard, victim: Bitboard, empty: Bitboard) -> int:
+    """How many ``victim`` pieces ``attacker`` could jump right now (first jumps only)."""
+    hit = 0
+    for mask, s in _JUMP_DIRS:
+        if s > 0:
+            hit |= ((attacker & mask & (victim >> s) & (empty >> (2 * s))) << s) & victim
+        else:
+            hit |= ((attacker & mask & (victim << -s) & (empty << (-2 * s))) >> -s) & victim
+    return hit.bit_count()
+
+
+def supported(own: Bitboard, colour: int) -> int:
+    """Pieces with a friend right behind them (on the same column), so not jumpable head-on."""
+    return (own & (own << SIZE) if colour == WHITE else own & (own >> SIZE)).bit_count()
