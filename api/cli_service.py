@@ -1,1 +1,200 @@
-"""Service commands (serve, submit, status) register on the main CLI app."""
+"""Service commands: ``serve`` (the HTTP API), ``submit`` and ``status`` (talk to a server),
+``worker`` (a Celery worker for distributed mode)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from api.cli import app, err, fail, out, parse_options, parse_stop, split_agents, user_errors
+from api.client import ServiceClient, ServiceError
+from engines.registry import spec_from_text
+from storage.settings import get_settings
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+ServerOption = Annotated[
+    str, typer.Option("--server", "-s", help="Base URL of the playtester API.")
+]
+KeyOption = Annotated[
+    str | None,
+    typer.Option("--api-key", help="Bearer key for writes (default: API_KEY).", show_default=False),
+]
+
+
+def _client(server: str, api_key: str | None) -> ServiceClient:
+    return ServiceClient(server, api_key=api_key or get_settings().api_key)
+
+
+def _service_error(exc: ServiceError) -> None:
+    where = f" ({exc.field})" if exc.field else ""
+    fail(f"{exc}{where}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    processes: Annotated[int, typer.Option(help="uvicorn worker processes.")] = 1,
+    migrate: Annotated[
+        bool, typer.Option(help="Create or upgrade the database schema first.")
+    ] = True,
+) -> None:
+    """Run the HTTP API (uvicorn). With BROKER_URL unset, batches run in local processes."""
+    import uvicorn
+
+    from storage.db import upgrade
+
+    if migrate:
+        with user_errors():
+            upgrade()
+    uvicorn.run("api.app:app", host=host, port=port, workers=processes, log_level="info")
+
+
+@app.command()
+def worker(
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", "-c", help="Processes (default: all cores).")
+    ] = None,
+    loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "info",
+) -> None:
+    """Start a Celery worker (same as `celery -A workers worker`); needs BROKER_URL."""
+    if not get_settings().broker_url:
+        fail("a worker needs BROKER_URL (e.g. redis://host:6379/0) and DATABASE_URL")
+    from workers.celery_app import app as celery_app
+
+    argv = ["worker", f"--loglevel={loglevel}"]
+    if concurrency is not None:
+        argv.append(f"--concurrency={concurrency}")
+    celery_app.worker_main(argv)
+
+
+def _agent_specs(text: str) -> list[dict[str, Any]]:
+    return [spec_from_text(piece) for piece in split_agents(text)]
+
+
+@app.command()
+def submit(
+    game: Annotated[str, typer.Argument(help="Game name (see `playtester games`).")],
+    agents: Annotated[
+        str,
+        typer.Option("--agents", "-a", help="Agents by seat: hard,mcts:iterations=200,random."),
+    ],
+    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 100,
+    players: Annotated[int | None, typer.Option(help="Players (default: as for run).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Batch seed (default: random).")] = None,
+    seat_policy: Annotated[str | None, typer.Option(help="rotate or fixed.")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
+    ] = None,
+    option_file: Annotated[
+        list[str] | None, typer.Option("--option-file", help="Game option key=path.json.")
+    ] = None,
+    max_plies: Annotated[int | None, typer.Option(help="Ply cap (a draw when hit).")] = None,
+    chunk_size: Annotated[int | None, typer.Option(help="Matches per task.")] = None,
+    stop: Annotated[str | None, typer.Option(help="Stopping rule, as for run.")] = None,
+    wait: Annotated[bool, typer.Option(help="Show progress until the batch ends.")] = False,
+    server: ServerOption = DEFAULT_SERVER,
+    api_key: KeyOption = None,
+) -> None:
+    """Submit a batch to a playtester server and print its id."""
+    with user_errors():
+        specs = _agent_specs(agents)
+        body: dict[str, Any] = {
+            "game": game,
+            "agents": specs,
+            "matches": matches,
+            "options": parse_options(option or [], option_file or []),
+        }
+        if players is None and len(specs) > 1:
+            players = len(specs)
+        extras = {
+            "players": players,
+            "seed": seed,
+            "seat_policy": seat_policy,
+            "max_plies": max_plies,
+            "chunk_size": chunk_size,
+            "stop_rule": parse_stop(stop),
+        }
+        body.update({k: v for k, v in extras.items() if v is not None})
+    with _client(server, api_key) as client:
+        try:
+            batch = client.submit(body)
+        except ServiceError as exc:
+            _service_error(exc)
+        out.print(batch["id"])
+        err.print(
+            f"batch {batch['id']} queued: {batch['matches']} matches of {batch['game']}, "
+            f"chunks of {batch['chunk_size']}; follow it with "
+            f"`playtester status {batch['id']} --server {server}`",
+            highlight=False,
+        )
+        if wait:
+            _follow(client, batch["id"])
+
+
+def _follow(client: ServiceClient, batch_id: str, interval: float = 1.0) -> dict[str, Any]:
+    """Poll a batch and draw a progress bar (rate, ETA) until it ends."""
+    batch = client.batch(batch_id)
+    columns = (
+        TextColumn("[bold]{task.fields[batch]}[/bold] {task.fields[status]}"),
+        BarColumn(),
+        TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("", total=batch["matches"], batch=batch["id"], status="", rate="")
+        while True:
+            progress = batch.get("progress") or {}
+            rate = progress.get("rate")
+            bar.update(
+                task,
+                completed=progress.get("finished", 0),
+                status=batch["status"],
+                rate=f"{rate:,.0f} matches/s" if rate else "",
+            )
+            if batch["status"] in {"done", "failed", "cancelled"}:
+                break
+            time.sleep(interval)
+            batch = client.batch(batch_id)
+    progress = batch.get("progress") or {}
+    line = (
+        f"batch {batch['id']} {batch['status']}: {progress.get('done', 0)} played, "
+        f"{progress.get('failed', 0)} failed"
+    )
+    if batch.get("error"):
+        line += f" — {batch['error']}"
+    out.print(line, highlight=False)
+    return batch
+
+
+@app.command()
+def status(
+    batch_id: Annotated[str, typer.Argument(help="Batch id (or a unique prefix).")],
+    server: ServerOption = DEFAULT_SERVER,
+    api_key: KeyOption = None,
+    follow: Annotated[bool, typer.Option(help="Show a progress bar until the batch ends.")] = True,
+    interval: Annotated[float, typer.Option(help="Seconds between polls.")] = 1.0,
+) -> None:
+    """Progress of a batch on a server: a bar with rate and ETA until it is done."""
+    with _client(server, api_key) as client:
+        try:
+            if follow:
+                batch = _follow(client, batch_id, interval)
+            else:
+                batch = client.batch(batch_id)
+                progress = batch.get("progress") or {}
+                out.print(
+                    f"{batch['id']} {batch['status']} {progress.get('finished', 0)}/"
+                    f"{batch['matches']}",
+                    highlight=False,
+                )
+        except ServiceError as exc:
+            _service_error(exc)
+    if batch["status"] == "failed":
+        raise typer.Exit(1)

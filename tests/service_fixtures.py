@@ -129,8 +129,11 @@ class RedisServer:
         if redis_server is None:
             pytest.skip("redis-server is not installed")
         self.process = subprocess.Popen(
-            [redis_server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-            + ["--appendonly", "no", "--dir", str(self.folder), "--maxmemory-policy", "noeviction"],
+            [
+                *(redis_server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
+                *("--appendonly", "no", "--dir", str(self.folder)),
+                *("--maxmemory-policy", "noeviction"),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -209,8 +212,10 @@ class Api:
         self.url = f"http://127.0.0.1:{self.port}"
         log = open(folder / "api.log", "ab")  # noqa: SIM115 - the child owns it
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)]
-            + ["--host", "127.0.0.1", "--log-level", "warning"],
+            [
+                *(sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)),
+                *("--host", "127.0.0.1", "--log-level", "warning"),
+            ],
             env=env,
             cwd=ROOT,
             stdout=log,

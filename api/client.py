@@ -1,0 +1,98 @@
+"""A small HTTP client of the playtester API, used by ``playtester submit`` and ``status``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+
+class ServiceError(RuntimeError):
+    """The server refused a request or could not be reached; the message says why."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.field = field
+
+
+class ServiceClient:
+    """Talks to one playtester server; ``api_key`` is sent as a Bearer token when given."""
+
+    def __init__(
+        self,
+        server: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        http: httpx.Client | None = None,
+    ) -> None:
+        self.server = server.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # ``http`` lets a caller bring its own client (an in-process test client, a proxy).
+        self.http = http or httpx.Client(base_url=self.server, timeout=timeout)
+        self.http.headers.update(headers)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> ServiceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self.http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise ServiceError(f"cannot reach {self.server}: {exc}") from exc
+        if response.status_code >= 400:
+            try:
+                body = response.json()
+                message = str(body.get("message") or body.get("detail") or response.text)
+                field = body.get("field")
+            except ValueError:
+                message, field = response.text.strip() or response.reason_phrase, None
+            if response.status_code == 401:
+                message += " (set API_KEY or pass --api-key)"
+            raise ServiceError(message, status=response.status_code, field=field)
+        if response.headers.get("content-type", "").startswith("application/json"):
+            return response.json()
+        return response.text
+
+    def submit(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /batches: the accepted batch (id, status, links)."""
+        result: dict[str, Any] = self._call("POST", "/batches", json=body)
+        return result
+
+    def batch(self, batch_id: str) -> dict[str, Any]:
+        """GET /batches/{id}: the batch with its progress."""
+        result: dict[str, Any] = self._call("GET", f"/batches/{batch_id}")
+        return result
+
+    def batches(self, **filters: Any) -> dict[str, Any]:
+        """GET /batches: a page of batches (filters: game, status, limit, offset)."""
+        params = {k: v for k, v in filters.items() if v is not None}
+        result: dict[str, Any] = self._call("GET", "/batches", params=params)
+        return result
+
+    def cancel(self, batch_id: str) -> dict[str, Any]:
+        """POST /batches/{id}/cancel."""
+        result: dict[str, Any] = self._call("POST", f"/batches/{batch_id}/cancel")
+        return result
+
+    def report(self, batch_id: str) -> Any:
+        """GET /batches/{id}/report (JSON)."""
+        return self._call("GET", f"/batches/{batch_id}/report")
+
+    def health(self) -> dict[str, Any]:
+        """GET /healthz."""
+        try:
+            response = self.http.get("/healthz")
+        except httpx.HTTPError as exc:
+            raise ServiceError(f"cannot reach {self.server}: {exc}") from exc
+        result: dict[str, Any] = response.json()
+        return result
