@@ -1,0 +1,21 @@
+# The one image of playtester: api, worker, flower and migrate all run it.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1
+
+WORKDIR /app
+
+COPY pyproject.toml README.md ./
+COPY engines ./engines
+COPY workers ./workers
+COPY api ./api
+COPY analysis ./analysis
+COPY storage ./storage
+RUN pip install ".[service]" \
+    && useradd --create-home --uid 1000 playtester
+
+USER playtester
+EXPOSE 8000 5555
+CMD ["playtester", "serve", "--host", "0.0.0.0", "--port", "8000"]
