@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -435,22 +436,20 @@ def batches(
         if not found:
             out.print("no batches yet; start one with `playtester run`")
             return
-        table = Table()
-        for name in ("id", "created", "game", "agents", "status", "done", "failed", "matches"):
-            table.add_column(
-                name, justify="right" if name in ("done", "failed", "matches") else "left"
-            )
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for name in ("id", "created", "game", "status", "progress"):
+            table.add_column(name, no_wrap=True)
+        table.add_column("agents", overflow="fold", ratio=1, min_width=12)
         for b in found:
             p = crud.progress(engine, b.id)
+            failed = f", {p.failed} failed" if p.failed else ""
             table.add_row(
                 b.id,
-                b.created_at.strftime("%Y-%m-%d %H:%M"),
+                b.created_at.strftime("%m-%d %H:%M"),
                 f"{b.game}/{b.players}",
-                " vs ".join(b.labels),
                 b.status,
-                str(p.done),
-                str(p.failed),
-                str(b.matches),
+                f"{p.done + p.failed}/{b.matches}{failed}",
+                " vs ".join(b.labels),
             )
         out.print(table)
 
@@ -550,7 +549,7 @@ def main() -> None:
         message = describe_error(exc)
         if message is None:
             raise
-        err.print(f"[red]error:[/red] {message}", highlight=False)
+        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -81,7 +81,15 @@ def _create_engine(url: str) -> Engine:
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    # An unreachable server should fail in seconds, not hang a command or a worker.
+    postgres = make_url(url).get_backend_name() == "postgresql"
+    return create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=10,
+        connect_args={"connect_timeout": 10} if postgres else {},
+    )
 
 
 def get_engine(url: str | None = None) -> Engine:

@@ -1,0 +1,72 @@
+"""Bad input and unreachable databases: one ``error:`` line, exit code 2, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app
+
+runner = CliRunner()
+
+
+def check_one_line_error(exit_code: int, stderr: str, expected: str) -> None:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert exit_code == 2, stderr
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), stderr
+    assert expected in lines[0]
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run", "chess", "--agents", "random"], "unknown game 'chess'"),
+        (["run", "alquerque", "--agents", "random,nobody"], "unknown agent 'nobody'"),
+        (["run", "alquerque", "--agents", "mcts:iterations=lots"], "iterations"),
+        (["run", "alquerque", "--agents", "random", "-o", "colour=red"], "unknown option 'colour'"),
+        (["run", "alquerque", "--agents", "random", "--players", "3"], "2 players, not 3"),
+        (["run", "alquerque", "--agents", "random,random,random"], "2 players, not 3"),
+        (["run", "alquerque", "--agents", "random", "--matches", "0"], "matches must be"),
+        (["run", "alquerque", "--agents", "random", "-o", "nonsense"], "key=value"),
+        (
+            ["run", "alquerque", "--agents", "random", "--option-file", "x=/nope.json"],
+            "cannot read",
+        ),
+        (["show", "feedbeef"], "no batch 'feedbeef'"),
+        (["replay", "feedbeef", "0"], "no batch 'feedbeef'"),
+        (["resume", "ab"], "at least 4"),
+    ],
+)
+def test_bad_input_gives_one_line(args: list[str], expected: str, sqlite_url: str) -> None:
+    result = runner.invoke(app, [*args, "--db", sqlite_url])
+    check_one_line_error(result.exit_code, result.stderr, expected)
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+def test_the_installed_entry_point_prints_no_traceback(tmp_path: object) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from api.cli import main; main()", "run", "chess", "-a", "random"],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        timeout=120,
+    )
+    check_one_line_error(done.returncode, done.stderr, "unknown game 'chess'")
+
+
+def test_an_unreachable_database_is_named() -> None:
+    # Port 1 on localhost refuses connections at once.
+    url = "postgresql+psycopg://postgres@127.0.0.1:1/nowhere"
+    result = runner.invoke(app, ["batches", "--db", url])
+    check_one_line_error(result.exit_code, result.stderr, "cannot use the database")
+    assert "127.0.0.1:1" in result.stderr
+
+
+def test_a_sqlite_file_in_a_missing_folder_is_named(tmp_path: object) -> None:
+    result = runner.invoke(app, ["batches", "--db", f"sqlite:///{tmp_path}/no/such/dir/x.db"])
+    check_one_line_error(result.exit_code, result.stderr, "does not exist")
