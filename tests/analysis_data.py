@@ -4,7 +4,6 @@ real storage layer (``create_batch`` + ``write_chunk``) in a throwaway SQLite fi
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,9 +41,7 @@ def seat_frame(
     )
 
 
-def two_player_outcomes(
-    m: int, p_seat0: float, draw: float = 0.0, seed: int = 0
-) -> list[Outcome]:
+def two_player_outcomes(m: int, p_seat0: float, draw: float = 0.0, seed: int = 0) -> list[Outcome]:
     """Matches where seat 0 wins with probability ``p_seat0`` among decisive games."""
     rng = np.random.default_rng(seed)
     out: list[Outcome] = []
@@ -59,7 +56,7 @@ def two_player_outcomes(
 
 
 def store_batch(
-    path: Path,
+    url: str,
     *,
     game: str,
     players: int,
@@ -74,8 +71,7 @@ def store_batch(
     chunk: int = 500,
     options: dict[str, Any] | None = None,
 ) -> tuple[Engine, str]:
-    """Store a batch with the given per-match outcomes; return (engine, batch id)."""
-    url = f"sqlite:///{path}"
+    """Store a batch with the given per-match outcomes at ``url``; return (engine, batch id)."""
     upgrade(url)
     engine = get_engine(url)
     plan = BatchPlan(
@@ -112,7 +108,9 @@ def store_batch(
     for start in range(0, total, chunk):
         stop = min(start + chunk, total)
         part = [r for r in records if start <= r.match_index < stop]
-        crud.write_chunk(engine, batch_id=batch.id, start=start, stop=stop, records=part, duration=0.1)
+        crud.write_chunk(
+            engine, batch_id=batch.id, start=start, stop=stop, records=part, duration=0.1
+        )
     return engine, batch.id
 
 

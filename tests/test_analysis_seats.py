@@ -1,0 +1,92 @@
+"""Seat balance and first-player advantage on synthetic results with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from analysis_data import seat_frame, two_player_outcomes
+from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.seats import agent_scores, first_player_advantage, seat_balance, seat_test
+from analysis.tidy import to_wide
+
+
+def fixed_wins(wins: int, games: int) -> list:
+    return [((1.0, 0.0), (1.0, 0.0))] * wins + [((0.0, 1.0), (0.0, 1.0))] * (games - wins)
+
+
+def test_600_wins_of_1000_give_wilson_and_exact_sign_test() -> None:
+    df = seat_frame(fixed_wins(600, 1000), ["a", "b"])
+    before = df.copy(deep=True)
+    bal = seat_balance(df, 2)
+    pd.testing.assert_frame_equal(df, before)  # inputs are never mutated
+    row = bal.iloc[0]
+    lo, hi = proportion_confint(600, 1000, method="wilson")
+    assert row["win_share"] == pytest.approx(0.6)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
+    assert row["interval"] == "wilson"
+    assert row["p_value"] == pytest.approx(sps.binomtest(600, 1000).pvalue)
+    assert row["expected"] == 0.5
+    assert bal.iloc[1]["win_share"] == pytest.approx(0.4)
+    fpa = first_player_advantage(bal)
+    assert fpa["estimate"] == pytest.approx(0.1)
+    assert fpa["ci_low"] == pytest.approx(lo - 0.5) and fpa["ci_high"] == pytest.approx(hi - 0.5)
+
+
+def test_draws_use_the_normal_interval_and_the_sign_test_skips_them() -> None:
+    outcomes = fixed_wins(300, 500) + [((0.5, 0.5), (0.5, 0.5))] * 100
+    bal = seat_balance(seat_frame(outcomes, ["a", "b"]), 2)
+    row = bal.iloc[0]
+    x = np.array([1.0] * 300 + [0.0] * 200 + [0.5] * 100)
+    half = 1.959963984540054 * x.std(ddof=1) / np.sqrt(x.size)
+    assert row["interval"] == "normal"
+    assert row["win_share"] == pytest.approx(x.mean())
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((x.mean() - half, x.mean() + half))
+    assert row["p_value"] == pytest.approx(sps.binomtest(300, 500).pvalue)
+
+
+def test_fair_coin_shows_no_advantage_in_most_seeds() -> None:
+    found = 0
+    for seed in range(40):
+        bal = seat_balance(seat_frame(two_player_outcomes(400, 0.5, seed=seed), ["a", "b"]), 2)
+        fpa = first_player_advantage(bal)
+        found += not (fpa["ci_low"] <= 0 <= fpa["ci_high"])
+    assert found <= 6  # 5 % expected: 2 of 40; 6 would be very unusual
+
+
+def test_three_players_use_chi_square() -> None:
+    rng = np.random.default_rng(5)
+    winners = rng.choice(3, size=900, p=[0.4, 0.3, 0.3])
+    outcomes = [
+        (tuple(float(s == w) for s in range(3)), tuple(float(s == w) for s in range(3)))
+        for w in winners
+    ]
+    df = seat_frame(outcomes, ["a", "b", "c"])
+    bal = seat_balance(df, 3)
+    counts = np.bincount(winners, minlength=3)
+    for s in range(3):
+        ref = sps.chisquare([counts[s], 900 - counts[s]], [300, 600])
+        assert bal.iloc[s]["p_value"] == pytest.approx(ref.pvalue)
+        assert bal.iloc[s]["expected"] == pytest.approx(1 / 3)
+    overall = seat_test(to_wide(df, 3))
+    assert overall["p_value"] == pytest.approx(sps.chisquare(counts).pvalue)
+    assert overall["df"] == 2
+
+
+def test_agent_scores_keep_the_first_version_columns() -> None:
+    df = seat_frame(fixed_wins(600, 1000), ["a", "b"])
+    scores = agent_scores(df)
+    assert list(scores.columns) == ["agent", "games", "score", "ci_low", "ci_high", "mean_points"]
+    assert scores["score"].tolist() == pytest.approx([0.5, 0.5])
+    assert scores["games"].tolist() == [1000, 1000]
+
+
+def test_incomplete_matches_are_dropped_and_order_does_not_matter() -> None:
+    df = seat_frame(fixed_wins(6, 10), ["a", "b"])
+    shuffled = df.sample(frac=1.0, random_state=1)
+    broken = shuffled[~((shuffled["match_index"] == 3) & (shuffled["seat"] == 1))]
+    w = to_wide(broken, 2)
+    assert w.matches == 9 and 3 not in w.match_index.tolist()
+    assert w.match_index.tolist() == sorted(w.match_index.tolist())

@@ -1,0 +1,119 @@
+"""Statistics building blocks against SciPy, statsmodels and closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+from statsmodels.stats.proportion import (
+    confint_proportions_2indep,
+    proportion_confint,
+)
+from statsmodels.stats.proportion import (
+    test_proportions_2indep as wald_test_2indep,
+)
+
+from analysis import stats
+
+
+def test_wilson_matches_statsmodels_for_600_of_1000() -> None:
+    lo, hi = stats.wilson_interval(600, 1000)
+    ref = proportion_confint(600, 1000, alpha=0.05, method="wilson")
+    assert lo == pytest.approx(ref[0], abs=1e-12)
+    assert hi == pytest.approx(ref[1], abs=1e-12)
+    assert 0.569 < lo < 0.570 and 0.629 < hi < 0.630
+
+
+@given(st.integers(0, 500), st.integers(1, 500))
+@settings(max_examples=60, deadline=None)
+def test_wilson_contains_the_estimate_and_matches_statsmodels(k: int, extra: int) -> None:
+    n = k + extra
+    lo, hi = stats.wilson_interval(k, n)
+    ref = proportion_confint(k, n, alpha=0.05, method="wilson")
+    assert lo == pytest.approx(ref[0], abs=1e-9) and hi == pytest.approx(ref[1], abs=1e-9)
+    assert lo <= k / n <= hi
+
+
+def test_sign_test_is_the_exact_binomial() -> None:
+    assert stats.sign_test(600, 1000) == pytest.approx(sps.binomtest(600, 1000, 0.5).pvalue)
+    # 600 of 1000 is 6.3 standard errors from a fair coin: the two-sided p is about 3e-10.
+    assert 1e-10 < stats.sign_test(600, 1000) < 1e-9
+    assert stats.sign_test(5, 10) == pytest.approx(1.0)
+    assert math.isnan(stats.sign_test(0, 0))
+
+
+def test_chisquare_matches_scipy_with_fractional_counts() -> None:
+    obs = [410.5, 300.0, 289.5]
+    stat, df, p = stats.chisquare_gof(obs, [1, 1, 1])
+    ref = sps.chisquare(obs)
+    assert stat == pytest.approx(ref.statistic) and p == pytest.approx(ref.pvalue) and df == 2
+
+
+def test_normal_interval_by_hand() -> None:
+    lo, hi = stats.normal_interval(0.5, 0.25, 100)
+    assert lo == pytest.approx(0.5 - 1.959963984540054 * 0.05)
+    assert hi == pytest.approx(0.5 + 1.959963984540054 * 0.05)
+
+
+def test_elo_closed_forms() -> None:
+    assert stats.elo_from_score(0.5) == 0.0
+    assert stats.elo_from_score(0.75) == pytest.approx(400 * math.log10(3))
+    assert stats.elo_from_score(0.0) == -math.inf and stats.elo_from_score(1.0) == math.inf
+    assert stats.score_from_elo(400) == pytest.approx(10 / 11)
+
+
+@given(st.floats(-1500, 1500))
+def test_elo_and_score_are_inverse(elo: float) -> None:
+    assert stats.elo_from_score(stats.score_from_elo(elo)) == pytest.approx(elo, abs=1e-6)
+
+
+@pytest.mark.parametrize(("wins", "losses"), [(60, 40), (10, 10), (3, 9), (1000, 950)])
+def test_los_closed_form(wins: int, losses: int) -> None:
+    ref = sps.norm.cdf((wins - losses) / math.sqrt(wins + losses))
+    assert stats.los(wins, losses) == pytest.approx(ref)
+
+
+def test_pentanomial_variance_on_a_hand_made_pair_table() -> None:
+    # 10 pairs scoring 0, ½, ½, 1, 1, 1, 1½, 1½, 2, 2 points out of 2.
+    mean, var = stats.pentanomial([1, 2, 3, 2, 2])
+    assert mean == pytest.approx(0.55)
+    assert var == pytest.approx(0.0975)
+    with pytest.raises(ValueError, match="five"):
+        stats.pentanomial([1, 2, 3])
+
+
+def test_trinomial_by_hand() -> None:
+    mean, var = stats.trinomial(wins=5, draws=2, losses=3)
+    assert mean == pytest.approx(0.6)
+    assert var == pytest.approx((5 * 0.16 + 2 * 0.01 + 3 * 0.36) / 10)
+
+
+def test_elo_interval_maps_the_score_interval() -> None:
+    elo, lo, hi = stats.elo_with_interval(0.6, 0.24, 1000)
+    s_lo, s_hi = stats.normal_interval(0.6, 0.24, 1000)
+    assert elo == pytest.approx(-400 * math.log10(1 / 0.6 - 1))
+    assert lo == pytest.approx(stats.elo_from_score(s_lo))
+    assert hi == pytest.approx(stats.elo_from_score(s_hi))
+
+
+def test_two_sample_difference_matches_statsmodels_wald() -> None:
+    ka, na, kb, nb = 560, 1000, 500, 900
+    pa, pb = ka / na, kb / nb
+    est, lo, hi, p = stats.two_sample_difference(pa, pa * (1 - pa), na, pb, pb * (1 - pb), nb)
+    ref_lo, ref_hi = confint_proportions_2indep(ka, na, kb, nb, method="wald", compare="diff")
+    ref = wald_test_2indep(ka, na, kb, nb, method="wald", compare="diff")
+    assert est == pytest.approx(pa - pb)
+    assert lo == pytest.approx(ref_lo) and hi == pytest.approx(ref_hi)
+    assert p == pytest.approx(ref.pvalue)
+
+
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=60))
+@settings(max_examples=60, deadline=None)
+def test_weighted_quantiles_match_numpy(data: list[int]) -> None:
+    values, counts = np.unique(data, return_counts=True)
+    got = stats.weighted_quantiles(values, counts, [0.1, 0.5, 0.9])
+    assert got == pytest.approx(np.quantile(np.array(data, float), [0.1, 0.5, 0.9]).tolist())
