@@ -1,0 +1,214 @@
+"""HTTP API: validation answers 422 naming the field, keys guard writes, reads shape results."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+
+import pyarrow.parquet as pq
+import pytest
+from api_support import client_for, make_api
+from sqlalchemy import text
+
+GOOD = {"game": "alquerque", "agents": ["random", "random"], "matches": 10, "chunk_size": 5}
+
+
+@pytest.fixture
+def api(migrated_sqlite_url: str):
+    app, dispatcher = make_api(migrated_sqlite_url)
+    with client_for(app) as client:
+        yield client, dispatcher, migrated_sqlite_url
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"game": "chess"}, "game"),
+        ({"agents": ["random", "nobody"]}, "agents[1].name"),
+        ({"options": {"colour": "red"}}, "options.colour"),
+        ({"players": 3}, "players"),
+        ({"agents": ["random", {"name": "mcts", "iterations": -4}]}, "agents[1].iterations"),
+        ({"agents": ["random", {"name": "mcts", "depth": 2}]}, "agents[1].depth"),
+        ({"matches": 10**7 + 1}, "matches"),
+        ({"matches": 0}, "matches"),
+        ({"seat_policy": "shuffle"}, "seat_policy"),
+        ({"seed": -1}, "seed"),
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"agents": []}, "agents"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_bad_input_is_422_naming_the_field(api, change: dict, field: str) -> None:
+    client, dispatcher, _ = api
+    response = client.post("/batches", json={**GOOD, **change})
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["field"] == field
+    assert body["message"] and "Traceback" not in body["message"]
+    assert dispatcher.started == []
+
+
+def test_missing_fields_and_oversized_bodies(api) -> None:
+    client, _, _ = api
+    missing = client.post("/batches", json={"game": "alquerque", "agents": ["random"]})
+    assert missing.status_code == 422 and missing.json()["field"] == "matches"
+    huge = {**GOOD, "options": {"x": "y" * 100_000}}
+    response = client.post("/batches", json=huge)
+    assert response.status_code == 422 and response.json()["field"] == "body"
+    broken = client.post(
+        "/batches", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert broken.status_code == 422
+
+
+def test_submit_stores_the_batch_and_starts_it_once(api) -> None:
+    client, dispatcher, _ = api
+    response = client.post("/batches", json={**GOOD, "seed": 42})
+    assert response.status_code == 202
+    batch = response.json()
+    assert (
+        batch["status"] == "queued"
+        and batch["seed"] == 42
+        and batch["labels"] == ["random", "random#2"]
+    )
+    assert batch["links"]["report"].endswith(f"/batches/{batch['id']}/report")
+    assert dispatcher.started == [batch["id"]]
+    generated = client.post("/batches", json=GOOD).json()
+    assert isinstance(generated["seed"], int) and generated["seed"] >= 0
+
+
+def test_a_million_match_batch_creates_no_rows_or_tasks_per_match(api) -> None:
+    client, dispatcher, url = api
+    big = client.post("/batches", json={**GOOD, "matches": 1_000_000, "chunk_size": None})
+    assert big.status_code == 202
+    from storage.db import get_engine
+
+    with get_engine(url).connect() as conn:
+        rows = conn.execute(
+            text("SELECT (SELECT count(*) FROM match) + (SELECT count(*) FROM chunk)")
+        )
+        assert rows.scalar() == 0
+    assert dispatcher.started == [big.json()["id"]]
+    assert big.json()["chunk_size"] >= 1
+
+
+def test_reads_progress_matches_and_exports(api) -> None:
+    client, dispatcher, url = api
+    batch = client.post("/batches", json=GOOD).json()
+    from workers.chunks import run_chunk
+
+    run_chunk(batch["id"], 0, 5, database_url=url)
+    read = client.get(f"/batches/{batch['id']}").json()
+    assert read["status"] == "running"
+    assert read["progress"]["done"] == 5 and read["progress"]["chunks_total"] == 2
+    assert dispatcher.swept == [batch["id"]]
+    assert client.get(f"/batches/{batch['id'][:6]}").json()["id"] == batch["id"]
+
+    page = client.get(f"/batches/{batch['id']}/matches", params={"limit": 3, "offset": 1}).json()
+    assert [m["index"] for m in page["items"]] == [1, 2, 3]
+    first = page["items"][0]
+    assert len(first["seats"]) == 2 and sum(first["returns"]) == pytest.approx(1.0)
+    assert first["agents"] == [s["agent"] for s in first["seats"]]
+
+    detail = client.get(f"/batches/{batch['id']}/matches/4").json()
+    from engines import load_game, replay
+
+    final = replay(load_game("alquerque"), detail["moves"], detail["seed"])
+    assert final.is_terminal() or detail["ended_by"] == "move_limit"
+    assert client.get(f"/batches/{batch['id']}/matches/7").status_code == 404
+
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/batches/{batch['id']}/export").text)))
+    assert len(rows) == 10 and {r["match_index"] for r in rows} == {str(i) for i in range(5)}
+    parquet = client.get(f"/batches/{batch['id']}/export", params={"format": "parquet"})
+    table = pq.read_table(io.BytesIO(parquet.content))
+    assert table.num_rows == 10 and "win_share" in table.column_names
+    assert client.get(f"/batches/{batch['id']}/export", params={"format": "xls"}).status_code == 422
+
+    listed = client.get("/batches", params={"game": "alquerque", "status": "running"}).json()
+    assert [b["id"] for b in listed["items"]] == [batch["id"]]
+    assert client.get("/batches", params={"status": "done"}).json()["items"] == []
+
+
+def test_cancel_and_unknown_batches(api) -> None:
+    client, _, _ = api
+    batch = client.post("/batches", json=GOOD).json()
+    cancelled = client.post(f"/batches/{batch['id']}/cancel").json()
+    assert cancelled["status"] == "cancelled"
+    missing = client.get("/batches/ffffffffffff")
+    assert missing.status_code == 404 and "no batch" in missing.json()["message"]
+    assert client.post("/batches/ffffffffffff/cancel").status_code == 404
+
+
+def test_games_and_health(api) -> None:
+    client, _, _ = api
+    games = {g["name"]: g for g in client.get("/games").json()}
+    assert "alquerque" in games and any(a["name"] == "mcts" for a in games["alquerque"]["agents"])
+    health = client.get("/healthz")
+    assert health.status_code == 200 and health.json()["database"] == "ok"
+
+
+def test_health_names_an_unreachable_database(tmp_path) -> None:
+    app, _ = make_api(f"sqlite:///{tmp_path}/missing/nowhere.db")
+    with client_for(app) as client:
+        health = client.get("/healthz")
+    assert health.status_code == 503 and health.json()["database"].startswith("unreachable")
+
+
+def test_writes_need_the_key_when_it_is_set(migrated_sqlite_url: str) -> None:
+    app, _ = make_api(migrated_sqlite_url, api_key="s3cret")
+    with client_for(app) as client:
+        assert client.post("/batches", json=GOOD).status_code == 401
+        wrong = client.post("/batches", json=GOOD, headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and "API key" in wrong.json()["message"]
+        right = client.post("/batches", json=GOOD, headers={"Authorization": "Bearer s3cret"})
+        assert right.status_code == 202
+        assert client.post(f"/batches/{right.json()['id']}/cancel").status_code == 401
+        assert client.get("/batches").status_code == 200
+    app, _ = make_api(migrated_sqlite_url, api_key="s3cret", api_key_reads=True)
+    with client_for(app) as client:
+        assert client.get("/batches").status_code == 401
+        assert client.get("/batches", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+
+
+def test_cli_submit_and_status_through_the_api(api, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    import api.cli_service as cli_service
+    from api.cli import app as cli
+    from api.client import ServiceClient
+
+    client, dispatcher, url = api
+    monkeypatch.setattr(
+        cli_service,
+        "_client",
+        lambda server, key: ServiceClient(server, api_key=key, http=client_for(client.app)),
+    )
+    runner = CliRunner()
+    submitted = runner.invoke(
+        cli,
+        [
+            "submit",
+            "alquerque",
+            "--agents",
+            "random,mcts:iterations=5",
+            "-n",
+            "6",
+            "--chunk-size",
+            "3",
+        ],
+    )
+    assert submitted.exit_code == 0, submitted.output
+    batch_id = dispatcher.started[-1]
+    assert batch_id in submitted.output
+    from workers.chunks import run_chunk
+
+    run_chunk(batch_id, 0, 3, database_url=url)
+    run_chunk(batch_id, 3, 6, database_url=url)
+    started = time.monotonic()
+    status = runner.invoke(cli, ["status", batch_id, "--interval", "0.05"])
+    assert status.exit_code == 0, status.output
+    assert "done: 6 played, 0 failed" in status.output
+    assert time.monotonic() - started < 30
+    bad = runner.invoke(cli, ["submit", "alquerque", "--agents", "nobody", "-n", "5"])
+    assert bad.exit_code == 2 and "unknown agent" in bad.output
