@@ -71,7 +71,11 @@ def store_batch(
     chunk: int = 500,
     options: dict[str, Any] | None = None,
 ) -> tuple[Engine, str]:
-    """Store a batch with the given per-match outcomes at ``url``; return (engine, batch id)."""
+    """Store a batch with the given per-match outcomes at ``url``; return (engine, batch id).
+
+    ``plies``, ``ended_by`` and ``stats`` are called with the outcome's index; the match indices
+    listed in ``failed`` are stored as failed matches in between.
+    """
     upgrade(url)
     engine = get_engine(url)
     plan = BatchPlan(
@@ -96,6 +100,7 @@ def store_batch(
         if i in failed_set:
             records.append(MatchRecord(i, i, False, 0, "error", (), {}, 0.0, "ValueError: boom"))
             continue
+        j = len(records) - sum(1 for r in records if not r.ok)  # index into ``outcomes``
         win, pts = next(it)
         ranks = ranks_of(win, pts)
         seats = []
@@ -103,7 +108,7 @@ def store_batch(
             a = (s + i) % len(labels) if seat_policy == "rotate" else s % len(labels)
             seats.append(SeatRecord(s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
         records.append(
-            MatchRecord(i, i, True, plies(i), ended_by(i), (), stats(i), 0.01, None, seats)
+            MatchRecord(i, i, True, plies(j), ended_by(j), (), stats(j), 0.01, None, seats)
         )
     for start in range(0, total, chunk):
         stop = min(start + chunk, total)
