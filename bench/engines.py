@@ -1,0 +1,207 @@
+"""Engine speed: random playouts of every registered game, side by side with OpenSpiel.
+
+    .venv/bin/python -m bench.engines                 # every game, 3 rounds of ~2 s per loop
+    .venv/bin/python -m bench.engines --game alquerque --seconds 4 --rounds 5
+
+For each game, in the same run and interleaved round by round so that machine load hits both
+sides alike:
+- ours: ``new_initial_state``, ``legal_actions``, ``rng.choice``, ``apply`` (the unchecked path),
+  until the end or the game's ply cap;
+- OpenSpiel's closest game (``OPENSPIEL_GAMES``) through its Python loop (``legal_actions``,
+  ``random.choice``, ``apply_action``) and through its C++ loop (``evaluate_bots`` with two
+  ``make_uniform_random_bot``; plies read from the finished state's history).
+Times are CPU seconds of this process (``time.process_time``), so other work on the machine
+perturbs them less; each figure is the median over the rounds. It prints games/s, µs per ply and
+the ratios ours/OpenSpiel (below 1 = we are faster), then MCTS iterations per second at each
+game's opening (ours, and OpenSpiel's C++ ``MCTSBot`` with random rollouts as a yardstick).
+Results go to ``bench/results/engines.json``. Needs the ``bench`` extra (``open_spiel``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engines.agents.mcts import MctsAgent
+from engines.registry import game_names, load_game
+
+RESULTS = Path(__file__).resolve().parent / "results"
+OPENSPIEL_GAMES: dict[str, tuple[str, dict[str, Any]]] = {
+    "alquerque": ("checkers", {}),
+    "alveoles": ("dots_and_boxes", {"num_rows": 8, "num_cols": 8}),
+}
+"""Our game -> the OpenSpiel game closest to it in board size and kind of move."""
+
+Loop = Callable[[random.Random], tuple[int, int]]
+"""Plays some games; returns (games, plies)."""
+
+
+def timed(loop: Loop, seconds: float, seed: int) -> dict[str, float]:
+    """Run ``loop`` repeatedly for about ``seconds`` of CPU time; rates per game and ply."""
+    rng = random.Random(seed)
+    games = plies = 0
+    started = time.process_time()
+    while True:
+        g, p = loop(rng)
+        games += g
+        plies += p
+        spent = time.process_time() - started
+        if spent >= seconds:
+            break
+    return {
+        "games_per_s": games / spent,
+        "us_per_ply": 1e6 * spent / plies,
+        "plies_per_game": plies / games,
+    }
+
+
+def our_loop(name: str) -> Loop:
+    game = load_game(name)
+    cap = game.game_type.max_game_length
+
+    def loop(rng: random.Random) -> tuple[int, int]:
+        state = game.new_initial_state(rng.getrandbits(32))
+        plies = 0
+        while not state.is_terminal() and plies < cap:
+            state.apply(rng.choice(state.legal_actions()))
+            plies += 1
+        return 1, plies
+
+    return loop
+
+
+def openspiel_python_loop(name: str, params: dict[str, Any]) -> Loop:
+    import pyspiel
+
+    game = pyspiel.load_game(name, params)
+
+    def loop(rng: random.Random) -> tuple[int, int]:
+        state = game.new_initial_state()
+        plies = 0
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            plies += 1
+        return 1, plies
+
+    return loop
+
+
+def openspiel_cpp_loop(name: str, params: dict[str, Any]) -> Loop:
+    import pyspiel
+
+    game = pyspiel.load_game(name, params)
+    players = game.num_players()
+
+    def loop(rng: random.Random) -> tuple[int, int]:
+        bots = [pyspiel.make_uniform_random_bot(p, rng.getrandbits(31)) for p in range(players)]
+        state = game.new_initial_state()
+        pyspiel.evaluate_bots(state, bots, rng.getrandbits(31))  # plays ``state`` to the end
+        return 1, len(state.history())
+
+    return loop
+
+
+def mcts_rate(name: str, iterations: int) -> float:
+    """Our UCT iterations per CPU second from the opening (game-provided rollouts)."""
+    game = load_game(name)
+    agent = MctsAgent(game, random.Random(0), iterations=iterations)
+    state = game.new_initial_state(0)
+    started = time.process_time()
+    agent.search(state)
+    return iterations / (time.process_time() - started)
+
+
+def openspiel_mcts_rate(name: str, params: dict[str, Any], iterations: int) -> float:
+    import pyspiel
+
+    game = pyspiel.load_game(name, params)
+    evaluator = pyspiel.RandomRolloutEvaluator(1, 0)
+    bot = pyspiel.MCTSBot(game, evaluator, 1.4, iterations, 1000, False, 0, False)
+    started = time.process_time()
+    bot.step(game.new_initial_state())
+    return iterations / (time.process_time() - started)
+
+
+def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[str, Any]:
+    loops: dict[str, Loop] = {"ours": our_loop(name)}
+    baseline = OPENSPIEL_GAMES.get(name)
+    if baseline is not None:
+        loops["openspiel_python"] = openspiel_python_loop(*baseline)
+        loops["openspiel_cpp"] = openspiel_cpp_loop(*baseline)
+    for loop in loops.values():  # warm-up: imports, lazily filled tables
+        timed(loop, seconds / 4, 0)
+    runs: dict[str, list[dict[str, float]]] = {key: [] for key in loops}
+    for r in range(rounds):
+        for key, loop in loops.items():
+            runs[key].append(timed(loop, seconds, 1 + r))
+    out: dict[str, Any] = {"game": name}
+    for key, samples in runs.items():
+        out[key] = {
+            metric: statistics.median(s[metric] for s in samples)
+            for metric in ("games_per_s", "us_per_ply", "plies_per_game")
+        }
+    out["mcts_iterations_per_s"] = {"ours": mcts_rate(name, iterations)}
+    if baseline is not None:
+        out["openspiel_game"] = {"name": baseline[0], "params": baseline[1]}
+        for key in ("openspiel_python", "openspiel_cpp"):
+            out[f"ratio_us_per_ply_vs_{key}"] = out["ours"]["us_per_ply"] / out[key]["us_per_ply"]
+        out["mcts_iterations_per_s"]["openspiel_cpp"] = openspiel_mcts_rate(*baseline, iterations)
+    return out
+
+
+def report(row: dict[str, Any]) -> None:
+    name = row["game"]
+    print(f"\n{name}")
+    for key in ("ours", "openspiel_python", "openspiel_cpp"):
+        if key in row:
+            r = row[key]
+            label = key if key == "ours" else f"{key} ({row['openspiel_game']['name']})"
+            print(
+                f"  {label:<38} {r['games_per_s']:>10.1f} games/s {r['us_per_ply']:>8.2f} µs/ply "
+                f"{r['plies_per_game']:>7.1f} plies/game"
+            )
+    for key in ("openspiel_python", "openspiel_cpp"):
+        ratio = row.get(f"ratio_us_per_ply_vs_{key}")
+        if ratio is not None:
+            print(f"  ours/{key} µs per ply: {ratio:.2f}")
+    rates = row["mcts_iterations_per_s"]
+    print(
+        "  MCTS iterations/s at the opening: " + ", ".join(f"{k} {v:.0f}" for k, v in rates.items())
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per loop and round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--iterations", type=int, default=2000, help="MCTS iterations timed")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.game or game_names():
+        row = bench_game(name, args.seconds, args.rounds, args.iterations)
+        report(row)
+        rows.append(row)
+    alquerque = next((r for r in rows if r["game"] == "alquerque"), None)
+    if alquerque is not None and "openspiel_python" in alquerque:
+        met = alquerque["ours"]["us_per_ply"] <= alquerque["openspiel_python"]["us_per_ply"]
+        print(
+            "\ntarget (Alquerque µs/ply <= OpenSpiel checkers Python loop): "
+            + ("met" if met else "NOT met")
+        )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / "engines.json"
+    meta = {"python": platform.python_version(), "machine": platform.machine()}
+    out.write_text(json.dumps({"meta": meta, "games": rows}, indent=2))
+    print(f"written {out}")
+
+
+if __name__ == "__main__":
+    main()
