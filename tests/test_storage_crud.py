@@ -81,6 +81,24 @@ def test_rewriting_a_chunk_changes_nothing(db_url: str) -> None:
     assert stored.seed == 1003
 
 
+def test_overlapping_ranges_never_duplicate_an_index(db_url: str) -> None:
+    engine = get_engine(db_url)
+    batch = crud.create_batch(engine, plan=make_plan())
+    first = [record(i) for i in range(4)]
+    assert crud.write_chunk(engine, batch_id=batch.id, start=0, stop=4, records=first, duration=0.1)
+    # A range that was never part of the batch's chunking, overlapping the first chunk.
+    overlap = [record(i) for i in range(2, 6)]
+    assert crud.write_chunk(
+        engine, batch_id=batch.id, start=2, stop=6, records=overlap, duration=0.1
+    )
+    with engine.connect() as conn:
+        indices = conn.execute(
+            select(crud.MATCH.c.match_index).where(crud.MATCH.c.batch_id == batch.id)
+        ).scalars()
+        assert sorted(indices) == list(range(6))
+    assert counts(engine, batch.id) == (2, 6, 12)
+
+
 def test_write_chunk_rejects_records_outside_the_range(migrated_sqlite_url: str) -> None:
     engine = get_engine(migrated_sqlite_url)
     batch = crud.create_batch(engine, plan=make_plan())
