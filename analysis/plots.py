@@ -124,5 +124,6 @@ def to_svg(ax: Axes) -> str:
     svg = buf.getvalue()
     start = svg.find("<svg")
     svg = svg[start:]
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, count=1, flags=re.S)
     # Let the page size the figure: keep the viewBox, drop the fixed physical size.
     return re.sub(r'(<svg[^>]*?) width="[^"]*" height="[^"]*"', r"\1", svg, count=1)

@@ -1,0 +1,92 @@
+"""The HTML report opened in headless Chromium: the rendered DOM holds the figures and the
+numbers, and a screenshot is saved (under the test's temporary folder)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from analysis_data import alveoles_outcome, alveoles_stats, store_batch
+
+from analysis.render_html import render_html
+from analysis.report import build_report
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail("chromium is not installed (scripts/test installs the Debian package)")
+    return path
+
+
+def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    profile.mkdir()
+    return subprocess.run(
+        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+
+
+@pytest.mark.slow
+def test_html_report_renders_in_chromium(migrated_sqlite_url: str, tmp_path: Path) -> None:
+    from storage.db import get_engine
+
+    rng = np.random.default_rng(5)
+    stats = [alveoles_stats([int(rng.random() < 0.4) for _ in range(64)]) for _ in range(200)]
+    _, bid = store_batch(
+        migrated_sqlite_url,
+        game="alveoles",
+        players=2,
+        labels=["greedy", "random"],
+        outcomes=[alveoles_outcome(s) for s in stats],
+        stats=lambda i: stats[i],
+    )
+    report = build_report(get_engine(migrated_sqlite_url), bid)
+    page = tmp_path / "report.html"
+    page.write_text(render_html(report), encoding="utf-8")
+    text = page.read_text()
+    # Self-contained: nothing to fetch (namespace URIs in the SVG are names, not requests).
+    assert not re.search(r"(src|href)=[\"']?(https?:)?//|url\((?!#)|<script|<link|@import", text)
+
+    dom = run_chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
+    for fig in (
+        "fig-seats",
+        "fig-agents",
+        "fig-plies",
+        "fig-heat-seat0",
+        "fig-heat-agent-0",
+        "fig-heat-agent-1",
+        "fig-tiers",
+    ):
+        match = re.search(rf'<figure id="{fig}"[^>]*>\s*<svg', dom)
+        assert match, f"figure {fig} missing from the rendered page"
+    share = report["seats"][0]["win_share"]
+    assert f"{100 * share:.1f} %" in dom
+    assert report["batch"]["id"] in dom
+    assert "greedy owns the square" in dom  # SVG text is kept as text
+    fpa = report["first_player_advantage"]["estimate"]
+    assert f"<b>{100 * fpa:.1f} %</b>" in dom
+
+    shot = tmp_path / "report.png"
+    run_chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
