@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
@@ -27,6 +28,23 @@ class RecordingDispatcher:
 
     def broker_status(self) -> str:
         return "ok"
+
+
+def point_settings_at(monkeypatch: pytest.MonkeyPatch, database_url: str) -> None:
+    """Make the environment's settings name this database too, for code that reads them
+    directly (``storage.db.get_engine()`` without a URL) rather than through the app."""
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.delenv("BROKER_URL", raising=False)
+    get_settings.cache_clear()
+
+
+def forget_settings() -> None:
+    """Drop the cached settings so later tests read the restored environment."""
+    from storage.settings import get_settings
+
+    get_settings.cache_clear()
 
 
 def make_api(database_url: str, **settings: Any) -> tuple[FastAPI, RecordingDispatcher]:

@@ -8,17 +8,19 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-from api_support import client_for, make_api
+from api_support import client_for, forget_settings, make_api, point_settings_at
 from sqlalchemy import text
 
 GOOD = {"game": "alquerque", "agents": ["random", "random"], "matches": 10, "chunk_size": 5}
 
 
 @pytest.fixture
-def api(migrated_sqlite_url: str):
+def api(migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch):
+    point_settings_at(monkeypatch, migrated_sqlite_url)
     app, dispatcher = make_api(migrated_sqlite_url)
     with client_for(app) as client:
         yield client, dispatcher, migrated_sqlite_url
+    forget_settings()
 
 
 @pytest.mark.parametrize(
