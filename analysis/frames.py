@@ -86,6 +86,7 @@ def match_stats(engine: Engine, batch_id: str) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- report loaders
+FETCH_ROWS = 200_000
 # The report reads the seat table once, without its text columns, and lets SQL aggregate the
 # match table (lengths and endings), so a million-match batch costs one narrow scan.
 
@@ -99,13 +100,22 @@ def seat_results_numeric(
     reports over millions of rows cheap. Without ``labels`` the agent names are read from SQL
     (one row per agent).
     """
-    sql = text(
+    mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+    sql = (
         "SELECT match_index, seat, agent_index, points, win_share, rank FROM seat_result "
-        "WHERE batch_id = :b ORDER BY match_index, seat"
+        f"WHERE batch_id = {mark} ORDER BY match_index, seat"
     )
+    parts: list[np.ndarray] = []
     with engine.connect() as conn:
-        result = conn.execute(sql, {"b": batch_id})
-        data = np.array(result.fetchall(), dtype=np.float64).reshape(-1, 6)
+        # The DB-API cursor hands out plain tuples, which NumPy converts in C; SQLAlchemy rows
+        # would cost a Python-level lookup per value.
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql, (batch_id,))
+            while rows := cursor.fetchmany(FETCH_ROWS):
+                parts.append(np.array(rows, dtype=np.float64))
+        finally:
+            cursor.close()
         if labels is None:
             found = conn.execute(
                 text(
@@ -116,6 +126,7 @@ def seat_results_numeric(
             ).all()
             names = {int(i): str(a) for i, a in found}
             labels = [names.get(i, f"agent{i}") for i in range(max(names, default=-1) + 1)]
+    data = np.concatenate(parts) if parts else np.zeros((0, 6))
     codes = data[:, 2].astype(np.int64)
     agent = pd.Categorical.from_codes(codes, categories=pd.Index(list(labels)).unique())
     return pd.DataFrame(

@@ -167,3 +167,18 @@ def test_api_report_routes(alquerque_batch: tuple[str, str], monkeypatch) -> Non
         assert client.get("/compare", params={"a": bid}).status_code == 422
     finally:
         get_settings.cache_clear()
+
+
+def test_numeric_loader_matches_the_plain_seat_frame(db_url: str) -> None:
+    import pandas as pd
+
+    from analysis import frames
+
+    outcomes = two_player_outcomes(50, 0.55, draw=0.2, seed=6)
+    engine, bid = store_batch(db_url, game="alquerque", players=2, labels=["p", "q"],
+                              outcomes=outcomes, chunk=20)  # fmt: skip
+    plain = frames.seat_results(engine, bid)
+    fast = frames.seat_results_numeric(engine, bid, ["p", "q"])
+    unlabelled = frames.seat_results_numeric(engine, bid)
+    for frame in (fast, unlabelled):
+        pd.testing.assert_frame_equal(frame.assign(agent=frame["agent"].astype(object)), plain)
