@@ -1,9 +1,13 @@
-"""Les Alvéoles: rules (``GAME``) and its own computer players (``AGENTS``)."""
+"""Les Alvéoles: rules (``GAME``) and its own computer players (``AGENTS``).
 
+``greedy`` and the ``value`` strategy with its presets (``hunter``, ``white_pusher``,
+``bonus_builder``, ``cautious``) live here; the generic ``mcts`` and ``alphabeta`` players play it
+through the state's ``evaluate``/``rollout_action``/``ordered_actions`` hooks.
+"""
+
+from engines.alveoles.agents import AGENTS, GreedyAgent, ValueAgent
 from engines.alveoles.rules import Alveoles, AlveolesState
-from engines.core import AgentType
 
 GAME = Alveoles
-AGENTS: tuple[AgentType, ...] = ()
 
-__all__ = ["AGENTS", "GAME", "Alveoles", "AlveolesState"]
+__all__ = ["AGENTS", "GAME", "Alveoles", "AlveolesState", "GreedyAgent", "ValueAgent"]

@@ -49,8 +49,11 @@ def cascade(state: AlveolesState, first: Action | None = None) -> tuple[list[Clo
         if groove is None:
             if not forced:
                 break
-            best_sq = max(forced, key=lambda s: (values[s], -forced[s]))
-            groove = forced[best_sq]
+            if len(forced) == 1:
+                groove = next(iter(forced.values()))
+            else:
+                best_sq = max(forced, key=lambda s: (values[s], -forced[s]))
+                groove = forced[best_sq]
         replay = False
         inc = _INC[groove]
         for sq in GROOVE_SQUARES[groove]:
@@ -102,7 +105,11 @@ def _exposed_value(state: AlveolesState, groove: Action) -> int:
     """Value of the squares ``groove`` would leave with three plates (a cheap sacrifice price)."""
     values = state.game.values
     code = state._code
-    return sum(values[sq] for sq in GROOVE_SQUARES[groove] if code[sq] & 7 == 2)
+    total = 0
+    for sq in GROOVE_SQUARES[groove]:
+        if code[sq] & 7 == 2:
+            total += values[sq]
+    return total
 
 
 def evaluate(state: AlveolesState, seat: Seat) -> float:
@@ -150,10 +157,10 @@ def ordered_actions(state: AlveolesState) -> list[Action]:
     """Closing moves (most valuable first), then safe moves, then sacrifices cheapest first."""
     if state._forced:
         return sorted(state.legal_actions(), key=lambda g: -closing_value(state, g))
-    safe = safe_grooves(state)
-    if safe:
-        unsafe = state._unsafe
-        risky = [g for g in state._empty if unsafe >> g & 1]
-        return safe + sorted(risky, key=lambda g: _exposed_value(state, g))
-    seat = state._player
-    return sorted(state._empty, key=lambda g: handover(state, g, seat))
+    # Sacrifices are ranked by the value they leave 3-sided, a cheap stand-in for the whole
+    # chain (``handover``): the search itself and ``evaluate`` play the chain out.
+    unsafe = state._unsafe
+    risky = sorted(
+        (g for g in state._empty if unsafe >> g & 1), key=lambda g: _exposed_value(state, g)
+    )
+    return safe_grooves(state) + risky

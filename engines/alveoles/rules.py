@@ -308,6 +308,10 @@ class AlveolesState(State):
         """A copy of {3-sided square: its missing groove}."""
         return dict(self._forced)
 
+    def owned_masks(self) -> list[int]:
+        """A copy of each seat's owned squares as bitmasks (bit ``sq`` set = owned)."""
+        return self._owned[:]
+
     def square_points(self) -> list[int]:
         """Square points (no bonuses) of each seat so far."""
         return self._points[:]
@@ -335,7 +339,7 @@ class AlveolesState(State):
         return heuristics.ordered_actions(self)
 
     def key(self) -> Hashable:
-        return (self._filled, bytes(o + 1 for o in self._owner), self._player)
+        return (self._filled, tuple(self._owned), self._player)
 
     def __str__(self) -> str:
         return render(self)
