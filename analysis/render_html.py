@@ -86,7 +86,7 @@ def _seats(r: Mapping[str, Any]) -> str:
         rows,
         "seats",
     )
-    if r["seats"]:
+    if r["seats"] and r["seats"][0]["games"]:
         svg = plots.to_svg(plots.seat_shares(pd.DataFrame(r["seats"])))
         out += _figure("fig-seats", svg, "Win share per seat with 95 % intervals")
     f = r["first_player_advantage"]

@@ -182,3 +182,20 @@ def test_numeric_loader_matches_the_plain_seat_frame(db_url: str) -> None:
     unlabelled = frames.seat_results_numeric(engine, bid)
     for frame in (fast, unlabelled):
         pd.testing.assert_frame_equal(frame.assign(agent=frame["agent"].astype(object)), plain)
+
+
+def test_report_of_a_batch_with_nothing_played_yet(migrated_sqlite_url: str) -> None:
+    from analysis.render_html import render_html
+    from api.cli_reports import report_tables
+    from storage.db import get_engine
+
+    _, bid = store_batch(migrated_sqlite_url, game="alveoles", players=3,
+                         labels=["a", "b", "c"], outcomes=[], failed=[0, 1])  # fmt: skip
+    report = build_report(get_engine(migrated_sqlite_url), bid)
+    json.dumps(report, allow_nan=False)
+    assert report["seats"][0]["games"] == 0 and report["seats"][0]["win_share"] is None
+    assert report["agents"] == [] and report["pairings"] == [] and report["strengths"] == []
+    assert report["shape"]["failed"] == 2 and report["game"] is None
+    page = render_html(report)
+    assert page.startswith("<!DOCTYPE html>") and "fig-seats" not in page
+    assert report_tables(report)
