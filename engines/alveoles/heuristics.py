@@ -42,7 +42,7 @@ def cascade(state: AlveolesState, first: Action | None = None) -> tuple[list[Clo
     values = state.game.values
     nxt = state.game.next_seat
     player = state._player
-    placed = state._placed
+    placed = NUM_GROOVES - len(state._empty)
     closures: list[Closure] = []
     groove = first
     while True:

@@ -120,13 +120,14 @@ class AlveolesState(State):
         "_empty",
         "_filled",
         "_forced",
+        "_next",
         "_owned",
         "_owner",
-        "_placed",
         "_player",
         "_points",
         "_replays",
         "_unsafe",
+        "_values",
         "game",
     )
 
@@ -143,15 +144,16 @@ class AlveolesState(State):
         self._owned = [0] * game.num_players
         self._points = [0] * game.num_players
         self._replays = [0] * game.num_players
-        self._placed = 0
         self._player = 0
+        self._values = game.values
+        self._next = game.next_seat
 
     # -- the contract ----------------------------------------------------------------
     def current_player(self) -> Seat:
         return self._player
 
     def is_terminal(self) -> bool:
-        return self._player == TERMINAL
+        return self._player < 0
 
     def legal_actions(self) -> list[Action]:
         forced = self._forced
@@ -162,35 +164,41 @@ class AlveolesState(State):
         return self._empty[:]
 
     def apply(self, action: Action) -> None:
-        code = self._code
-        player = self._player
+        # The hot path of every playout: locals only, and the common case (a square's first or
+        # second plate) touches nothing but its code.
         self._filled |= 1 << action
-        self._empty.remove(action)
-        self._placed += 1
+        empty = self._empty
+        empty.remove(action)
+        code = self._code
         inc = _INC[action]
         replay = False
         for sq in GROOVE_SQUARES[action]:
             c = code[sq] + inc
             code[sq] = c
             sides = c & 7
+            if sides == 1:
+                continue
             if sides == 2:
                 self._unsafe |= SQUARE_GROOVE_MASK[sq]
             elif sides == 3:
                 self._forced[sq] = GROOVE_SUM[sq] - (c >> 3)
-            elif sides == 4:
+            else:
                 del self._forced[sq]
+                player = self._player
                 self._owner[sq] = player
                 self._owned[player] |= 1 << sq
-                value = self.game.values[sq]
+                value = self._values[sq]
                 self._points[player] += value
                 if value > 1:
                     replay = True
         if replay:
-            self._replays[player] += 1
-        if self._placed == NUM_GROOVES:
+            self._replays[self._player] += 1
+            if not empty:
+                self._player = TERMINAL
+        elif empty:
+            self._player = self._next[self._player]
+        else:
             self._player = TERMINAL
-        elif not replay:
-            self._player = self.game.next_seat[player]
 
     def clone(self) -> AlveolesState:
         new = AlveolesState.__new__(AlveolesState)
@@ -204,8 +212,9 @@ class AlveolesState(State):
         new._owned = self._owned[:]
         new._points = self._points[:]
         new._replays = self._replays[:]
-        new._placed = self._placed
         new._player = self._player
+        new._values = self._values
+        new._next = self._next
         return new
 
     def seat_scores(self) -> list[SeatScore]:
@@ -277,7 +286,7 @@ class AlveolesState(State):
             "value_tiers": tiers,
             "layout": self.game.layout_name or "custom",
             "square_bonus": self.game.square_bonus,
-            "placements": self._placed,
+            "placements": self.placements,
         }
 
     def ended_by(self) -> str:
@@ -302,7 +311,7 @@ class AlveolesState(State):
     @property
     def placements(self) -> int:
         """Plates placed so far (the game ends at 144)."""
-        return self._placed
+        return NUM_GROOVES - len(self._empty)
 
     def forced_moves(self) -> dict[int, int]:
         """A copy of {3-sided square: its missing groove}."""
