@@ -4,7 +4,10 @@ Scores between two agents come from their relative ranks in the same match: a be
 win (1), an equal rank a draw (½), a worse one a loss (0). With two players this is exactly the
 win share. ``agent_table`` columns: agent, games, score (mean win share), ci_low, ci_high,
 interval, field_score (mean pairwise score against every other seat), elo, elo_low, elo_high,
-elo_model. ``pairings`` columns: agent_a, agent_b, games, wins, draws, losses (from a's side),
+elo_model (pentanomial, trinomial, or pairwise: per-game variance of the pairwise score). An Elo
+bound is infinite (null in JSON) when the score interval reaches 0 or 1.
+
+``pairings`` columns: agent_a, agent_b, games, wins, draws, losses (from a's side),
 score, elo, elo_low, elo_high, los, model, pairs, pentanomial (five pair-outcome counts or
 None). ``strengths`` columns: agent, strength (Elo scale, mean zero), ci_low, ci_high.
 """
@@ -172,7 +175,7 @@ def agent_table(w: Wide, seat_policy: str) -> pd.DataFrame:
         else:
             var = float(field.var(ddof=1)) if games > 1 else 0.0
             elo, elo_lo, elo_hi = stats.elo_with_interval(fscore, var, games)
-            model = "trinomial" if w.players == 2 else "per-game pairwise score"
+            model = "trinomial" if w.players == 2 else "pairwise"
         rows.append(
             {
                 "agent": w.labels[a],

@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 SIZE = (6.4, 3.2)
 COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#c4a000", "#75507b", "#ce5c00", "#555753")
@@ -68,6 +69,7 @@ def plies_histogram(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
     left = df["left"].to_numpy(float)
     width = df["right"].to_numpy(float) - left
     ax.bar(left, df["count"], width=width, align="edge", color=COLOURS[2], edgecolor="white")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("plies")
     ax.set_ylabel("matches")
     ax.set_title("Game length")

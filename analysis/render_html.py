@@ -45,6 +45,11 @@ def _interval(lo: Any, hi: Any, fmt: Callable[[Any], str] = _pct) -> str:
     return "–" if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
 
 
+def _elo_interval(lo: Any, hi: Any) -> str:
+    """An Elo interval; a missing end is unbounded (the score interval reached 0 or 1)."""
+    return f"{'−∞' if lo is None else _num(lo, 1)} – {'+∞' if hi is None else _num(hi, 1)}"
+
+
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
@@ -106,7 +111,7 @@ def _agents(r: Mapping[str, Any]) -> str:
             _pct(a["score"]),
             _interval(a["ci_low"], a["ci_high"]),
             _num(a["elo"], 1),
-            _interval(a["elo_low"], a["elo_high"], lambda x: _num(x, 1)),
+            _elo_interval(a["elo_low"], a["elo_high"]),
             a["elo_model"],
         ]
         for a in r["agents"]
@@ -127,7 +132,7 @@ def _agents(r: Mapping[str, Any]) -> str:
                 f"{p['wins']}/{p['draws']}/{p['losses']}",
                 _pct(p["score"]),
                 _num(p["elo"], 1),
-                _interval(p["elo_low"], p["elo_high"], lambda x: _num(x, 1)),
+                _elo_interval(p["elo_low"], p["elo_high"]),
                 _pct(p["los"]),
                 p["model"] + (f" {p['pentanomial']}" if p["pentanomial"] else ""),
             ]

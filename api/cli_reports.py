@@ -36,6 +36,11 @@ def _span(lo: Any, hi: Any, fmt: Callable[[Any], str] = _pct) -> str:
     return "-" if lo is None or hi is None else f"{fmt(lo)}–{fmt(hi)}"
 
 
+def _elo_span(lo: Any, hi: Any) -> str:
+    """An Elo interval; a missing end is unbounded (the score interval reached 0 or 1)."""
+    return f"{'-∞' if lo is None else _num(lo)}–{'+∞' if hi is None else _num(hi)}"
+
+
 def _table(title: str, columns: list[str]) -> Table:
     table = Table(title=title, title_justify="left")
     for i, name in enumerate(columns):
@@ -78,7 +83,7 @@ def agents_table(report: Mapping[str, Any]) -> Table:
             _pct(a["score"]),
             _span(a["ci_low"], a["ci_high"]),
             _num(a["elo"]),
-            _span(a["elo_low"], a["elo_high"], _num),
+            _elo_span(a["elo_low"], a["elo_high"]),
             a["elo_model"],
         )
     return t
@@ -94,7 +99,7 @@ def pairings_table(report: Mapping[str, Any]) -> Table:
             f"{p['wins']}/{p['draws']}/{p['losses']}",
             _pct(p["score"]),
             _num(p["elo"]),
-            _span(p["elo_low"], p["elo_high"], _num),
+            _elo_span(p["elo_low"], p["elo_high"]),
             _pct(p["los"]),
         )
     return t
