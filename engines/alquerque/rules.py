@@ -46,18 +46,18 @@ from engines.core import (
 
 # --------------------------------------------------------------------------- state
 
-# Legal moves by position (key of ``AlquerqueState._settle``). Positions recur often in
-# playouts from the start and in search trees; the lists are never mutated once stored, so
-# states share them. Cleared wholesale when full, which bounds memory (a few MB).
-_MOVES_SEEN: dict[int, tuple[list[Action], bool]] = {}
-_MOVES_SEEN_LIMIT = 1 << 15
+
+_TWO_POINTS = BASE * BASE  # codes below this have two landing points
+_SIDE_SHIFT = 2 * POINTS  # position keys: white | black << 25 | side to move << 50
 
 
 class AlquerqueState(State):
     """One Alquerque position with what the draw rules need (plies since a capture, history).
 
     The legal actions of the side to move are generated once, right after each move, because the
-    end-of-game check needs them anyway.
+    end-of-game check needs them anyway. For the repetition rule it keeps the keys of the
+    positions since the last move that cannot be undone (anything but a sideways move); empty
+    means "only the current position", whose key is computed when a sideways move needs it.
     """
 
     __slots__ = (
@@ -133,50 +133,43 @@ class AlquerqueState(State):
         return state
 
     # -- turn bookkeeping ------------------------------------------------------------
-    def _settle(self, reversible: bool = False) -> None:
-        """After a move: generate the next moves, then run the end checks in the rules' order."""
+    def _settle(self) -> None:
+        """Start a position: generate its moves; with no move, the side to move has lost.
+
+        (The draw rules cannot apply yet: no ply has been played from here.) ``apply`` does the
+        same work, with the draw checks, inline.
+        """
         white, black, to_move = self.white, self.black, self.to_move
-        key = white | black << POINTS | to_move << (2 * POINTS)
-        found = _MOVES_SEEN.get(key)
-        if found is None:
-            found = (
-                generate(white, black, WHITE) if to_move == WHITE else generate(black, white, BLACK)
-            )
-            if len(_MOVES_SEEN) >= _MOVES_SEEN_LIMIT:
-                _MOVES_SEEN.clear()
-            _MOVES_SEEN[key] = found
-        legal, self._captures = found
-        # Only sideways moves can be undone: after any other move no earlier position recurs.
-        history = (*self._history, key) if reversible else (key,)
-        self._history = history
+        if to_move == WHITE:
+            legal, self._captures = generate(white, black, WHITE)
+        else:
+            legal, self._captures = generate(black, white, BLACK)
+        self._history = ()
+        self._legal = legal
         if not legal:
             self.ended, self._winner = "normal", 1 - to_move
-        elif self.no_capture >= self.limit:
-            self.ended = "no_capture"
-        elif reversible and history.count(key) >= 3:
-            self.ended = "repetition"
-        else:
-            self._legal = legal
-            return
-        self._legal = []
 
     # -- the contract ----------------------------------------------------------------
     def current_player(self) -> Seat:
         return TERMINAL if self.ended else self.to_move
 
     def legal_actions(self) -> list[Action]:
-        return list(self._legal)
+        return self._legal[:]  # a copy: callers may sort or shuffle it
 
     def apply(self, action: Action) -> None:
-        mover = self.to_move
-        simple = SIMPLE_MOVES.get(action)
+        # The hot path of every playout and search: locals, one write per attribute, and
+        # _settle's work inlined (keep the two in step).
+        white, black, mover = self.white, self.black, self.to_move
+        simple = SIMPLE_MOVES[action] if action < _TWO_POINTS else None
         if simple is not None:
-            bits, sideways = simple
+            bits, reversible = simple  # only sideways moves can be undone
+            if reversible:
+                history = self._history or (white | black << POINTS | mover << _SIDE_SHIFT,)
             if mover == WHITE:
-                self.white ^= bits
+                white ^= bits
             else:
-                self.black ^= bits
-            self.no_capture += 1
+                black ^= bits
+            no_capture = self.no_capture + 1
         else:
             # Walk the landing points from the last one back, removing each jumped piece.
             code, digit = divmod(action, BASE)
@@ -189,22 +182,43 @@ class AlquerqueState(State):
                 jumps += 1
             moved = (1 << previous) ^ (1 << last)
             if mover == WHITE:
-                self.white ^= moved
-                self.black &= ~taken
+                white ^= moved
+                black &= ~taken
             else:
-                self.black ^= moved
-                self.white &= ~taken
+                black ^= moved
+                white &= ~taken
             self.captures[mover] += jumps
             if jumps > self.longest[mover]:
                 self.longest[mover] = jumps
-            self.no_capture = 0
-            sideways = False
-        self.to_move = 1 - mover
+            no_capture = 0
+            reversible = False
+        to_move = 1 - mover
+        self.white, self.black, self.to_move = white, black, to_move
+        self.no_capture = no_capture
         self.plies += 1
-        self._settle(sideways)
+        if to_move == WHITE:
+            legal, self._captures = generate(white, black, WHITE)
+        else:
+            legal, self._captures = generate(black, white, BLACK)
+        if reversible:
+            key = white | black << POINTS | to_move << _SIDE_SHIFT
+            history += (key,)
+            self._history = history
+        else:
+            self._history = ()  # nothing before an irreversible move can recur
+        if not legal:
+            self.ended, self._winner = "normal", mover
+        elif no_capture >= self.limit:
+            self.ended = "no_capture"
+        elif reversible and history.count(key) >= 3:
+            self.ended = "repetition"
+        else:
+            self._legal = legal
+            return
+        self._legal = []
 
     def is_terminal(self) -> bool:
-        return bool(self.ended)
+        return self.ended != ""
 
     def returns(self) -> list[float]:
         if self._winner == WHITE:
