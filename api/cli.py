@@ -541,7 +541,7 @@ def db_upgrade(db: DbOption = None) -> None:
 def main() -> None:
     """Entry point of the ``playtester`` console script."""
     try:
-        app()
+        app(prog_name="playtester")
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
