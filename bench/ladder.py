@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--out", help="results file name (default ladder_<game>.json)")
     args = parser.parse_args(argv)
     if args.pair:
         pairs = [tuple(p.split(":", 1)) for p in args.pair]
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"ladder_{args.game}.json"
+    out = RESULTS / (args.out or f"ladder_{args.game}.json")
     out.write_text(json.dumps({"game": args.game, "seed": args.seed, "pairs": rows}, indent=2))
     print(f"written {out}")
 

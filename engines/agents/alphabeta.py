@@ -4,6 +4,9 @@ Turns need not alternate (a seat may move again after some moves), so each node 
 when the root seat is to move and minimises otherwise, instead of negamax. Values are from the
 root seat's point of view: the game's ``evaluate`` in [-1, 1] at the horizon, ``±WIN`` shifted
 by the ply count at the end of a game so that faster wins and slower losses are preferred.
+
+The transposition table is keyed by ``state.key()`` (board and side to move), so positions that
+differ only in draw-rule counters share an entry; it is rebuilt for every move.
 """
 
 from __future__ import annotations

@@ -89,8 +89,8 @@ SIMPLE_MOVES: list[tuple[Bitboard, bool] | None] = [None] * (BASE * BASE)
 for _p in range(POINTS):
     for _q in NEIGHBOURS[_p]:
         SIMPLE_MOVES[(_p + 1) * BASE + _q + 1] = ((1 << _p) | (1 << _q), abs(_p - _q) == 1)
+del _p, _q
 _ROW_BITS = tuple(sum(1 << (r * SIZE + c) for c in range(SIZE)) for r in range(SIZE))
-_DIAGONAL_POINTS: Bitboard = sum(1 << p for p in range(POINTS) if _has_diagonals(p))
 START_WHITE: Bitboard = _ROW_BITS[0] | _ROW_BITS[1] | (1 << 13) | (1 << 14)
 START_BLACK: Bitboard = _ROW_BITS[3] | _ROW_BITS[4] | (1 << 10) | (1 << 11)
 
@@ -181,26 +181,6 @@ def _fill_row(colour: int, key: int) -> tuple[Action, ...]:
     return moves
 
 
-_M_E, _M_W, _M_N, _M_S, _M_NE, _M_NW, _M_SE, _M_SW = (mask for mask, _ in _JUMP_DIRS)
-
-
-def capture_origins(own: Bitboard, enemy: Bitboard) -> Bitboard:
-    """Pieces of ``own`` that can capture some piece of ``enemy`` right now."""
-    # Unrolled over the eight directions: this runs after every move.
-    e = enemy << 6
-    f = (FULL ^ own ^ enemy) << 12
-    return own & (
-        (_M_E & (e >> 7) & (f >> 14))
-        | (_M_W & (e >> 5) & (f >> 10))
-        | (_M_N & (e >> 11) & (f >> 22))
-        | (_M_S & (e >> 1) & (f >> 2))
-        | (_M_NE & (e >> 12) & (f >> 24))
-        | (_M_NW & (e >> 10) & (f >> 20))
-        | (_M_SE & (e >> 2) & (f >> 4))
-        | (_M_SW & e & f)
-    )
-
-
 def _middle_mask(dc: int, dr: int) -> Bitboard:
     """Points that can be jumped over along direction (dc, dr), in either sense."""
     mask = 0
@@ -214,22 +194,6 @@ def _middle_mask(dc: int, dr: int) -> Bitboard:
 
 
 _V_EW, _V_NS, _V_NE, _V_NW = (_middle_mask(dc, dr) for dc, dr in ((1, 0), (0, 1), (1, 1), (-1, 1)))
-
-
-def can_capture(own: Bitboard, enemy: Bitboard) -> bool:
-    """True when ``own`` has a capture: an enemy piece with ``own`` and an empty point on
-    either side along a line."""
-    # Seen from the jumped piece, one pair of shifts serves both senses of a line.
-    e = FULL ^ own ^ enemy
-    return bool(
-        enemy
-        & (
-            _V_EW & ((own << 1 & e >> 1) | (own >> 1 & e << 1))
-            | _V_NS & ((own << 5 & e >> 5) | (own >> 5 & e << 5))
-            | _V_NE & ((own << 6 & e >> 6) | (own >> 6 & e << 6))
-            | _V_NW & ((own << 4 & e >> 4) | (own >> 4 & e << 4))
-        )
-    )
 
 
 def generate(own: Bitboard, enemy: Bitboard, colour: int) -> tuple[list[Action], bool]:
@@ -306,17 +270,8 @@ def count_steps(own: Bitboard, empty: Bitboard, colour: int) -> int:
 
 def longest_chain(own: Bitboard, enemy: Bitboard) -> int:
     """Most pieces one capture by ``own`` would take now (0 when it has none)."""
-    origins = capture_origins(own, enemy)
-    if not origins:
-        return 0
-    empty = FULL ^ own ^ enemy
-    out: list[Action] = []
-    while origins:
-        low = origins & -origins
-        origins ^= low
-        p = low.bit_length() - 1
-        _chains(p, p + 1, enemy, empty, out)
-    return len(decode_path(max(out))) - 1
+    moves, captures = generate(own, enemy, WHITE)  # the colour only matters for simple moves
+    return len(decode_path(moves[-1])) - 1 if captures else 0
 
 
 def hanging(attacker: Bitboard, victim: Bitboard, empty: Bitboard) -> int:
