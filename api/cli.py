@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -263,8 +264,16 @@ def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud
     with Progress(*columns, console=err, transient=False) as bar:
         task = bar.add_task("matches", total=None, failed=0, rate="")
 
+        first: list[tuple[float, int]] = []
+
         def show(p: crud.Progress) -> None:
-            rate = f"{p.rate:.1f}/s" if p.rate else ""
+            # The rate of this session: a resumed batch's stored start may be days old.
+            now = time.monotonic()
+            if not first:
+                first.append((now, p.finished_matches))
+            since, base = first[0]
+            played = p.finished_matches - base
+            rate = f"{played / (now - since):.1f}/s" if played and now > since else ""
             bar.update(task, total=p.matches, completed=p.finished_matches, failed=p.failed)
             bar.update(task, rate=rate)
 

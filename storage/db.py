@@ -20,7 +20,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlmodel import Session
 
 from storage.settings import get_settings
@@ -28,6 +28,7 @@ from storage.settings import get_settings
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another writer's lock before giving up."""
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
 _ADVISORY_LOCK_KEY = 0x706C6179  # any constant: serialises concurrent upgrades on PostgreSQL
 
 _engines: dict[tuple[str, int], Engine] = {}
@@ -51,7 +52,10 @@ def is_sqlite(url: str) -> bool:
 
 def safe_url(url: str | None = None) -> str:
     """The URL with any password hidden, for messages."""
-    return make_url(normalise_url(url)).render_as_string(hide_password=True)
+    try:
+        return make_url(normalise_url(url)).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(an unreadable database URL)"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -66,6 +70,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _create_engine(url: str) -> Engine:
+    backend = make_url(url).get_backend_name()
+    if backend not in SUPPORTED_BACKENDS:
+        raise ArgumentError(
+            f"unsupported database {backend!r}; use sqlite:///path.db or "
+            "postgresql+psycopg://user@host/name"
+        )
     if is_sqlite(url):
         database = make_url(url).database
         if database and database != ":memory:":

@@ -67,6 +67,15 @@ def test_an_unreachable_database_is_named() -> None:
     assert "127.0.0.1:1" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [("nonsense", "cannot use the database"), ("mysql://h/d", "unsupported database 'mysql'")],
+)
+def test_a_bad_database_url_is_named(url: str, expected: str) -> None:
+    result = runner.invoke(app, ["batches", "--db", url])
+    check_one_line_error(result.exit_code, result.stderr, expected)
+
+
 def test_a_sqlite_file_in_a_missing_folder_is_named(tmp_path: object) -> None:
     result = runner.invoke(app, ["batches", "--db", f"sqlite:///{tmp_path}/no/such/dir/x.db"])
     check_one_line_error(result.exit_code, result.stderr, "does not exist")

@@ -200,7 +200,9 @@ def estimate_chunk_size(
     Times one seeded match and caches the answer per (game, options, specs) in this process.
     """
     target = get_settings().chunk_seconds if target_seconds is None else target_seconds
-    key = json.dumps([game.name, game.params(), list(specs), target, max_plies], sort_keys=True)
+    key = json.dumps(
+        [game.name, game.params(), list(specs), target, max_plies], sort_keys=True, default=repr
+    )
     if key in _estimates:
         return _estimates[key]
     probe = _Probe(
