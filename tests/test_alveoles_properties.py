@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from engines import load_game
 from engines.alveoles.notation import GROOVE_NAMES, SQUARE_GROOVES
 from engines.alveoles.rules import AlveolesState
+from engines.alveoles.scoring import score_owners
 
 layouts = st.one_of(
     st.just("classic"),
@@ -64,4 +65,10 @@ def test_random_play_invariants(players: int, layout: object, mode: str, seed: i
             assert state.current_player() == expected  # replay only after a numbered closure
     assert state.placements == 144
     assert sum(state.square_points()) == sum(values)
-    assert sum(state.stats()["per_seat"][s]["squares"] for s in range(players)) == 64
+    stats = state.stats()
+    assert sum(stats["per_seat"][s]["squares"] for s in range(players)) == 64
+    assert stats["value_tiers"] == sorted(set(values), reverse=True)
+    for figures in stats["per_seat"]:
+        assert list(figures["squares_by_value"]) == [str(v) for v in stats["value_tiers"]]
+    rescored = score_owners(stats["owners"], values, players, mode)
+    assert state.scores() == [float(s.total) for s in rescored]

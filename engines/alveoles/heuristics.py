@@ -134,7 +134,10 @@ def rollout_action(state: AlveolesState, rng: random.Random) -> Action:
     """Greedy playout move: close (numbered first), else a random safe groove, else any."""
     forced = state._forced
     if forced:
-        values = state.game.values
+        if len(forced) == 1:
+            for g in forced.values():
+                return g
+        values = state._values
         numbered = [g for sq, g in forced.items() if values[sq] > 1]
         if numbered:
             return numbered[0] if len(numbered) == 1 else rng.choice(numbered)

@@ -341,8 +341,8 @@ class AlveolesState(State):
             return super().evaluate(seat)
         return heuristics.evaluate(self, seat)
 
-    def rollout_action(self, rng: Any) -> Action:
-        return heuristics.rollout_action(self, rng)
+    # Bound directly (no wrapper call): it runs on every ply of every MCTS playout.
+    rollout_action = heuristics.rollout_action
 
     def ordered_actions(self) -> list[Action]:
         return heuristics.ordered_actions(self)
