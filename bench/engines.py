@@ -1,6 +1,6 @@
 """Engine speed: random playouts of every registered game, side by side with OpenSpiel.
 
-    .venv/bin/python -m bench.engines                 # every game, 3 rounds of ~2 s per loop
+    .venv/bin/python -m bench.engines                 # every game, 7 rounds of ~1 s per loop
     .venv/bin/python -m bench.engines --game alquerque --seconds 4 --rounds 5
 
 For each game, in the same run and interleaved round by round so that machine load hits both
@@ -11,7 +11,8 @@ sides alike:
   ``random.choice``, ``apply_action``) and through its C++ loop (``evaluate_bots`` with two
   ``make_uniform_random_bot``; plies read from the finished state's history).
 Times are CPU seconds of this process (``time.process_time``), so other work on the machine
-perturbs them less; each figure is the median over the rounds. It prints games/s, µs per ply and
+perturbs them less; each figure is the median over the rounds, and each ratio the median of the
+per-round ratios. It prints games/s, µs per ply and
 the ratios ours/OpenSpiel (below 1 = we are faster), then MCTS iterations per second at each
 game's opening (ours, and OpenSpiel's C++ ``MCTSBot`` with random rollouts as a yardstick).
 Results go to ``bench/results/engines.json``. Needs the ``bench`` extra (``open_spiel``).
@@ -151,7 +152,11 @@ def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[
     if baseline is not None:
         out["openspiel_game"] = {"name": baseline[0], "params": baseline[1]}
         for key in ("openspiel_python", "openspiel_cpp"):
-            out[f"ratio_us_per_ply_vs_{key}"] = out["ours"]["us_per_ply"] / out[key]["us_per_ply"]
+            # Paired round by round, then the median: load that drifts during the run cancels.
+            out[f"ratio_us_per_ply_vs_{key}"] = statistics.median(
+                ours["us_per_ply"] / theirs["us_per_ply"]
+                for ours, theirs in zip(runs["ours"], runs[key], strict=True)
+            )
         out["mcts_iterations_per_s"]["openspiel_cpp"] = openspiel_mcts_rate(*baseline, iterations)
     return out
 
@@ -180,8 +185,8 @@ def report(row: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
-    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per loop and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per loop and round")
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--iterations", type=int, default=2000, help="MCTS iterations timed")
     args = parser.parse_args(argv)
     rows = []

@@ -227,6 +227,10 @@ def test_play_invariants(seed: int, plies: int) -> None:
             assert enemy_after == enemy_before
             forward = (path[1] // 5 - path[0] // 5) * (1 if mover == 0 else -1)
             assert forward >= 0
+    per_seat = state.stats()["per_seat"]
+    for seat in (0, 1):
+        assert per_seat[seat]["captures"] == 12 - per_seat[1 - seat]["pieces"]
+        assert per_seat[seat]["longest_chain"] <= per_seat[seat]["captures"]
     returns = state.returns()
     assert sum(returns) == 1.0 and all(0.0 <= r <= 1.0 for r in returns)
     value = state.evaluate(0)

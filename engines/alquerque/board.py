@@ -83,16 +83,26 @@ NEIGHBOURS: tuple[frozenset[Point], ...] = tuple(
     frozenset(p + s for mask, s in (*_STEP_DIRS[0], *_STEP_DIRS[1]) if mask >> p & 1)
     for p in range(POINTS)
 )
-# Simple moves by code (codes below 26 * 26 have two landing points; the other entries of
-# the list are None): the (from | to) bits to flip, and whether the move is sideways.
-SIMPLE_MOVES: list[tuple[Bitboard, bool] | None] = [None] * (BASE * BASE)
+# Moves with two landing points (codes below 26 * 26: simple moves and single jumps), by code:
+# (from | to bits, bit of the jumped piece or 0, True for a sideways move); None elsewhere.
+TWO_POINT_MOVES: list[tuple[Bitboard, Bitboard, bool] | None] = [None] * (BASE * BASE)
 for _p in range(POINTS):
     for _q in NEIGHBOURS[_p]:
-        SIMPLE_MOVES[(_p + 1) * BASE + _q + 1] = ((1 << _p) | (1 << _q), abs(_p - _q) == 1)
-del _p, _q
+        TWO_POINT_MOVES[(_p + 1) * BASE + _q + 1] = ((1 << _p) | (1 << _q), 0, abs(_p - _q) == 1)
+    for _over, _land, _q in JUMPS[_p]:
+        TWO_POINT_MOVES[(_p + 1) * BASE + _q + 1] = ((1 << _p) | _land, _over, False)
+del _p, _q, _over, _land
 _ROW_BITS = tuple(sum(1 << (r * SIZE + c) for c in range(SIZE)) for r in range(SIZE))
 START_WHITE: Bitboard = _ROW_BITS[0] | _ROW_BITS[1] | (1 << 13) | (1 << 14)
 START_BLACK: Bitboard = _ROW_BITS[3] | _ROW_BITS[4] | (1 << 10) | (1 << 11)
+
+
+def is_capture(action: Action) -> bool:
+    """True for a capture, False for a simple move (the action must be a path on the board)."""
+    if action >= BASE * BASE:
+        return True
+    move = TWO_POINT_MOVES[action]
+    return move is not None and move[1] != 0
 
 
 def encode_path(path: Iterable[Point]) -> Action:
@@ -196,8 +206,9 @@ def _middle_mask(dc: int, dr: int) -> Bitboard:
 _V_EW, _V_NS, _V_NE, _V_NW = (_middle_mask(dc, dr) for dc, dr in ((1, 0), (0, 1), (1, 1), (-1, 1)))
 
 
-def generate(own: Bitboard, enemy: Bitboard, colour: int) -> tuple[list[Action], bool]:
-    """Legal actions (sorted) for ``own`` to move against ``enemy``; True if they capture."""
+def generate(own: Bitboard, enemy: Bitboard, colour: int) -> list[Action]:
+    """Legal actions (sorted) for ``own`` to move against ``enemy``: its captures if it has
+    any (see ``is_capture``), else its simple moves."""
     e = FULL ^ own ^ enemy
     out: list[Action] = []
     # Captures, seen from the jumped piece v: a friend on one side of v along a line and an
@@ -236,7 +247,7 @@ def generate(own: Bitboard, enemy: Bitboard, colour: int) -> tuple[list[Action],
         if starts := (south_east & falling) << 4:
             _first_jumps(starts, -4, enemy, e, out)
         out.sort()
-        return out, True
+        return out
     table = _ROW_TABLES[colour]
     # Black's row ahead is the one below: shift it up so both colours read a 10-bit window.
     source = e if colour == WHITE else e << SIZE
@@ -257,7 +268,7 @@ def generate(own: Bitboard, enemy: Bitboard, colour: int) -> tuple[list[Action],
     if pieces := own >> 20:
         moves = table[key := 4 << 15 | pieces | (source >> 20 & 1023) << 5]
         out += moves if moves is not None else _fill_row(colour, key)
-    return out, False
+    return out
 
 
 def count_steps(own: Bitboard, empty: Bitboard, colour: int) -> int:
@@ -270,8 +281,8 @@ def count_steps(own: Bitboard, empty: Bitboard, colour: int) -> int:
 
 def longest_chain(own: Bitboard, enemy: Bitboard) -> int:
     """Most pieces one capture by ``own`` would take now (0 when it has none)."""
-    moves, captures = generate(own, enemy, WHITE)  # the colour only matters for simple moves
-    return len(decode_path(moves[-1])) - 1 if captures else 0
+    moves = generate(own, enemy, WHITE)  # the colour only matters for simple moves
+    return len(decode_path(moves[-1])) - 1 if moves and is_capture(moves[-1]) else 0
 
 
 def hanging(attacker: Bitboard, victim: Bitboard, empty: Bitboard) -> int:

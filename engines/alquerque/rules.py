@@ -18,10 +18,10 @@ from engines.alquerque.board import (
     MAX_PATH,
     NEIGHBOURS,
     POINTS,
-    SIMPLE_MOVES,
     SIZE,
     START_BLACK,
     START_WHITE,
+    TWO_POINT_MOVES,
     WHITE,
     Bitboard,
     count_steps,
@@ -29,6 +29,7 @@ from engines.alquerque.board import (
     encode_path,
     generate,
     hanging,
+    is_capture,
     point_name,
     point_of,
 )
@@ -61,7 +62,6 @@ class AlquerqueState(State):
     """
 
     __slots__ = (
-        "_captures",
         "_history",
         "_legal",
         "_winner",
@@ -92,7 +92,6 @@ class AlquerqueState(State):
         self._winner: Seat = TERMINAL
         self._history: tuple[int, ...] = ()
         self._legal: list[Action] = []
-        self._captures = False
         self._settle()
 
     @classmethod
@@ -140,10 +139,7 @@ class AlquerqueState(State):
         same work, with the draw checks, inline.
         """
         white, black, to_move = self.white, self.black, self.to_move
-        if to_move == WHITE:
-            legal, self._captures = generate(white, black, WHITE)
-        else:
-            legal, self._captures = generate(black, white, BLACK)
+        legal = generate(white, black, WHITE) if to_move == WHITE else generate(black, white, BLACK)
         self._history = ()
         self._legal = legal
         if not legal:
@@ -160,18 +156,27 @@ class AlquerqueState(State):
         # The hot path of every playout and search: locals, one write per attribute, and
         # _settle's work inlined (keep the two in step).
         white, black, mover = self.white, self.black, self.to_move
-        simple = SIMPLE_MOVES[action] if action < _TWO_POINTS else None
-        if simple is not None:
-            bits, reversible = simple  # only sideways moves can be undone
+        short = TWO_POINT_MOVES[action] if action < _TWO_POINTS else None
+        if short is not None:
+            bits, taken, reversible = short  # only sideways moves can be undone
             if reversible:
                 history = self._history or (white | black << POINTS | mover << _SIDE_SHIFT,)
             if mover == WHITE:
                 white ^= bits
+                black ^= taken
             else:
                 black ^= bits
-            no_capture = self.no_capture + 1
+                white ^= taken
+            if taken:
+                self.captures[mover] += 1
+                if not self.longest[mover]:
+                    self.longest[mover] = 1
+                no_capture = 0
+            else:
+                no_capture = self.no_capture + 1
         else:
-            # Walk the landing points from the last one back, removing each jumped piece.
+            # A capture of two pieces or more: walk the landing points from the last one back,
+            # removing each jumped piece.
             code, digit = divmod(action, BASE)
             last = previous = digit - 1
             taken = jumps = 0
@@ -196,10 +201,7 @@ class AlquerqueState(State):
         self.white, self.black, self.to_move = white, black, to_move
         self.no_capture = no_capture
         self.plies += 1
-        if to_move == WHITE:
-            legal, self._captures = generate(white, black, WHITE)
-        else:
-            legal, self._captures = generate(black, white, BLACK)
+        legal = generate(white, black, WHITE) if to_move == WHITE else generate(black, white, BLACK)
         if reversible:
             key = white | black << POINTS | to_move << _SIDE_SHIFT
             history += (key,)
@@ -270,7 +272,6 @@ class AlquerqueState(State):
         other._winner = self._winner
         other._history = self._history  # a tuple: shared safely
         other._legal = self._legal  # replaced, never mutated, by apply
-        other._captures = self._captures
         return other
 
     def stats(self) -> dict[str, Any]:
@@ -300,7 +301,7 @@ class AlquerqueState(State):
     def rollout_action(self, rng: random.Random) -> Action:
         """Random, except that a capture takes as many pieces as it can."""
         legal = self._legal
-        if self._captures and len(legal) > 1:
+        if len(legal) > 1 and is_capture(legal[0]):
             top = legal[-1]
             floor = BASE ** (len(decode_path(top)) - 1)
             legal = [a for a in legal if a >= floor]
@@ -316,7 +317,8 @@ class AlquerqueState(State):
     @property
     def has_capture(self) -> bool:
         """True when the side to move must capture."""
-        return self._captures
+        legal = self._legal
+        return bool(legal) and is_capture(legal[0])
 
     def __str__(self) -> str:
         rows = []
