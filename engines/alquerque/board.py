@@ -154,7 +154,10 @@ def _first_jumps(
         p = low.bit_length() - 1
         over = 1 << (p + step)
         q = p + 2 * step
-        _chains(q, (p + 1) * BASE + q + 1, enemy ^ over, empty ^ over ^ low ^ (1 << q), out)
+        if enemy & _JUMPABLE[q] & ~over:  # maybe more to take: follow the chain
+            _chains(q, (p + 1) * BASE + q + 1, enemy ^ over, empty ^ over ^ low ^ (1 << q), out)
+        else:
+            out.append((p + 1) * BASE + q + 1)
 
 
 def _row_moves(colour: int, row: int, own: int, window: int) -> tuple[Action, ...]:
