@@ -15,15 +15,15 @@ from analysis.compare import compare
 from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
 from api.auth import require_read
-from storage.db import get_engine
+from api.deps import EngineDep
 
 router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)])
 
 
 @router.get("/batches/{batch_id}/report", summary="A batch's report (JSON)")
-def report_json(batch_id: str) -> dict[str, Any]:
+def report_json(batch_id: str, engine: EngineDep) -> dict[str, Any]:
     """Seats, first-player advantage, agents, pairings, shape, komi, game section and SPRT."""
-    return build_report(get_engine(), batch_id)
+    return build_report(engine, batch_id)
 
 
 @router.get(
@@ -31,9 +31,9 @@ def report_json(batch_id: str) -> dict[str, Any]:
     response_class=PlainTextResponse,
     summary="A batch's report (long CSV: section,item,value)",
 )
-def report_csv(batch_id: str) -> PlainTextResponse:
+def report_csv(batch_id: str, engine: EngineDep) -> PlainTextResponse:
     """The report as CSV, one figure a line."""
-    report = build_report(get_engine(), batch_id)
+    report = build_report(engine, batch_id)
     return PlainTextResponse(
         to_csv(report),
         media_type="text/csv; charset=utf-8",
@@ -48,15 +48,16 @@ def report_csv(batch_id: str) -> PlainTextResponse:
     response_class=HTMLResponse,
     summary="A batch's report as a self-contained HTML page",
 )
-def report_html(batch_id: str) -> HTMLResponse:
+def report_html(batch_id: str, engine: EngineDep) -> HTMLResponse:
     """Tables and inline SVG figures; viewing it needs no network."""
-    return HTMLResponse(render_html(build_report(get_engine(), batch_id)))
+    return HTMLResponse(render_html(build_report(engine, batch_id)))
 
 
 @router.get("/compare", summary="Compare two batches (differences a − b)")
 def compare_batches(
     a: Annotated[str, Query(min_length=1, description="First batch id (or unique prefix)")],
     b: Annotated[str, Query(min_length=1, description="Second batch id (or unique prefix)")],
+    engine: EngineDep,
 ) -> dict[str, Any]:
     """First-player advantage and per-seat win-share differences with intervals and p-values."""
-    return compare(get_engine(), a, b)
+    return compare(engine, a, b)

@@ -143,30 +143,23 @@ def test_cli_report_and_compare(alquerque_batch: tuple[str, str], tmp_path) -> N
     assert json.loads(res.stdout)["first_player_advantage"]["difference"] == 0
 
 
-def test_api_report_routes(alquerque_batch: tuple[str, str], monkeypatch) -> None:
-    from storage.settings import get_settings
+def test_api_report_routes(alquerque_batch: tuple[str, str]) -> None:
+    from api.app import create_app
+    from storage.settings import Settings
 
     url, bid = alquerque_batch
-    monkeypatch.setenv("DATABASE_URL", url)
-    monkeypatch.delenv("BROKER_URL", raising=False)
-    monkeypatch.delenv("API_KEY", raising=False)
-    get_settings.cache_clear()
-    try:
-        from api.app import create_app
-
-        client = TestClient(create_app())
-        res = client.get(f"/batches/{bid}/report")
-        assert res.status_code == 200 and res.json()["batch"]["id"] == bid
-        res = client.get(f"/batches/{bid}/report.csv")
-        assert res.status_code == 200 and res.headers["content-type"].startswith("text/csv")
-        res = client.get(f"/batches/{bid}/report.html")
-        assert res.status_code == 200 and "<svg" in res.text
-        res = client.get("/compare", params={"a": bid, "b": bid})
-        assert res.status_code == 200 and res.json()["seats"][0]["difference"] == 0
-        assert client.get("/batches/nothere1/report").status_code == 404
-        assert client.get("/compare", params={"a": bid}).status_code == 422
-    finally:
-        get_settings.cache_clear()
+    # The routes read the app's own database, not whatever the environment points at.
+    client = TestClient(create_app(Settings(database_url=url, broker_url=None, api_key=None)))
+    res = client.get(f"/batches/{bid}/report")
+    assert res.status_code == 200 and res.json()["batch"]["id"] == bid
+    res = client.get(f"/batches/{bid}/report.csv")
+    assert res.status_code == 200 and res.headers["content-type"].startswith("text/csv")
+    res = client.get(f"/batches/{bid}/report.html")
+    assert res.status_code == 200 and "<svg" in res.text
+    res = client.get("/compare", params={"a": bid, "b": bid})
+    assert res.status_code == 200 and res.json()["seats"][0]["difference"] == 0
+    assert client.get("/batches/nothere1/report").status_code == 404
+    assert client.get("/compare", params={"a": bid}).status_code == 422
 
 
 def test_numeric_loader_matches_the_plain_seat_frame(db_url: str) -> None:
