@@ -72,7 +72,6 @@ def upgrade() -> None:
         sa.Column("moves", sa.Text(), nullable=False),
         sa.Column("stats", sa.JSON(), nullable=False),
         sa.Column("error", sa.Text(), nullable=True),
-        sa.ForeignKeyConstraint(["batch_id"], ["batch.id"]),
         sa.PrimaryKeyConstraint("batch_id", "match_index"),
     )
 
@@ -86,7 +85,6 @@ def upgrade() -> None:
         sa.Column("points", sa.Float(), nullable=False),
         sa.Column("win_share", sa.Float(), nullable=False),
         sa.Column("rank", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(["batch_id"], ["batch.id"]),
         sa.PrimaryKeyConstraint("batch_id", "match_index", "seat"),
     )
     op.create_index("ix_seat_result_batch_agent", "seat_result", ["batch_id", "agent"])
