@@ -93,9 +93,14 @@ def elo_with_interval(score: float, variance: float, n: float) -> tuple[float, f
     """Elo from a mean score with per-unit ``variance`` over ``n`` units, and its 95 % interval.
 
     The interval is the normal interval of the score mapped through the logistic curve, clipped
-    to [0, 1] first (so an interval touching 0 or 1 has an infinite end).
+    to [0, 1] first (so an interval touching 0 or 1 has an infinite end). When every unit scored
+    the same (zero variance) the normal interval collapses to a point, which would claim
+    certainty from a handful of games; the Wilson interval of the score is used instead.
     """
-    lo, hi = normal_interval(score, variance, n)
+    if variance == 0 and n > 0 and math.isfinite(score):
+        lo, hi = wilson_interval(score * n, n)
+    else:
+        lo, hi = normal_interval(score, variance, n)
     if not math.isfinite(lo):
         return (elo_from_score(score), math.nan, math.nan)
     return (

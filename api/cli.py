@@ -29,7 +29,8 @@ from rich.table import Table
 from sqlalchemy import Engine, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from api.cli_tables import agent_table, describe_batch, seat_table, shape_tables
+from analysis.report import build_report
+from api.cli_tables import agents_table, describe_batch, seat_table, shape_table
 from engines.core import GameError, OptionError
 from engines.core import replay as replay_moves
 from engines.registry import describe_games, load_game
@@ -206,9 +207,10 @@ def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:
         f"batch [bold]{batch.id}[/bold]: {batch.status}, {p.done} played, {p.failed} failed"
         + (f" — first error: {batch.error}" if batch.error else "")
     )
-    out.print(seat_table(engine, batch))
+    report = build_report(engine, batch.id)
+    out.print(seat_table(report))
     if len({json.dumps(a, sort_keys=True) for a in batch.agents}) > 1:
-        out.print(agent_table(engine, batch))
+        out.print(agents_table(report))
     db_hint = f" --db '{safe_url(url)}'" if url else ""
     out.print(
         f"More: playtester show {batch.id}{db_hint}  ·  playtester replay {batch.id} 0{db_hint}"
@@ -398,10 +400,10 @@ def show(
             out.print(f"first error: {batch.error}", highlight=False)
         if batch.stopped_early:
             out.print(f"stopped early: {json.dumps(batch.decision)}", highlight=False)
-        out.print(seat_table(engine, batch))
-        out.print(agent_table(engine, batch))
-        for table in shape_tables(engine, batch):
-            out.print(table)
+        report = build_report(engine, batch.id)
+        out.print(seat_table(report))
+        out.print(agents_table(report))
+        out.print(shape_table(report))
 
 
 @app.command()

@@ -9,7 +9,7 @@ from analysis_data import seat_frame, two_player_outcomes
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.seats import agent_scores, first_player_advantage, seat_balance, seat_test
+from analysis.seats import first_player_advantage, seat_balance, seat_test
 from analysis.tidy import to_wide
 
 
@@ -73,14 +73,6 @@ def test_three_players_use_chi_square() -> None:
     overall = seat_test(to_wide(df, 3))
     assert overall["p_value"] == pytest.approx(sps.chisquare(counts).pvalue)
     assert overall["df"] == 2
-
-
-def test_agent_scores_keep_the_first_version_columns() -> None:
-    df = seat_frame(fixed_wins(600, 1000), ["a", "b"])
-    scores = agent_scores(df)
-    assert list(scores.columns) == ["agent", "games", "score", "ci_low", "ci_high", "mean_points"]
-    assert scores["score"].tolist() == pytest.approx([0.5, 0.5])
-    assert scores["games"].tolist() == [1000, 1000]
 
 
 def test_incomplete_matches_are_dropped_and_order_does_not_matter() -> None:

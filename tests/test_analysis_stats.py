@@ -117,3 +117,12 @@ def test_weighted_quantiles_match_numpy(data: list[int]) -> None:
     values, counts = np.unique(data, return_counts=True)
     got = stats.weighted_quantiles(values, counts, [0.1, 0.5, 0.9])
     assert got == pytest.approx(np.quantile(np.array(data, float), [0.1, 0.5, 0.9]).tolist())
+
+
+def test_elo_interval_of_a_clean_sweep_is_wilson_not_a_point() -> None:
+    # 20 of 20 won: the score's Wilson interval is [0.839, 1], so Elo is at least ~+286.
+    elo, lo, hi = stats.elo_with_interval(1.0, 0.0, 20)
+    low_score, _ = stats.wilson_interval(20, 20)
+    assert elo == math.inf and hi == math.inf
+    assert lo == pytest.approx(-400 * math.log10(1 / low_score - 1))
+    assert 250 < lo < 320

@@ -60,7 +60,7 @@ def test_batches_and_show(finished_batch: str, sqlite_url: str) -> None:
     assert listed.exit_code == 0 and finished_batch in listed.stdout and "done" in listed.stdout
     shown = runner.invoke(app, ["show", finished_batch[:6], "--db", sqlite_url])
     assert shown.exit_code == 0, shown.output
-    for heading in ("Seat balance", "Agent scores", "Game length", "How games ended"):
+    for heading in ("Seat balance", "Agent scores", "Game shape", "median", "ended by:"):
         assert heading in shown.stdout
 
 
