@@ -20,7 +20,8 @@ WIN = 1000.0
 """Value of a won game at the root; any terminal value dominates any heuristic one."""
 _MATE_ZONE = WIN / 2  # |value| above this is a game end, not a heuristic
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_TIE = 1e-9
+_TIE = 1e-7
+"""Width of the random tie-break bonus: below any difference an evaluation means."""
 
 
 class _OutOfNodesError(Exception):
@@ -63,38 +64,44 @@ class AlphaBetaAgent:
         self.count = 0
         self.table = {}  # entries hold root-relative values, so they do not outlive a move
         self.completed_depth = 0
-        best_moves: list[Action] = [actions[0]]
+        best = actions[0]
         for depth in range(1, self.depth + 1):
             try:
-                best_moves = self._root(state, actions, depth)
+                best = self._root(state, actions, depth)
             except _OutOfNodesError:
                 break
             self.completed_depth = depth
             # Try last iteration's best first next time.
-            first = best_moves[0]
-            actions = [first] + [a for a in actions if a != first]
+            actions = [best] + [a for a in actions if a != best]
             if abs(self._last_value) > _MATE_ZONE:
                 break  # a forced result is known; deeper search cannot change it
-        return best_moves[0] if len(best_moves) == 1 else self.rng.choice(sorted(best_moves))
+        return best
 
     # ------------------------------------------------------------------------- search
-    def _root(self, state: State, actions: list[Action], depth: int) -> list[Action]:
-        """Search every root move; return all moves tied for the best value."""
-        best = -float("inf")
-        tied: list[Action] = []
+    def _root(self, state: State, actions: list[Action], depth: int) -> Action:
+        """Search every root move; return the best, equal moves split by the agent's rng.
+
+        Each root move gets a random bonus far below any real difference in value and the
+        highest value plus bonus wins, so every move tied for the best is equally likely. Unlike
+        collecting all tied moves with exact values, this keeps alpha-beta's cut-offs when the
+        evaluation is flat (as in many openings): a move must beat the best so far by the gap
+        between their bonuses, which the first equal reply refutes.
+        """
+        best_total = -float("inf")
+        best_value = -float("inf")
+        best_action = actions[0]
         for action in actions:
+            bonus = self.rng.random() * _TIE
             child = state.clone()
             child.apply(action)
             self._tick(depth)
-            # The window starts just below the best so far, so equal moves get exact values.
-            value = self._search(child, depth - 1, 1, best - _TIE, float("inf"), depth)
-            if value > best + _TIE:
-                best = value
-                tied = [action]
-            elif value >= best - _TIE:
-                tied.append(action)
-        self._last_value = best
-        return tied
+            value = self._search(child, depth - 1, 1, best_total - bonus, float("inf"), depth)
+            if value + bonus > best_total:
+                best_total = value + bonus
+                best_value = value
+                best_action = action
+        self._last_value = best_value
+        return best_action
 
     def _tick(self, depth: int) -> None:
         self.count += 1
