@@ -89,18 +89,25 @@ def score_from_elo(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def score_interval(score: float, variance: float, n: float) -> tuple[float, float]:
+    """95 % interval of a mean score in [0, 1] from its per-unit ``variance`` over ``n`` units.
+
+    Normal, except when every unit scored the same (zero variance): the normal interval then
+    collapses to a point, which would claim certainty from a handful of games, so the Wilson
+    interval of the score is used instead.
+    """
+    if variance == 0 and n > 0 and math.isfinite(score):
+        return wilson_interval(score * n, n)
+    return normal_interval(score, variance, n)
+
+
 def elo_with_interval(score: float, variance: float, n: float) -> tuple[float, float, float]:
     """Elo from a mean score with per-unit ``variance`` over ``n`` units, and its 95 % interval.
 
     The interval is the normal interval of the score mapped through the logistic curve, clipped
-    to [0, 1] first (so an interval touching 0 or 1 has an infinite end). When every unit scored
-    the same (zero variance) the normal interval collapses to a point, which would claim
-    certainty from a handful of games; the Wilson interval of the score is used instead.
+    to [0, 1] first (so an interval touching 0 or 1 has an infinite end); see ``score_interval``.
     """
-    if variance == 0 and n > 0 and math.isfinite(score):
-        lo, hi = wilson_interval(score * n, n)
-    else:
-        lo, hi = normal_interval(score, variance, n)
+    lo, hi = score_interval(score, variance, n)
     if not math.isfinite(lo):
         return (elo_from_score(score), math.nan, math.nan)
     return (

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from analysis import stats
 from engines.core import agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent, spec_from_text
 
@@ -30,7 +32,7 @@ DEFAULT_LADDER = {"alquerque": ["random", "easy", "medium", "hard"]}
 
 
 def play_one(game_name: str, a: str, b: str, batch_seed: int, index: int) -> dict[str, Any]:
-    """Match ``index`` of the pairing: A's score, plies, ending and time per move."""
+    """Match ``index`` of the pairing: A's score and point margin, plies, ending, timings."""
     game = load_game(game_name)
     seed = match_seed(batch_seed, index)
     a_seat = index % 2
@@ -39,24 +41,23 @@ def play_one(game_name: str, a: str, b: str, batch_seed: int, index: int) -> dic
     result = play_match(game, agents, seed, labels=specs)
     return {
         "score": result.returns[a_seat],
+        "margin": result.scores[a_seat] - result.scores[1 - a_seat],
         "plies": result.plies,
         "ended_by": result.ended_by,
+        "seconds": result.duration,
         "seconds_per_ply": result.duration / max(result.plies, 1),
     }
 
 
-def elo(score: float) -> float:
-    """Elo difference for an expected score, clipped away from 0 and 1."""
-    score = min(max(score, 1e-4), 1 - 1e-4)
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
 def summarise(a: str, b: str, games: list[dict[str, Any]]) -> dict[str, Any]:
-    scores = [g["score"] for g in games]
-    n = len(scores)
-    mean = statistics.fmean(scores)
-    half = 1.96 * statistics.stdev(scores) / math.sqrt(n) if n > 1 else 1.0
-    low, high = max(0.0, mean - half), min(1.0, mean + half)
+    """A's score against B with its 95 % interval, the Elo difference, and how games went."""
+    scores = np.array([g["score"] for g in games], dtype=float)
+    n = int(scores.size)
+    mean = float(scores.mean())
+    variance = float(scores.var(ddof=1)) if n > 1 else 0.0
+    low, high = stats.score_interval(mean, variance, n)
+    low, high = max(0.0, low), min(1.0, high)
+    elo, elo_low, elo_high = stats.elo_with_interval(mean, variance, n)
     endings: dict[str, int] = {}
     for g in games:
         endings[g["ended_by"]] = endings.get(g["ended_by"], 0) + 1
@@ -64,16 +65,18 @@ def summarise(a: str, b: str, games: list[dict[str, Any]]) -> dict[str, Any]:
         "a": a,
         "b": b,
         "games": n,
-        "wins": sum(s == 1.0 for s in scores),
-        "draws": sum(s == 0.5 for s in scores),
-        "losses": sum(s == 0.0 for s in scores),
+        "wins": int((scores == 1.0).sum()),
+        "draws": int((scores == 0.5).sum()),
+        "losses": int((scores == 0.0).sum()),
         "score": mean,
         "score_95": [low, high],
-        "elo": elo(mean),
-        "elo_95": [elo(low), elo(high)],
+        "elo": elo,
+        "elo_95": [elo_low, elo_high],
         "beats_below": low > 0.5,
+        "margin": statistics.fmean(g["margin"] for g in games),
         "mean_plies": statistics.fmean(g["plies"] for g in games),
         "ended_by": endings,
+        "seconds_per_game": statistics.fmean(g["seconds"] for g in games),
         "seconds_per_ply": statistics.fmean(g["seconds_per_ply"] for g in games),
     }
 

@@ -126,3 +126,7 @@ def test_elo_interval_of_a_clean_sweep_is_wilson_not_a_point() -> None:
     assert elo == math.inf and hi == math.inf
     assert lo == pytest.approx(-400 * math.log10(1 / low_score - 1))
     assert 250 < lo < 320
+    assert stats.score_interval(1.0, 0.0, 20) == pytest.approx((low_score, 1.0))
+    assert stats.score_interval(0.6, 0.24, 100) == pytest.approx(
+        stats.normal_interval(0.6, 0.24, 100)
+    )

@@ -174,20 +174,6 @@ def plan_batch(
 _estimates: dict[str, int] = {}
 
 
-@dataclass(frozen=True)
-class _Probe:
-    """Just enough of a batch to play one timing match."""
-
-    game: str
-    players: int
-    options: dict[str, Any]
-    agents: list[dict[str, Any]]
-    labels: list[str]
-    seed: int
-    seat_policy: str
-    max_plies: int
-
-
 def estimate_chunk_size(
     game: Game,
     specs: Sequence[Mapping[str, Any]],
@@ -205,14 +191,16 @@ def estimate_chunk_size(
     )
     if key in _estimates:
         return _estimates[key]
-    probe = _Probe(
+    probe = BatchPlan(
         game=game.name,
         players=game.num_players,
         options=dict(game.options),
         agents=[dict(s) for s in specs],
         labels=[f"probe{i}" for i in range(len(specs))],
+        matches=1,
         seed=derive_seed("chunk-size-probe"),
         seat_policy=ROTATE,
+        chunk_size=1,
         max_plies=max_plies or game.game_type.max_game_length,
     )
     started = time.perf_counter()
