@@ -12,7 +12,8 @@ from engines import IllegalActionError, NotationError, load_game, replay
 from engines.alveoles.notation import GROOVE_NAMES, NUM_GROOVES, parse_groove
 from engines.alveoles.rules import AlveolesState
 
-GOLDEN = Path("/work/shared/rules/alveoles_golden.json")
+GOLDEN = Path(__file__).parent / "data" / "alveoles_golden.json"
+"""A copy of the rules page's golden games (shared/rules/alveoles_golden.json)."""
 
 
 def new_state(players: int = 2, **options: object) -> AlveolesState:
