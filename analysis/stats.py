@@ -67,7 +67,7 @@ def chisquare_gof(observed: Sequence[float], expected: Sequence[float]) -> tuple
     """
     obs = np.asarray(observed, dtype=float)
     exp = np.asarray(expected, dtype=float)
-    if obs.size < 2 or exp.sum() <= 0:
+    if obs.size < 2 or exp.sum() <= 0 or obs.sum() <= 0:
         return (math.nan, 0, math.nan)
     res = sps.chisquare(obs, exp * obs.sum() / exp.sum())
     return (float(res.statistic), int(obs.size - 1), float(res.pvalue))
