@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any
 
@@ -16,15 +15,11 @@ ACTIVE = {BatchStatus.QUEUED, BatchStatus.RUNNING}
 
 
 def _stop_decision(engine: Engine, batch: Batch) -> dict[str, Any] | None:
-    """The stopping rule's decision, or None to go on (also when no rule code is installed)."""
-    try:
-        sprt = importlib.import_module("analysis.sprt")
-    except ModuleNotFoundError:
-        return None
-    check = getattr(sprt, "check_stop_rule", None)
-    if check is None:
-        return None
-    decision = check(engine, batch)
+    """The stopping rule's decision, or None to go on."""
+    # Imported here: pandas and SciPy load only for batches that carry a stop rule.
+    from analysis.sprt import check_stop_rule
+
+    decision = check_stop_rule(engine, batch)
     return dict(decision) if decision else None
 
 
