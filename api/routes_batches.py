@@ -79,11 +79,6 @@ def to_public(
     return BatchPublic(**data, progress=prog, links=links(request, batch.id))
 
 
-def _as_batch(item: Any) -> Batch:
-    # Accept a result row holding the batch as well as the batch itself.
-    return item if isinstance(item, Batch) else item[0]
-
-
 def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
     try:
         full = resolve_batch_id(engine, batch_id)
@@ -145,7 +140,7 @@ def read_batches(
 ) -> BatchList:
     """Batches, newest first, optionally of one game or in one status."""
     found = list_batches(engine, game=game, status=status_, limit=limit, offset=offset)
-    items = [to_public(request, _as_batch(b), with_progress=False) for b in found]
+    items = [to_public(request, b, with_progress=False) for b in found]
     return BatchList(items=items, limit=limit, offset=offset)
 
 
