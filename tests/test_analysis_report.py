@@ -177,6 +177,26 @@ def test_numeric_loader_matches_the_plain_seat_frame(db_url: str) -> None:
         pd.testing.assert_frame_equal(frame.assign(agent=frame["agent"].astype(object)), plain)
 
 
+def test_match_frame_lists_played_and_failed_matches(migrated_sqlite_url: str) -> None:
+    from analysis import frames
+
+    outcomes = two_player_outcomes(8, 0.5, seed=3)
+    engine, bid = store_batch(migrated_sqlite_url, game="alquerque", players=2,
+                              labels=["p", "q"], outcomes=outcomes, failed=[2, 5],
+                              ended_by=lambda i: "repetition" if i == 0 else "normal")  # fmt: skip
+    frame = frames.matches(engine, bid)
+    assert list(frame.columns) == [
+        "match_index", "seed", "ok", "plies", "ended_by", "duration", "error"
+    ]  # fmt: skip
+    assert frame["match_index"].tolist() == list(range(10))
+    assert frame.loc[~frame["ok"], "match_index"].tolist() == [2, 5]
+    assert frame.loc[frame["ok"], "error"].isna().all()
+    assert frame.loc[~frame["ok"], "error"].notna().all()
+    assert (frame["ended_by"] == "repetition").sum() == 1
+    stats_frame = frames.match_stats(engine, bid)  # successful matches only
+    assert stats_frame["match_index"].tolist() == [0, 1, 3, 4, 6, 7, 8, 9]
+
+
 def test_report_of_a_batch_with_nothing_played_yet(migrated_sqlite_url: str) -> None:
     from analysis.render_html import render_html
     from api.cli_reports import report_tables
