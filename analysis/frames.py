@@ -21,6 +21,8 @@ def seat_results(engine: Engine, batch_id: str) -> pd.DataFrame:
     """One row per seat of every successful match.
 
     Columns: match_index, seat, agent (label), agent_index, points, win_share, rank.
+    ``win_share`` is the game result (``returns()``); ``rank`` is a placing by result, then
+    points, kept for display: a drawn game is a draw even when its ranks differ.
     """
     t = SEAT_RESULT
     query = (
@@ -94,7 +96,7 @@ FETCH_ROWS = 200_000
 def seat_results_numeric(
     engine: Engine, batch_id: str, labels: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """Same columns as ``seat_results``, with ``agent`` a categorical built from ``labels``.
+    """``seat_results`` without ``rank``, with ``agent`` a categorical built from ``labels``.
 
     Reads only the numeric columns (the label comes from ``agent_index``), which is what makes
     reports over millions of rows cheap. Without ``labels`` the agent names are read from SQL
@@ -102,7 +104,7 @@ def seat_results_numeric(
     """
     mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
     sql = (
-        "SELECT match_index, seat, agent_index, points, win_share, rank FROM seat_result "
+        "SELECT match_index, seat, agent_index, points, win_share FROM seat_result "
         f"WHERE batch_id = {mark} ORDER BY match_index, seat"
     )
     parts: list[np.ndarray] = []
@@ -126,7 +128,7 @@ def seat_results_numeric(
             ).all()
             names = {int(i): str(a) for i, a in found}
             labels = [names.get(i, f"agent{i}") for i in range(max(names, default=-1) + 1)]
-    data = np.concatenate(parts) if parts else np.zeros((0, 6))
+    data = np.concatenate(parts) if parts else np.zeros((0, 5))
     codes = data[:, 2].astype(np.int64)
     agent = pd.Categorical.from_codes(codes, categories=pd.Index(list(labels)).unique())
     return pd.DataFrame(
@@ -137,7 +139,6 @@ def seat_results_numeric(
             "agent_index": codes,
             "points": data[:, 3],
             "win_share": data[:, 4],
-            "rank": data[:, 5].astype(np.int64),
         }
     )
 
@@ -185,13 +186,14 @@ def pair_outcomes(
 ) -> list[int]:
     """Outcome counts of ``agent_a`` against ``agent_b``, worst first, aggregated in SQL.
 
-    Each meeting (two seats of one match) scores 0, 1 or 2 half-points for ``a`` by relative
-    rank. ``pairs=False``: three counts (loss, draw, win). ``pairs=True``: matches 2k and 2k+1
-    form a seat-swapped pair; five counts of a's half-points over the pair (0 … 4), complete
-    pairs only.
+    Each meeting (two seats of one match) scores 0, 1 or 2 half-points for ``a`` by the game
+    result: a larger win share wins, equal shares draw, whatever the points. ``pairs=False``:
+    three counts (loss, draw, win). ``pairs=True``: matches 2k and 2k+1 form a seat-swapped
+    pair; five counts of a's half-points over the pair (0 … 4), complete pairs only.
     """
     meet = (
-        "SELECT x.match_index AS mi, CASE WHEN x.rank < y.rank THEN 2 WHEN x.rank = y.rank "
+        "SELECT x.match_index AS mi, CASE WHEN x.win_share > y.win_share THEN 2 "
+        "WHEN x.win_share = y.win_share "
         "THEN 1 ELSE 0 END AS o FROM seat_result x JOIN seat_result y "
         "ON y.batch_id = x.batch_id AND y.match_index = x.match_index AND y.seat <> x.seat "
         "WHERE x.batch_id = :b AND x.agent = :a AND y.agent = :c"

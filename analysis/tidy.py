@@ -12,8 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-SEAT_COLUMNS = ("match_index", "seat", "agent", "agent_index", "points", "win_share", "rank")
-"""Columns of the long seat-results DataFrame (see ``analysis.frames.seat_results``)."""
+LONG_COLUMNS = ("match_index", "seat", "agent", "agent_index", "points", "win_share")
+"""Columns of the long seat-results DataFrame the analysis reads.
+
+``rank`` (a placing by result, then points) is stored for display but never read here: every
+head-to-head figure comes from the game result, ``win_share``, so a draw stays a draw whatever
+the points.
+"""
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,6 @@ class Wide:
     win: np.ndarray  # (M, n) float64
     points: np.ndarray  # (M, n) float64
     agent: np.ndarray  # (M, n) int64 agent_index
-    rank: np.ndarray  # (M, n) int64, 1 = best
     labels: tuple[str, ...]
 
     @property
@@ -53,10 +57,7 @@ def to_wide(df: pd.DataFrame, players: int) -> Wide:
     labels = agent_labels(df)
     if df.empty:
         empty = np.zeros((0, players))
-        return Wide(
-            np.zeros(0, np.int64), empty, empty.copy(), empty.astype(np.int64),
-            empty.astype(np.int64), labels,
-        )  # fmt: skip
+        return Wide(np.zeros(0, np.int64), empty, empty.copy(), empty.astype(np.int64), labels)
     mi = df["match_index"].to_numpy(np.int64)
     seat = df["seat"].to_numpy(np.int64)
     key = mi * players + seat
@@ -90,9 +91,18 @@ def to_wide(df: pd.DataFrame, players: int) -> Wide:
         win=win,
         points=shaped(col("points", np.float64)),
         agent=shaped(col("agent_index", np.int64)),
-        rank=shaped(col("rank", np.int64)),
         labels=labels,
     )
+
+
+def meeting_results(win: np.ndarray) -> np.ndarray:
+    """(M, n, n) result of seat ``s`` against seat ``t`` in each match: 1, ½ or 0.
+
+    The result is the game's: the seat with the larger win share won the meeting, equal shares
+    are a draw (a drawn game stays a draw whatever the points). The diagonal is ½.
+    """
+    a, b = win[:, :, None], win[:, None, :]
+    return np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0))
 
 
 def is_binary(values: np.ndarray) -> bool:

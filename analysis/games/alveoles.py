@@ -145,14 +145,17 @@ def _bonus_rows(
 
 
 def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
-    """Per tier: winners' mean tier share minus losers' (rank 1 vs the rest), 95 % interval."""
+    """Per tier: winners' mean tier share minus losers', 95 % interval.
+
+    Winners are the seats with a share of the win (``returns()`` above 0), the rest losers.
+    """
     if d.rows.size == 0:
         return []
-    rank = w.rank[d.rows]
+    won = w.win[d.rows] > 0
     tier_totals = d.squares.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(tier_totals > 0, d.squares / tier_totals, np.nan)
-    win, lose = rank == 1, rank > 1
+    win, lose = won, ~won
     out = []
     for t, tier in enumerate(d.tiers):
         a = share[:, :, t][win]
