@@ -4,10 +4,12 @@
 
 - ``seat``, ``games``, ``win_share`` (mean of ``returns()``: shared wins split),
 - ``ci_low``, ``ci_high``: 95 % interval, Wilson when every outcome is 0 or 1, otherwise the
-  normal interval from the per-game variance (``interval`` says which),
+  normal interval from the per-game sample variance, or Wilson again when that variance is
+  zero or undefined (an all-draw batch); ``interval`` says which,
 - ``expected`` (1/n), ``p_value`` and ``test``: two players, exact binomial sign test on the
-  decisive games; n players, chi-square goodness of fit of this seat's wins against the rest,
-- ``mean_points``, ``points_ci_low``, ``points_ci_high`` (normal interval).
+  decisive games; n players, chi-square goodness of fit of this seat's wins against the rest
+  when both expect at least 5, else an exact binomial test (or none, with shared wins),
+- ``mean_points``, ``points_ci_low``, ``points_ci_high`` (normal interval; null for one game).
 """
 
 from __future__ import annotations
@@ -44,18 +46,14 @@ def seat_balance_wide(w: Wide) -> pd.DataFrame:
         col = w.win[:, s]
         total = float(col.sum())
         share = total / m if m else math.nan
-        if binary:
-            lo, hi = stats.wilson_interval(total, m)
-        else:
-            var = float(col.var(ddof=1)) if m > 1 else 0.0
-            lo, hi = stats.normal_interval(share, var, m)
+        lo, hi, interval = stats.share_interval(col, binary)
         if n == 2:
             d = int(decisive.sum())
             p = stats.sign_test(int((col[decisive] == 1).sum()), d)
             test = "exact binomial sign test on decisive games"
         elif n > 2:
-            _, _, p = stats.chisquare_gof([total, m - total], [1.0, n - 1.0])
-            test = "chi-square goodness of fit (this seat vs the rest)"
+            p, test = stats.small_sample_gof([total, m - total], [1.0, n - 1.0])
+            test += " (this seat vs the rest)"
         else:
             p, test = math.nan, "none"
         mp, plo, phi = stats.mean_interval(w.points[:, s])
@@ -66,7 +64,7 @@ def seat_balance_wide(w: Wide) -> pd.DataFrame:
                 "win_share": share,
                 "ci_low": lo,
                 "ci_high": hi,
-                "interval": "wilson" if binary else "normal",
+                "interval": interval,
                 "expected": 1.0 / n,
                 "p_value": p,
                 "test": test,
@@ -84,10 +82,18 @@ def is_decisive(win: np.ndarray) -> np.ndarray:
 
 
 def seat_test(w: Wide) -> dict[str, Any]:
-    """Overall chi-square goodness of fit of the seats' wins against equal shares."""
+    """Goodness of fit of the seats' wins against equal shares, all seats at once.
+
+    Chi-square when every seat expects at least 5 wins, else the exact multinomial test (whole
+    wins only; with shared wins and fewer games no test is made and ``p_value`` is null).
+    """
     n = w.players
-    stat, df, p = stats.chisquare_gof(w.win.sum(axis=0), [1.0] * n)
-    return {"method": "chi-square goodness of fit", "statistic": stat, "df": df, "p_value": p}
+    wins = w.win.sum(axis=0)
+    p, method = stats.small_sample_gof(wins, [1.0] * n)
+    stat, df = math.nan, 0
+    if method.startswith("chi-square"):
+        stat, df, _ = stats.chisquare_gof(wins, [1.0] * n)
+    return {"method": method, "statistic": stat, "df": df, "p_value": p}
 
 
 def first_player_advantage(balance: pd.DataFrame) -> dict[str, Any]:

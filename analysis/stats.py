@@ -3,12 +3,15 @@
 Every function works on plain numbers (or NumPy arrays where noted) and returns plain floats,
 so the section modules can combine them freely. Undefined values are ``nan``; the report turns
 them into JSON ``null``.
+
+One variance convention everywhere: the sample variance (``ddof=1``) of the per-unit values
+(games, meetings or seat-swapped pairs); it is undefined for a single unit.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from scipy import stats as sps
@@ -31,7 +34,28 @@ def wilson_interval(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At p = 0 or 1 the bound is exactly 0 or 1 in exact arithmetic; the floating-point
+    # difference would leave residue like 2.8e-17, which maps to a finite, absurd Elo.
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def share_interval(values: np.ndarray, binary: bool) -> tuple[float, float, str]:
+    """95 % interval of the mean of per-game shares in [0, 1], and the interval's name.
+
+    ``binary`` (every share in the batch is 0 or 1): Wilson. Otherwise normal from the sample
+    variance, or Wilson when that variance is zero or undefined (see ``score_interval``), so an
+    all-draw batch does not look certain.
+    """
+    n = int(values.size)
+    if n == 0:
+        return (math.nan, math.nan, "none")
+    if binary:
+        return (*wilson_interval(float(values.sum()), n), "wilson")
+    variance = float(values.var(ddof=1)) if n > 1 else math.nan
+    name = "normal" if n > 1 and variance > 0 else "wilson"
+    return (*score_interval(float(values.mean()), variance, n), name)
 
 
 def normal_interval(mean: float, variance: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -43,13 +67,17 @@ def normal_interval(mean: float, variance: float, n: float, z: float = Z95) -> t
 
 
 def mean_interval(values: np.ndarray, z: float = Z95) -> tuple[float, float, float]:
-    """Mean of ``values`` with its normal 95 % interval (sample variance, ddof=1)."""
+    """Mean of ``values`` with its normal 95 % interval (sample variance, ddof=1).
+
+    One value has no variance, so its interval is undefined (nan), not a point.
+    """
     n = int(values.size)
     if n == 0:
         return (math.nan, math.nan, math.nan)
     mean = float(values.mean())
-    var = float(values.var(ddof=1)) if n > 1 else 0.0
-    lo, hi = normal_interval(mean, var, n, z)
+    if n < 2:
+        return (mean, math.nan, math.nan)
+    lo, hi = normal_interval(mean, float(values.var(ddof=1)), n, z)
     return (mean, lo, hi)
 
 
@@ -58,6 +86,61 @@ def sign_test(k: int, n: int) -> float:
     if n <= 0:
         return math.nan
     return float(sps.binomtest(int(k), int(n), 0.5).pvalue)
+
+
+MIN_EXPECTED = 5.0
+"""Smallest expected count per cell for which the chi-square approximation is used."""
+
+
+def exact_multinomial_test(counts: Sequence[int], probs: Sequence[float]) -> float:
+    """Exact goodness-of-fit p-value of whole ``counts`` against cell probabilities ``probs``.
+
+    Sums the probability of every table with the same total that is no more likely than the
+    observed one (the usual definition; ties within a relative 1e-9 count as equally likely).
+    Enumerates all tables, so it is meant for the small totals where chi-square fails.
+    """
+    obs = [int(c) for c in counts]
+    total = sum(obs)
+    p = np.asarray(probs, dtype=float) / float(np.sum(probs))
+    dist = sps.multinomial(total, p)
+    observed = float(dist.pmf(obs))
+    tables = np.array(list(_compositions(total, len(obs))), dtype=np.int64)
+    pmf = dist.pmf(tables)
+    return float(min(1.0, pmf[pmf <= observed * (1 + 1e-9)].sum()))
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+def small_sample_gof(
+    observed: Sequence[float], expected_share: Sequence[float]
+) -> tuple[float, str]:
+    """Goodness of fit of ``observed`` counts to shares, chosen by sample size: (p, test).
+
+    Chi-square when every expected count is at least ``MIN_EXPECTED``; otherwise the exact
+    multinomial (binomial for two cells) test when the counts are whole; otherwise no test
+    (nan), since shared wins give fractional counts that no exact test takes.
+    """
+    obs = np.asarray(observed, dtype=float)
+    share = np.asarray(expected_share, dtype=float) / float(np.sum(expected_share))
+    total = float(obs.sum())
+    if total <= 0 or obs.size < 2:
+        return (math.nan, "none: no games")
+    if float((share * total).min()) >= MIN_EXPECTED:
+        return (chisquare_gof(obs.tolist(), share.tolist())[2], "chi-square goodness of fit")
+    if np.allclose(obs, np.rint(obs)):
+        whole = np.rint(obs).astype(np.int64)
+        if obs.size == 2:
+            p = float(sps.binomtest(int(whole[0]), int(whole.sum()), float(share[0])).pvalue)
+            return (p, "exact binomial test (fewer than 5 expected)")
+        return (exact_multinomial_test(whole.tolist(), share.tolist()), "exact multinomial test")
+    return (math.nan, "none: fewer than 5 expected per cell and shared wins (no exact test)")
 
 
 def chisquare_gof(observed: Sequence[float], expected: Sequence[float]) -> tuple[float, int, float]:
@@ -92,11 +175,11 @@ def score_from_elo(elo: float) -> float:
 def score_interval(score: float, variance: float, n: float) -> tuple[float, float]:
     """95 % interval of a mean score in [0, 1] from its per-unit ``variance`` over ``n`` units.
 
-    Normal, except when every unit scored the same (zero variance): the normal interval then
-    collapses to a point, which would claim certainty from a handful of games, so the Wilson
-    interval of the score is used instead.
+    Normal, except when every unit scored the same (zero variance) or there is a single unit
+    (no variance): the normal interval would then claim certainty, so the Wilson interval of
+    the score is used instead.
     """
-    if variance == 0 and n > 0 and math.isfinite(score):
+    if n > 0 and math.isfinite(score) and (n < 2 or not variance > 0):
         return wilson_interval(score * n, n)
     return normal_interval(score, variance, n)
 
@@ -125,7 +208,7 @@ def los(wins: float, losses: float) -> float:
 
 
 def trinomial(wins: int, draws: int, losses: int) -> tuple[float, float]:
-    """Mean score and per-game score variance of a W/D/L record."""
+    """Mean score and per-game score variance (ddof=1) of a W/D/L record."""
     n = wins + draws + losses
     if n == 0:
         return (math.nan, math.nan)
@@ -134,7 +217,7 @@ def trinomial(wins: int, draws: int, losses: int) -> tuple[float, float]:
 
 
 def pentanomial(counts: Sequence[int]) -> tuple[float, float]:
-    """Mean score and per-pair variance of the pair score from the five pair-outcome counts.
+    """Mean score and per-pair variance (ddof=1) of the pair score from the five counts.
 
     ``counts[i]`` is the number of seat-swapped pairs in which the agent scored ``i / 2`` points
     out of 2 (LL, LD, DD or WL, WD, WW); a pair's score is its mean, 0 … 1 in steps of ¼.
@@ -150,7 +233,7 @@ def pentanomial(counts: Sequence[int]) -> tuple[float, float]:
 def _moments(counts: np.ndarray, values: np.ndarray) -> tuple[float, float]:
     n = counts.sum()
     mean = float((counts * values).sum() / n)
-    var = float((counts * (values - mean) ** 2).sum() / n)
+    var = float((counts * (values - mean) ** 2).sum() / (n - 1)) if n > 1 else math.nan
     return (mean, var)
 
 

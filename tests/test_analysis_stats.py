@@ -80,8 +80,10 @@ def test_los_closed_form(wins: int, losses: int) -> None:
 def test_pentanomial_variance_on_a_hand_made_pair_table() -> None:
     # 10 pairs scoring 0, ½, ½, 1, 1, 1, 1½, 1½, 2, 2 points out of 2.
     mean, var = stats.pentanomial([1, 2, 3, 2, 2])
+    pair_scores = [0, 0.25, 0.25, 0.5, 0.5, 0.5, 0.75, 0.75, 1, 1]
     assert mean == pytest.approx(0.55)
-    assert var == pytest.approx(0.0975)
+    assert var == pytest.approx(0.0975 * 10 / 9)  # sample variance, ddof=1
+    assert var == pytest.approx(float(np.var(pair_scores, ddof=1)))
     with pytest.raises(ValueError, match="five"):
         stats.pentanomial([1, 2, 3])
 
@@ -89,7 +91,8 @@ def test_pentanomial_variance_on_a_hand_made_pair_table() -> None:
 def test_trinomial_by_hand() -> None:
     mean, var = stats.trinomial(wins=5, draws=2, losses=3)
     assert mean == pytest.approx(0.6)
-    assert var == pytest.approx((5 * 0.16 + 2 * 0.01 + 3 * 0.36) / 10)
+    assert var == pytest.approx((5 * 0.16 + 2 * 0.01 + 3 * 0.36) / 9)  # ddof=1
+    assert math.isnan(stats.trinomial(wins=1, draws=0, losses=0)[1])  # one game: no variance
 
 
 def test_elo_interval_maps_the_score_interval() -> None:
@@ -130,3 +133,64 @@ def test_elo_interval_of_a_clean_sweep_is_wilson_not_a_point() -> None:
     assert stats.score_interval(0.6, 0.24, 100) == pytest.approx(
         stats.normal_interval(0.6, 0.24, 100)
     )
+
+
+@pytest.mark.parametrize("n", [1, 3, 7, 40, 1000])
+def test_a_clean_sweep_bound_is_exactly_zero_or_one(n: int) -> None:
+    assert stats.wilson_interval(n, n)[1] == 1.0
+    assert stats.wilson_interval(0, n)[0] == 0.0
+    # Mapped to Elo, the open end is infinite, never a finite number from float residue.
+    assert stats.elo_with_interval(0.0, 0.0, n)[1] == -math.inf
+    assert stats.elo_with_interval(1.0, 0.0, n)[2] == math.inf
+
+
+def test_an_all_draw_sample_does_not_look_certain() -> None:
+    lo, hi, name = stats.share_interval(np.full(12, 0.5), binary=False)
+    ref = proportion_confint(6, 12, alpha=0.05, method="wilson")
+    assert name == "wilson"
+    assert (lo, hi) == pytest.approx(ref)
+    assert hi - lo > 0.4
+
+
+def test_one_value_has_no_points_interval() -> None:
+    mean, lo, hi = stats.mean_interval(np.array([137.0]))
+    assert mean == 137.0 and math.isnan(lo) and math.isnan(hi)
+
+
+def _brute_force_multinomial_p(counts: list[int]) -> float:
+    """P-value by enumerating every sequence of trials (independent of the enumeration used)."""
+    import itertools
+
+    k, total = len(counts), sum(counts)
+    probs: dict[tuple[int, ...], float] = {}
+    for seq in itertools.product(range(k), repeat=total):
+        table = tuple(seq.count(c) for c in range(k))
+        probs[table] = probs.get(table, 0.0) + k**-total
+    observed = probs[tuple(counts)]
+    return sum(p for p in probs.values() if p <= observed * (1 + 1e-9))
+
+
+@pytest.mark.parametrize("counts", [[1, 0, 0], [3, 1, 0], [2, 2, 2], [5, 0, 1], [1, 1, 2, 3]])
+def test_small_samples_use_the_exact_multinomial_test(counts: list[int]) -> None:
+    p, test = stats.small_sample_gof(counts, [1.0] * len(counts))
+    assert test.startswith("exact multinomial")
+    assert p == pytest.approx(_brute_force_multinomial_p(counts), rel=1e-9)
+
+
+def test_one_game_gets_an_exact_test_not_chi_square() -> None:
+    # One match won by seat 0 of three: chi-square would say p = 0.157 from 1/3 expected wins;
+    # exactly, a seat wins one game in three, so the p-value is 1/3.
+    p, test = stats.small_sample_gof([1.0, 0.0], [1.0, 2.0])
+    assert test.startswith("exact binomial")
+    assert p == pytest.approx(1 / 3)
+
+
+def test_shared_wins_in_a_small_sample_get_no_test() -> None:
+    p, test = stats.small_sample_gof([1.5, 0.5, 1.0], [1.0, 1.0, 1.0])
+    assert math.isnan(p) and test.startswith("none")
+
+
+def test_large_samples_keep_chi_square() -> None:
+    p, test = stats.small_sample_gof([40, 30, 50], [1.0, 1.0, 1.0])
+    assert test == "chi-square goodness of fit"
+    assert p == pytest.approx(sps.chisquare([40, 30, 50]).pvalue)
