@@ -22,6 +22,7 @@ figure { margin: 0.5rem 0; display: inline-block; vertical-align: top; }
 figure svg { max-width: 100%; height: auto; width: 620px; }
 figure.small svg { width: 340px; } figcaption { font-size: 0.8rem; color: #555; }
 .note { font-size: 0.85rem; color: #555; } .decision { font-weight: bold; }
+.partial { background: #fff4d6; border-left: 4px solid #d9a400; padding: 0.3rem 0.6rem; }
 """
 
 
@@ -212,12 +213,14 @@ def _compensation(r: Mapping[str, Any]) -> str:
             _num(o["points"], 1),
             _interval(o["ci_low"], o["ci_high"], lambda x: _num(x, 1)),
         ]
-        for o in c["offsets"]
+        for o in c["offsets"] or []
     ]
+    note = f'<p class="note">{html.escape(c["note"])}</p>' if c.get("note") else ""
     return (
         "<h2>Fair compensation (komi)</h2>"
-        + _table(["seat", "points to add", "95 % interval"], rows, "komi")
+        + (_table(["seat", "points to add", "95 % interval"], rows, "komi") if rows else "")
         + f'<p class="note">{html.escape(c["method"])}</p>'
+        + note
     )
 
 
@@ -335,6 +338,11 @@ def render_html(report: Mapping[str, Any]) -> str:
         f"{_num(b['matches_done'])} of {_num(b['matches'])} matches "
         f"({_num(b['matches_failed'])} failed); seats {html.escape(b['seat_policy'])}; "
         f"status {html.escape(b['status'])}{stopped}; seed {b['seed']}</p>",
+        (
+            f"<p class='partial'>{html.escape(b['partial_note'])}</p>"
+            if b.get("partial_note")
+            else ""
+        ),
         "<h2>Seats</h2>",
         _seats(report),
         "<h2>Agents</h2>",

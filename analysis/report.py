@@ -26,6 +26,7 @@ from analysis.games.alquerque import alquerque_section
 from analysis.games.alveoles import alveoles_section
 from analysis.tidy import Wide, is_binary, to_wide
 from storage import crud
+from storage.models import BatchStatus
 
 REPORT_KEYS = (
     "batch", "method", "seats", "seat_test", "first_player_advantage", "agents", "pairings",
@@ -62,8 +63,32 @@ def _is_points_game(game: str) -> bool:
         return False
 
 
+def coverage_note(batch: Any, played: int) -> str | None:
+    """Why a report covers fewer matches than its batch asked for; None when it covers all."""
+    if played >= batch.matches:
+        return None
+    why = (
+        "stopped early by its stop rule"
+        if batch.stopped_early
+        else str(batch.status)
+        if batch.status in BatchStatus.FINISHED
+        else "still running, or interrupted (resume it to finish)"
+    )
+    return f"partial: {played:,} of {batch.matches:,} matches played — {why}"
+
+
+def agent_groups(specs: list[dict[str, Any]]) -> list[int]:
+    """For each agent index, the first index with the same spec (the same player)."""
+    return [next(j for j, other in enumerate(specs) if other == spec) for spec in specs]
+
+
 def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
-    """The batch's identity and settings as shown at the top of a report."""
+    """The batch's identity and settings as shown at the top of a report.
+
+    ``matches_done`` counts the matches the figures use; ``partial`` is true when fewer than
+    all matches were played (``partial_note`` says how many and why).
+    """
+    note = coverage_note(batch, done + failed)
     return {
         "id": batch.id,
         "game": batch.game,
@@ -74,6 +99,8 @@ def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
         "matches": batch.matches,
         "matches_done": done,
         "matches_failed": failed,
+        "partial": note is not None,
+        "partial_note": note,
         "seed": batch.seed,
         "seat_policy": batch.seat_policy,
         "max_plies": batch.max_plies,
@@ -91,17 +118,24 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
     binary = is_binary(w.win)
     n = w.players
     return {
+        "results": "every head-to-head figure (W/D/L, score, Elo, LOS, Bradley–Terry, SPRT) "
+        "comes from the game result: the larger win share wins a meeting, equal shares draw, "
+        "whatever the points; points are reported apart",
         "win_share": "mean of returns(): winners split 1.0, so a shared win counts a fraction",
+        "variance": "sample variance (ddof=1) of the per-unit values everywhere; undefined "
+        "for one unit, where an interval is Wilson (shares) or null (points)",
         "seat_interval": (
             "95 % Wilson score interval (every outcome is 0 or 1)"
             if binary
-            else "95 % normal interval from the per-game variance (some wins are shared)"
+            else "95 % normal interval from the per-game variance (some wins are shared); "
+            "Wilson when that variance is zero"
         ),
         "seat_p_value": (
             "exact two-sided binomial sign test on decisive games"
             if n == 2
             else "chi-square goodness of fit against 1/n (per seat: this seat vs the rest; "
-            "seat_test: all seats)"
+            "seat_test: all seats); exact binomial or multinomial test when a seat expects "
+            "fewer than 5 wins, none with shared wins then"
         ),
         "first_player_advantage": "win share of seat 0 minus 1/n, with seat 0's interval",
         "elo": (
@@ -111,12 +145,14 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "los": "likelihood of superiority Φ((W−L)/√(W+L)), draws ignored",
         "strengths": (
             "Bradley–Terry on all pairs of seats in each match (ties ½), choix ILSR with a "
-            "ridge of 0.01, Elo scale, bootstrap over matches (200 resamples)"
+            "ridge of 0.01, Elo scale, bootstrap over matches (200 resamples; no interval "
+            f"below {agents_mod.MIN_BOOTSTRAP_MATCHES} matches)"
             if n > 2
             else "not computed for two players (the pairing's Elo says the same)"
         ),
         "balance": "Ludii's balance: 1 − (largest − smallest seat win share), draws fractional",
-        "fair_compensation": "points to add to each later seat so win shares equalise (komi)",
+        "fair_compensation": "points to add to each later seat so win shares equalise (komi), "
+        "after taking off each agent's effect on points (least squares, agents + seats)",
         "sprt": "generalised SPRT, bounds ln(β/(1−α)) and ln((1−β)/α)",
         "seat_policy": str(batch.seat_policy),
     }
@@ -142,7 +178,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
 
     compensation = None
     if _is_points_game(batch.game) and points_vary(w):
-        compensation = fair_compensation(w)
+        compensation = fair_compensation(w, agent_groups(list(batch.agents)))
 
     section: dict[str, Any] | None = None
     if batch.game == "alveoles" and w.matches:

@@ -67,6 +67,9 @@ def seat_table(report: Mapping[str, Any]) -> Table:
         f"first-player advantage {_pct(f.get('estimate'))} "
         f"(95% CI {_span(f.get('ci_low'), f.get('ci_high'))}, p={_p(f.get('p_value'))})"
     )
+    partial = report["batch"].get("partial_note")
+    if partial:
+        t.caption += f"\n{partial}"
     return t
 
 
@@ -138,8 +141,10 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
     komi = report.get("fair_compensation")
     if komi:
         t = _table("Fair compensation (komi)", ["seat", "points to add", "95% CI"])
-        for o in komi["offsets"]:
+        for o in komi["offsets"] or []:
             t.add_row(str(o["seat"]), _num(o["points"]), _span(o["ci_low"], o["ci_high"], _num))
+        if komi.get("note"):
+            t.caption = komi["note"]
         tables.append(t)
     game = report.get("game") or {}
     if game.get("name") == "alquerque":
