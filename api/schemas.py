@@ -114,9 +114,14 @@ class SeatPublic(BaseModel):
     seat: int
     agent: str
     agent_index: int
-    points: float
-    win_share: float
-    rank: int
+    points: float = Field(description="Game points: a margin, never a tie-break for the result.")
+    win_share: float = Field(
+        description="The game result: winners split 1.0, a draw shares it equally."
+    )
+    rank: int = Field(
+        description="Placing for display (1 = best) by result, then points. Not the result: "
+        "a drawn game keeps different ranks when its points differ."
+    )
 
 
 class MatchPublic(BaseModel):

@@ -105,5 +105,9 @@ class SeatResult(SQLModel, table=True):
     agent_index: int
     """Position of the agent's spec in ``Batch.agents``."""
     points: float
+    """Game points (``State.scores()``): a margin, never a tie-break for the result."""
     win_share: float
+    """The game result (``State.returns()``): winners split 1.0, a draw shares it."""
     rank: int
+    """Placing for display, 1 = best: by result, then by points. It breaks a drawn game on
+    points, so it is not the result: every head-to-head figure reads ``win_share``."""
