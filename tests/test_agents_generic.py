@@ -113,7 +113,22 @@ def test_mcts_plays_games_with_more_than_two_players(name: str) -> None:
         make_agent(game, {"name": "mcts", "iterations": 20}, random.Random(s)) for s in range(3)
     ]
     result = play_match(game, agents, seed=5, max_plies=12)
-    assert result.plies == 12 or result.ended_by != "move_limit"
+    # Replaying the moves checks each one against the rules and shows who made it.
+    state = game.new_initial_state(5)
+    movers = []
+    for move in result.moves:
+        movers.append(state.current_player())
+        state.apply_string(move)
+    assert set(movers) == {0, 1, 2}
+    assert result.plies == len(result.moves)
+    if state.is_terminal():
+        assert result.ended_by != "move_limit"
+        assert result.returns == tuple(state.returns())
+    else:
+        assert (result.plies, result.ended_by) == (12, "move_limit")
+        assert result.returns == pytest.approx([1 / 3] * 3)
+        root = MctsAgent(game, random.Random(1), iterations=30).search(state)
+        assert root.visits == sum(child.visits for child in root.children) == 30
     with pytest.raises(OptionError) as caught:
         make_agent(game, {"name": "alphabeta"})
     assert caught.value.field == "agent.name"

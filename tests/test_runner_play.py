@@ -52,7 +52,10 @@ def test_plan_fills_labels_policy_and_defaults() -> None:
     assert p.labels == ["mcts(iterations=20)", "random"]
     assert p.seat_policy == "rotate"
     assert p.agents[0]["name"] == "mcts" and p.agents[0]["iterations"] == 20
-    assert p.options == {"no_capture_limit": 50} or set(p.options) >= {"no_capture_limit"}
+    # Stored options are the game's declared defaults (Alquerque: 50 plies without a capture)
+    # overlaid with what was given.
+    assert p.options == {"no_capture_limit": 50}
+    assert plan(options={"no_capture_limit": 30}).options == {"no_capture_limit": 30}
     same = plan(agents=["random"], chunk_size=None)
     assert same.labels == ["random", "random#2"]
     assert same.seat_policy == "fixed"
