@@ -7,14 +7,21 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-COPY pyproject.toml README.md ./
+# Dependencies first, from pyproject.toml alone, so editing the code reuses this layer.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+print('\n'.join(p['dependencies'] + p['optional-dependencies']['service']))" \
+        > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt \
+    && useradd --create-home --uid 1000 playtester
+
+COPY README.md ./
 COPY engines ./engines
 COPY workers ./workers
 COPY api ./api
 COPY analysis ./analysis
 COPY storage ./storage
-RUN pip install ".[service]" \
-    && useradd --create-home --uid 1000 playtester
+RUN pip install --no-deps .
 
 USER playtester
 EXPOSE 8000 5555
