@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse
 from api import routes_batches, routes_games, routes_reports
 from api.deps import make_dispatcher
 from engines.core import GameError, OptionError
+from storage.crud import NotFound
 from storage.models import BatchStatus
 from storage.settings import Settings, get_settings
 
@@ -119,8 +120,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _game(_: Request, exc: GameError) -> JSONResponse:
         return _error(422, str(exc))
 
-    @app.exception_handler(LookupError)
-    async def _lookup(_: Request, exc: LookupError) -> JSONResponse:
+    @app.exception_handler(NotFound)
+    async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
         return _error(404, str(exc.args[0]) if exc.args else "not found")
 
     @app.exception_handler(HTTPException)

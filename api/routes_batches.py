@@ -25,6 +25,7 @@ from api.schemas import (
 from storage.crud import (
     MATCH,
     SEAT_RESULT,
+    NotFound,
     cancel_batch,
     create_batch,
     get_batch,
@@ -82,7 +83,7 @@ def to_public(
 def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
     try:
         full = resolve_batch_id(engine, batch_id)
-    except LookupError as exc:
+    except NotFound as exc:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
     batch = get_batch(engine, full)
     if batch is None:  # pragma: no cover - resolved just above; batches are never deleted

@@ -33,6 +33,14 @@ MIN_PREFIX = 4
 """Shortest batch id prefix accepted in place of a full id."""
 
 
+class NotFound(LookupError):  # noqa: N818 - the name the API and CLI speak of
+    """No stored batch (or match) answers to the id given; the message says what to try.
+
+    Callers catch this class, never ``LookupError`` as a whole: a ``KeyError`` or
+    ``IndexError`` raised by a bug must surface as the bug it is, not as "not found".
+    """
+
+
 # --------------------------------------------------------------------------- batches
 
 
@@ -54,7 +62,7 @@ def resolve_batch_id(engine: Engine, text: str) -> str:
         if conn.execute(select(BATCH.c.id).where(BATCH.c.id == wanted)).first() is not None:
             return wanted
         if len(wanted) < MIN_PREFIX:
-            raise LookupError(
+            raise NotFound(
                 f"no batch {wanted!r}; give the full id or at least {MIN_PREFIX} characters of it"
             )
         escaped = wanted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -66,9 +74,9 @@ def resolve_batch_id(engine: Engine, text: str) -> str:
             .all()
         )
     if not found:
-        raise LookupError(f"no batch {wanted!r}; `playtester batches` lists them")
+        raise NotFound(f"no batch {wanted!r}; `playtester batches` lists them")
     if len(found) > 1:
-        raise LookupError(f"batch prefix {wanted!r} is ambiguous ({', '.join(found)}, ...)")
+        raise NotFound(f"batch prefix {wanted!r} is ambiguous ({', '.join(found)}, ...)")
     return str(found[0])
 
 
@@ -80,7 +88,7 @@ def get_batch(engine: Engine, batch_id: str) -> Batch | None:
         return found
     try:
         full = resolve_batch_id(engine, batch_id)
-    except LookupError:
+    except NotFound:
         return None
     with session(engine) as s:
         return s.get(Batch, full)
@@ -196,7 +204,7 @@ def progress(engine: Engine, batch_id: str) -> Progress:
             ).where(BATCH.c.id == batch_id)
         ).first()
         if head is None:
-            raise LookupError(f"no batch {batch_id!r}")
+            raise NotFound(f"no batch {batch_id!r}")
         sums = conn.execute(
             select(
                 func.coalesce(func.sum(CHUNK.c.done), 0),
