@@ -10,7 +10,7 @@ from sqlalchemy import Engine, select
 
 from api import exports
 from api.auth import require_read, require_write
-from api.deps import DispatcherDep, EngineDep
+from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.schemas import (
     BatchCreate,
     BatchList,
@@ -99,7 +99,11 @@ def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
     summary="Submit a batch of matches",
 )
 def submit_batch(
-    body: BatchCreate, request: Request, engine: EngineDep, dispatcher: DispatcherDep
+    body: BatchCreate,
+    request: Request,
+    engine: EngineDep,
+    settings: SettingsDep,
+    dispatcher: DispatcherDep,
 ) -> BatchPublic:
     """Validate and store a batch, then hand it to the workers.
 
@@ -119,6 +123,7 @@ def submit_batch(
         chunk_size=body.chunk_size,
         max_plies=body.max_plies,
         stop_rule=body.stop_rule,
+        settings=settings,
     )
     batch = create_batch(engine, plan=plan)
     dispatcher.start(batch)
