@@ -2,7 +2,8 @@
 
 A ``Dispatcher`` hands a stored batch to whatever plays it: Celery workers when ``BROKER_URL``
 is set, otherwise a local process pool started in a child process (``playtester resume``), so
-``playtester serve`` works on a laptop with no servers at all.
+``playtester serve`` works on a laptop with no servers at all. Once handed over, the batch's
+start request is removed from the outbox.
 """
 
 from __future__ import annotations
@@ -13,47 +14,64 @@ import subprocess
 import sys
 from typing import Annotated, Protocol
 
+import kombu.exceptions
+import redis.exceptions
+import sqlalchemy.exc
 from fastapi import Depends, Request
 from sqlalchemy import Engine
 
 from storage.models import Batch
 from storage.settings import Settings
+from storage.submissions import start_delivered
 
 log = logging.getLogger(__name__)
 
 
 class Dispatcher(Protocol):
-    """Starts batches, rescues stalled ones, and says whether its broker answers."""
+    """Hands stored batches to whatever plays them and says whether its broker answers."""
 
     def start(self, batch: Batch) -> None: ...
-
-    def sweep(self, engine: Engine, batch: Batch) -> None: ...
 
     def broker_status(self) -> str: ...
 
 
-class CeleryDispatcher:
-    """Distributed mode: one control message per batch, workers do the rest."""
+BROKER_DOWN: tuple[type[BaseException], ...] = (
+    kombu.exceptions.OperationalError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    OSError,
+)
+"""Failures after which a start request simply stays in the outbox for the sweeper."""
 
-    def __init__(self, broker_url: str) -> None:
-        self.broker_url = broker_url
+
+class CeleryDispatcher:
+    """Distributed mode: one control message per batch, workers do the rest.
+
+    The message is sent once, without waiting for a broker that is down: the batch and its
+    start request are already stored, and the sweeper delivers the request when the broker is
+    back. The answer to the client is the same either way.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
     def start(self, batch: Batch) -> None:
+        from storage.db import get_engine
         from workers import dispatch
 
-        dispatch.start(batch.id)
-
-    def sweep(self, engine: Engine, batch: Batch) -> None:
-        from workers import dispatch
-
-        queued = dispatch.sweep(engine, batch)
-        if queued:
-            log.warning("batch %s stalled; queued chunks %s again", batch.id, queued)
+        try:
+            dispatch.start(batch.id, self.settings, retry=False)
+            start_delivered(get_engine(self.settings.database_url), batch.id)
+        except BROKER_DOWN as exc:
+            log.warning("batch %s stored; its start waits for the sweeper: %s", batch.id, exc)
 
     def broker_status(self) -> str:
         from workers.dispatch import redis_client
 
-        redis_client(self.broker_url).ping()
+        assert self.settings.broker_url is not None
+        redis_client(self.settings.broker_url).ping()
         return "ok"
 
 
@@ -65,6 +83,8 @@ class LocalDispatcher:
         self.children: list[subprocess.Popen[bytes]] = []
 
     def start(self, batch: Batch) -> None:
+        from storage.db import get_engine
+
         # Reap finished children so a long-running server does not collect zombies.
         self.children = [c for c in self.children if c.poll() is None]
         command = [sys.executable, "-c", "from api.cli import main; main()", "resume", batch.id]
@@ -74,10 +94,7 @@ class LocalDispatcher:
         self.children.append(
             subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         )
-
-    def sweep(self, engine: Engine, batch: Batch) -> None:
-        # A local run that died leaves its batch resumable with `playtester resume`.
-        return None
+        start_delivered(get_engine(self.database_url), batch.id)
 
     def broker_status(self) -> str:
         return "not configured (local mode)"
@@ -86,7 +103,7 @@ class LocalDispatcher:
 def make_dispatcher(settings: Settings) -> Dispatcher:
     """The dispatcher the settings call for."""
     if settings.broker_url:
-        return CeleryDispatcher(settings.broker_url)
+        return CeleryDispatcher(settings)
     return LocalDispatcher(settings.database_url)
 
 

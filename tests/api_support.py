@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine
 
 from storage.models import Batch
 from storage.settings import Settings
@@ -18,13 +17,9 @@ class RecordingDispatcher:
 
     def __init__(self) -> None:
         self.started: list[str] = []
-        self.swept: list[str] = []
 
     def start(self, batch: Batch) -> None:
         self.started.append(batch.id)
-
-    def sweep(self, engine: Engine, batch: Batch) -> None:
-        self.swept.append(batch.id)
 
     def broker_status(self) -> str:
         return "ok"

@@ -205,12 +205,12 @@ class Workers:
 
 
 class Api:
-    """``uvicorn api.app:app`` in a subprocess on a free port."""
+    """``uvicorn api.app:app`` in a subprocess on a free port (its log: ``<name>.log``)."""
 
-    def __init__(self, env: dict[str, str], folder: Path) -> None:
+    def __init__(self, env: dict[str, str], folder: Path, name: str = "api") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        log = open(folder / "api.log", "ab")  # noqa: SIM115 - the child owns it
+        log = open(folder / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
         self.process = subprocess.Popen(
             [
                 *(sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)),
@@ -255,7 +255,12 @@ class Service:
     """Everything one test needs: its own database, the API, and a set of workers."""
 
     def __init__(
-        self, pg: PgCluster, redis_server: RedisServer, folder: Path, workers: int
+        self,
+        pg: PgCluster,
+        redis_server: RedisServer,
+        folder: Path,
+        workers: int,
+        **env: str,
     ) -> None:
         import redis
 
@@ -266,7 +271,7 @@ class Service:
         self.redis = redis_server
         self.database_url = pg.url(pg.create_database())
         upgrade(self.database_url)
-        self.env = service_env(self.database_url, redis_server.url)
+        self.env = service_env(self.database_url, redis_server.url, **env)
         self.folder = folder
         self.api = Api(self.env, folder)
         self.workers = Workers(self.env, workers, folder)
@@ -317,11 +322,12 @@ class Service:
 def service_factory(
     pg_cluster: PgCluster, redis_server: RedisServer, tmp_path: Path
 ) -> Iterator[Any]:
-    """Build a ``Service`` with ``workers`` worker processes; everything is stopped after."""
+    """Build a ``Service`` with ``workers`` worker processes (and environment overrides for
+    its processes); everything is stopped after."""
     made: list[Service] = []
 
-    def make(workers: int = 2) -> Service:
-        service = Service(pg_cluster, redis_server, tmp_path, workers)
+    def make(workers: int = 2, **env: str) -> Service:
+        service = Service(pg_cluster, redis_server, tmp_path, workers, **env)
         made.append(service)
         return service
 
