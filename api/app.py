@@ -148,7 +148,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Take part in the one sweeper while the server is up (distributed mode)."""
+    """Take part in the one sweeper while the server is up (distributed mode), and stop what
+    the dispatcher runs at shutdown."""
     settings: Settings = app.state.settings
     task = asyncio.create_task(sweeper.run_forever(settings)) if settings.broker_url else None
     try:
@@ -158,6 +159,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await asyncio.to_thread(app.state.dispatcher.close)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -17,12 +17,16 @@ class RecordingDispatcher:
 
     def __init__(self) -> None:
         self.started: list[str] = []
+        self.closed = False
 
     def start(self, batch: Batch) -> None:
         self.started.append(batch.id)
 
     def broker_status(self) -> str:
         return "ok"
+
+    def close(self) -> None:
+        self.closed = True
 
 
 def point_settings_at(monkeypatch: pytest.MonkeyPatch, database_url: str) -> None:
