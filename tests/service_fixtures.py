@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import server_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin")
@@ -57,7 +58,7 @@ def _pg_tool(name: str) -> str:
             return str(candidate)
     found = shutil.which(name)
     if found is None:
-        pytest.skip(f"PostgreSQL tool {name} is not installed")
+        server_missing(f"PostgreSQL tool {name} is not installed")
     return found
 
 
@@ -65,13 +66,14 @@ class PgCluster:
     """A PostgreSQL cluster in a temporary folder on a free port (initdb + pg_ctl)."""
 
     def __init__(self) -> None:
+        initdb = _pg_tool("initdb")
         self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="pt_pg_"))
         self.data = self.folder / "data"
         self.as_postgres = os.geteuid() == 0  # initdb refuses to run as root
         if self.as_postgres:
             shutil.chown(self.folder, "postgres", "postgres")
-        self._run(_pg_tool("initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust")
+        self._run(initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust")
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if self.as_postgres else []
@@ -127,7 +129,7 @@ class RedisServer:
     def start(self) -> None:
         redis_server = shutil.which("redis-server")
         if redis_server is None:
-            pytest.skip("redis-server is not installed")
+            server_missing("redis-server is not installed")
         self.process = subprocess.Popen(
             [
                 *(redis_server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
