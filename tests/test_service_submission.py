@@ -132,8 +132,11 @@ def queue_state(service: Service, batch_id: str) -> dict[str, Any]:
 def test_a_get_queues_nothing_even_for_a_stalled_batch(service_factory) -> None:
     service = service_factory(workers=0)
     client = broker(service)
-    # Another process holds the sweeper lease: this API must not sweep, and no read may.
+    # Another process holds the sweeper lease: this API must not sweep, and no read may. The
+    # API starts again after the lease is taken, so no sweep of its own is still under way.
     client.set(LEASE_KEY, "elsewhere", px=600_000)
+    service.api.stop()
+    service.api = Api(service.env, service.folder, name="api-restarted")
     submitted = service.submit(**FAST, matches=100, chunk_size=10)
     batch_id = submitted["id"]
     # Stalled: created an hour ago, no chunk since, no cursor (its start task never ran).
