@@ -59,12 +59,12 @@ def compare_wide(wa: Wide, wb: Wide) -> dict[str, Any]:
 
 
 def compare(engine: Engine, batch_a: str, batch_b: str) -> dict[str, Any]:
-    """Compare two stored batches (ids or unique prefixes); LookupError if either is missing."""
+    """Compare two stored batches (ids or unique prefixes); ``NotFound`` if either is missing."""
     found = []
     for name in (batch_a, batch_b):
         batch = crud.get_batch(engine, name)
         if batch is None:
-            raise LookupError(f"no batch {name!r}")
+            raise crud.NotFound(f"no batch {name!r}")
         long = frames.seat_results_numeric(engine, batch.id, batch.labels)
         found.append((batch, to_wide(long, batch.players)))
     (ba, wa), (bb, wb) = found

@@ -159,10 +159,10 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
 
 
 def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
-    """The full report of one batch (``batch_id`` may be a unique prefix); LookupError if none."""
+    """The full report of one batch (``batch_id`` may be a unique prefix); ``NotFound`` if none."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
-        raise LookupError(f"no batch {batch_id!r}")
+        raise crud.NotFound(f"no batch {batch_id!r}")
     long = frames.seat_results_numeric(engine, batch.id, batch.labels)
     w = to_wide(long, batch.players)
     del long

@@ -23,8 +23,9 @@ from fastapi.responses import JSONResponse
 from api import routes_batches, routes_games, routes_reports
 from api.deps import make_dispatcher
 from engines.core import GameError, OptionError
-from storage.models import BatchStatus
+from storage.crud import NotFound
 from storage.settings import Settings, get_settings
+from workers import sweeper
 
 log = logging.getLogger(__name__)
 
@@ -119,8 +120,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _game(_: Request, exc: GameError) -> JSONResponse:
         return _error(422, str(exc))
 
-    @app.exception_handler(LookupError)
-    async def _lookup(_: Request, exc: LookupError) -> JSONResponse:
+    @app.exception_handler(NotFound)
+    async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
         return _error(404, str(exc.args[0]) if exc.args else "not found")
 
     @app.exception_handler(HTTPException)
@@ -145,41 +146,12 @@ def install_error_handlers(app: FastAPI) -> None:
         return _error(500, "internal error; the server log has the details")
 
 
-def sweep_unfinished(app: FastAPI) -> int:
-    """Run the dispatcher's stall check on every unfinished batch; return how many."""
-    from storage.crud import list_batches
-    from storage.db import get_engine
-
-    engine = get_engine(app.state.settings.database_url)
-    seen = 0
-    for state in (BatchStatus.QUEUED, BatchStatus.RUNNING):
-        offset = 0
-        while True:
-            page = list_batches(engine, status=state, limit=200, offset=offset)
-            for batch in page:
-                app.state.dispatcher.sweep(engine, batch)
-            seen += len(page)
-            if len(page) < 200:
-                break
-            offset += 200
-    return seen
-
-
 @contextlib.asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Run the periodic sweep for stalled batches while the server is up."""
+    """Take part in the one sweeper while the server is up (distributed mode), and stop what
+    the dispatcher runs at shutdown."""
     settings: Settings = app.state.settings
-
-    async def loop() -> None:
-        period = max(1.0, min(settings.stall_seconds / 2, 30.0))
-        while True:
-            await asyncio.sleep(period)
-            try:
-                await asyncio.to_thread(sweep_unfinished, app)
-            except Exception:  # a database outage must not end the loop
-                log.warning("sweep failed; retrying in %.0f s", period, exc_info=True)
-
-    task = asyncio.create_task(loop()) if settings.broker_url else None
+    task = asyncio.create_task(sweeper.run_forever(settings)) if settings.broker_url else None
     try:
         yield
     finally:
@@ -187,6 +159,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await asyncio.to_thread(app.state.dispatcher.close)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

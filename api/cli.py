@@ -69,7 +69,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def describe_error(exc: BaseException, url: str | None = None) -> str | None:
     """The one-line message for an error a user can fix, or None for a genuine bug."""
-    if isinstance(exc, GameError | LookupError):
+    if isinstance(exc, GameError | crud.NotFound):
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, SQLAlchemyError | ModuleNotFoundError | FileNotFoundError):
         where = safe_url(url)
@@ -86,7 +86,7 @@ def user_errors(url: str | None = None) -> Iterator[None]:
     """Turn input and database errors into one ``error:`` line and exit code 2."""
     try:
         yield
-    except (GameError, LookupError, SQLAlchemyError, ModuleNotFoundError, FileNotFoundError) as e:
+    except (GameError, crud.NotFound, SQLAlchemyError, ModuleNotFoundError, FileNotFoundError) as e:
         message = describe_error(e, url)
         if message is None:
             raise
@@ -429,7 +429,7 @@ def replay(
                 select(t).where(t.c.batch_id == batch.id, t.c.match_index == match_index)
             ).first()
         if row is None:
-            raise LookupError(f"batch {batch.id} has no stored match {match_index}")
+            raise crud.NotFound(f"batch {batch.id} has no stored match {match_index}")
         if not row.ok:
             fail(f"match {match_index} failed: {row.error}", code=1)
         game = load_game(batch.game, players=batch.players, **batch.options)

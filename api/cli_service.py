@@ -98,10 +98,22 @@ def submit(
     chunk_size: Annotated[int | None, typer.Option(help="Matches per task.")] = None,
     stop: Annotated[str | None, typer.Option(help="Stopping rule, as for run.")] = None,
     wait: Annotated[bool, typer.Option(help="Show progress until the batch ends.")] = False,
+    idempotency_key: Annotated[
+        str | None,
+        typer.Option(
+            help="Key sent with the submission (default: a fresh one); the same key and request "
+            "again return the first batch instead of making another.",
+            show_default=False,
+        ),
+    ] = None,
     server: ServerOption = DEFAULT_SERVER,
     api_key: KeyOption = None,
 ) -> None:
-    """Submit a batch to a playtester server and print its id."""
+    """Submit a batch to a playtester server and print its id.
+
+    Failures that may pass (no answer, 502/503/504) are retried a few times with the same
+    Idempotency-Key, so a retry never makes a second batch.
+    """
     with user_errors():
         specs = _agent_specs(agents)
         body: dict[str, Any] = {
@@ -123,7 +135,7 @@ def submit(
         body.update({k: v for k, v in extras.items() if v is not None})
     with _client(server, api_key) as client:
         try:
-            batch = client.submit(body)
+            batch = client.submit(body, idempotency_key=idempotency_key)
         except ServiceError as exc:
             _service_error(exc)
         out.print(batch["id"])

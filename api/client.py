@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import time
+import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
+
+TRANSIENT_STATUS = frozenset({502, 503, 504})
+"""Answers that mean "try again": a proxy without its server, a database or broker outage."""
+RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds before each retry of a submission; one more attempt than delays."""
 
 
 class ServiceError(RuntimeError):
@@ -17,6 +25,16 @@ class ServiceError(RuntimeError):
         self.status = status
         self.field = field
 
+    @property
+    def transient(self) -> bool:
+        """True when trying again later may succeed (no answer, or a 502/503/504)."""
+        return self.status is None or self.status in TRANSIENT_STATUS
+
+
+def new_idempotency_key() -> str:
+    """A fresh key for one submission (sent again, unchanged, with each retry of it)."""
+    return str(uuid.uuid4())
+
 
 class ServiceClient:
     """Talks to one playtester server; ``api_key`` is sent as a Bearer token when given."""
@@ -28,8 +46,10 @@ class ServiceClient:
         api_key: str | None = None,
         timeout: float = 30.0,
         http: httpx.Client | None = None,
+        retry_delays: Sequence[float] = RETRY_DELAYS,
     ) -> None:
         self.server = server.rstrip("/")
+        self.retry_delays = tuple(retry_delays)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # ``http`` lets a caller bring its own client (an in-process test client, a proxy).
         self.http = http or httpx.Client(base_url=self.server, timeout=timeout)
@@ -63,10 +83,23 @@ class ServiceClient:
             return response.json()
         return response.text
 
-    def submit(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST /batches: the accepted batch (id, status, links)."""
-        result: dict[str, Any] = self._call("POST", "/batches", json=body)
-        return result
+    def submit(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
+        """POST /batches: the accepted batch (id, status, links).
+
+        Every attempt carries the same ``Idempotency-Key`` (a fresh one unless given), so
+        transient failures (no answer, 502/503/504) are retried after ``retry_delays`` without
+        risk: a first attempt that was stored but whose answer was lost returns its batch.
+        """
+        headers = {"Idempotency-Key": idempotency_key or new_idempotency_key()}
+        delays = list(self.retry_delays)
+        while True:
+            try:
+                result: dict[str, Any] = self._call("POST", "/batches", json=body, headers=headers)
+                return result
+            except ServiceError as exc:
+                if not exc.transient or not delays:
+                    raise
+                time.sleep(delays.pop(0))
 
     def batch(self, batch_id: str) -> dict[str, Any]:
         """GET /batches/{id}: the batch with its progress."""

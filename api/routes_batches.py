@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, status
-from fastapi.responses import StreamingResponse
+from fastapi import (
+    APIRouter,
+    Depends,
+    Header,
+    HTTPException,
+    Path,
+    Query,
+    Request,
+    Response,
+    status,
+)
+from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy import Engine, select
 
 from api import exports
 from api.auth import require_read, require_write
-from api.deps import DispatcherDep, EngineDep
+from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.schemas import (
     BatchCreate,
     BatchList,
@@ -22,17 +32,19 @@ from api.schemas import (
     ProgressPublic,
     SeatPublic,
 )
+from storage import submissions
 from storage.crud import (
     MATCH,
     SEAT_RESULT,
+    NotFound,
     cancel_batch,
-    create_batch,
     get_batch,
     list_batches,
     progress,
     resolve_batch_id,
 )
-from storage.models import Batch, BatchStatus
+from storage.models import Batch
+from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut, "description": "Missing or wrong API key."},
@@ -45,6 +57,7 @@ router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
 
 Limit = Annotated[int, Query(ge=1, le=1000, description="Page size.")]
 Offset = Annotated[int, Query(ge=0, le=10**12, description="Items to skip.")]
+MAX_IDEMPOTENCY_KEY = 255
 
 
 def links(request: Request, batch_id: str) -> dict[str, str]:
@@ -82,12 +95,25 @@ def to_public(
 def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
     try:
         full = resolve_batch_id(engine, batch_id)
-    except LookupError as exc:
+    except NotFound as exc:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
     batch = get_batch(engine, full)
     if batch is None:  # pragma: no cover - resolved just above; batches are never deleted
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no batch {batch_id!r}")
     return batch
+
+
+IdempotencyKeyHeader = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=MAX_IDEMPOTENCY_KEY,
+        pattern=r"^[\x21-\x7e]+$",
+        description="Any unique text (a UUID): a retried submission with the same key and "
+        "body returns the first one's batch instead of making another.",
+    ),
+]
 
 
 @router.post(
@@ -96,11 +122,23 @@ def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
     response_model=BatchPublic,
     dependencies=[Depends(require_write)],
     summary="Submit a batch of matches",
+    responses={
+        200: {"model": BatchPublic, "description": "Same Idempotency-Key and body as before."},
+        422: {"model": ErrorOut, "description": "Invalid input, or a key reused for another body."},
+    },
 )
 def submit_batch(
-    body: BatchCreate, request: Request, engine: EngineDep, dispatcher: DispatcherDep
-) -> BatchPublic:
-    """Validate and store a batch, then hand it to the workers.
+    body: BatchCreate,
+    request: Request,
+    response: Response,
+    engine: EngineDep,
+    settings: SettingsDep,
+    dispatcher: DispatcherDep,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> BatchPublic | JSONResponse:
+    """Validate, then store the batch and its start request in one transaction, then hand it
+    to the workers (202). If the broker is down the answer is the same: the sweeper starts the
+    batch when the broker is back.
 
     The work done here does not depend on the number of matches: no row and no task is
     created per match; chunks are queued progressively by the workers.
@@ -118,10 +156,28 @@ def submit_batch(
         chunk_size=body.chunk_size,
         max_plies=body.max_plies,
         stop_rule=body.stop_rule,
+        settings=settings,
     )
-    batch = create_batch(engine, plan=plan)
-    dispatcher.start(batch)
-    return to_public(request, batch, with_progress=False)
+    keyed = None
+    if idempotency_key is not None:
+        keyed = Idempotency(
+            scope=key_scope(settings.api_key),
+            key=idempotency_key,
+            fingerprint=fingerprint(body.model_dump(mode="json")),
+        )
+    try:
+        stored = submissions.submit_batch(engine, plan=plan, idempotency=keyed)
+    except IdempotencyConflictError as exc:
+        return JSONResponse(
+            {"message": str(exc), "field": "Idempotency-Key"},
+            status_code=422,
+        )
+    if stored.created:
+        dispatcher.start(stored.batch)
+    else:
+        response.status_code = status.HTTP_200_OK
+        response.headers["Idempotent-Replayed"] = "true"
+    return to_public(request, stored.batch, with_progress=False)
 
 
 @router.get(
@@ -150,13 +206,9 @@ def read_batches(
     dependencies=[Depends(require_read)],
     summary="A batch with its progress",
 )
-def read_batch(
-    batch_id: str, request: Request, engine: EngineDep, dispatcher: DispatcherDep
-) -> BatchPublic:
-    """Status, done/failed counts, rate and ETA. Reading a stalled batch also rescues it."""
+def read_batch(batch_id: str, request: Request, engine: EngineDep) -> BatchPublic:
+    """Status, done/failed counts, rate and ETA of the current run. Reading changes nothing."""
     batch = _batch_or_404(engine, batch_id)
-    if batch.status not in BatchStatus.FINISHED:
-        dispatcher.sweep(engine, batch)
     return to_public(request, batch, engine)
 
 

@@ -1,7 +1,7 @@
 """Report routes of the HTTP API: a batch's report as JSON, CSV or HTML, and batch comparison.
 
 Routes are plain functions (run in the thread pool) because a report over millions of matches is
-CPU work; unknown batches raise LookupError, which the app answers with 404.
+CPU work; unknown batches raise ``storage.crud.NotFound``, which the app answers with 404.
 """
 
 from __future__ import annotations

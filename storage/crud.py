@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Connection, Engine, Insert, Table, func, select, update
+from sqlalchemy import Connection, Engine, Insert, Table, case, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -31,6 +31,14 @@ SEAT_RESULT: Table = SQLModel.metadata.tables[SeatResult.__tablename__]
 
 MIN_PREFIX = 4
 """Shortest batch id prefix accepted in place of a full id."""
+
+
+class NotFound(LookupError):  # noqa: N818 - the name the API and CLI speak of
+    """No stored batch (or match) answers to the id given; the message says what to try.
+
+    Callers catch this class, never ``LookupError`` as a whole: a ``KeyError`` or
+    ``IndexError`` raised by a bug must surface as the bug it is, not as "not found".
+    """
 
 
 # --------------------------------------------------------------------------- batches
@@ -54,7 +62,7 @@ def resolve_batch_id(engine: Engine, text: str) -> str:
         if conn.execute(select(BATCH.c.id).where(BATCH.c.id == wanted)).first() is not None:
             return wanted
         if len(wanted) < MIN_PREFIX:
-            raise LookupError(
+            raise NotFound(
                 f"no batch {wanted!r}; give the full id or at least {MIN_PREFIX} characters of it"
             )
         escaped = wanted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -66,9 +74,9 @@ def resolve_batch_id(engine: Engine, text: str) -> str:
             .all()
         )
     if not found:
-        raise LookupError(f"no batch {wanted!r}; `playtester batches` lists them")
+        raise NotFound(f"no batch {wanted!r}; `playtester batches` lists them")
     if len(found) > 1:
-        raise LookupError(f"batch prefix {wanted!r} is ambiguous ({', '.join(found)}, ...)")
+        raise NotFound(f"batch prefix {wanted!r} is ambiguous ({', '.join(found)}, ...)")
     return str(found[0])
 
 
@@ -80,7 +88,7 @@ def get_batch(engine: Engine, batch_id: str) -> Batch | None:
         return found
     try:
         full = resolve_batch_id(engine, batch_id)
-    except LookupError:
+    except NotFound:
         return None
     with session(engine) as s:
         return s.get(Batch, full)
@@ -118,8 +126,9 @@ def set_status(
     """Move a batch to ``status`` (only from the ``only_from`` statuses when given).
 
     Returns True when this call changed the row, so concurrent workers can agree on who
-    finished a batch. ``running`` stamps ``started_at`` once; finished statuses stamp
-    ``finished_at``.
+    finished a batch. ``running`` stamps ``started_at`` once, and on every move into it (a
+    first start or a resume) the start of the current run with the matches finished by then;
+    finished statuses stamp ``finished_at``.
     """
     if status not in BatchStatus.ALL:
         raise ValueError(f"unknown batch status {status!r}; one of {', '.join(BatchStatus.ALL)}")
@@ -127,6 +136,16 @@ def set_status(
     now = utcnow()
     if status == BatchStatus.RUNNING:
         values["started_at"] = func.coalesce(BATCH.c.started_at, now)
+        already = BATCH.c.status == BatchStatus.RUNNING
+        finished_so_far = (
+            select(func.coalesce(func.sum(CHUNK.c.done + CHUNK.c.failed), 0))
+            .where(CHUNK.c.batch_id == BATCH.c.id)
+            .scalar_subquery()
+        )
+        values["run_started_at"] = case((already, BATCH.c.run_started_at), else_=now)
+        values["run_start_finished"] = case(
+            (already, BATCH.c.run_start_finished), else_=finished_so_far
+        )
     if status in BatchStatus.FINISHED:
         values["finished_at"] = now
     if error is not None:
@@ -158,7 +177,11 @@ def cancel_batch(engine: Engine, batch_id: str) -> Batch:
 
 @dataclass(frozen=True)
 class Progress:
-    """How far a batch is, from its chunk rows. ``rate`` is matches per second since start."""
+    """How far a batch is, from its chunk rows.
+
+    ``rate`` is matches per second of the current run (since the batch was last started, so a
+    resumed batch is not measured from a start days ago); ``eta_seconds`` follows from it.
+    """
 
     matches: int
     done: int
@@ -183,8 +206,8 @@ def _aware(moment: datetime | None) -> datetime | None:
     return moment
 
 
-def progress(engine: Engine, batch_id: str) -> Progress:
-    """Done, failed, rate and ETA of a batch, summed over its chunk rows."""
+def progress(engine: Engine, batch_id: str, *, now: datetime | None = None) -> Progress:
+    """Done, failed, rate and ETA of a batch, summed over its chunk rows (``now``: the clock)."""
     with engine.connect() as conn:
         head = conn.execute(
             select(
@@ -193,10 +216,12 @@ def progress(engine: Engine, batch_id: str) -> Progress:
                 BATCH.c.finished_at,
                 BATCH.c.status,
                 BATCH.c.chunk_size,
+                BATCH.c.run_started_at,
+                BATCH.c.run_start_finished,
             ).where(BATCH.c.id == batch_id)
         ).first()
         if head is None:
-            raise LookupError(f"no batch {batch_id!r}")
+            raise NotFound(f"no batch {batch_id!r}")
         sums = conn.execute(
             select(
                 func.coalesce(func.sum(CHUNK.c.done), 0),
@@ -204,16 +229,21 @@ def progress(engine: Engine, batch_id: str) -> Progress:
                 func.count(),
             ).where(CHUNK.c.batch_id == batch_id)
         ).one()
-    matches, started, finished, status, chunk_size = head
+    matches, started, finished, status, chunk_size, run_started, run_base = head
     done, failed, written = int(sums[0]), int(sums[1]), int(sums[2])
     started, finished = _aware(started), _aware(finished)
+    # Batches started before the run columns existed count from their first start.
+    if run_started is not None:
+        run_from, played = _aware(run_started), done + failed - (run_base or 0)
+    else:
+        run_from, played = started, done + failed
     rate: float | None = None
     eta: float | None = None
-    if started is not None and done + failed:
-        end = finished if finished is not None else utcnow()
-        elapsed = (end - started).total_seconds()
+    if run_from is not None and played > 0:
+        end = finished if finished is not None else (now or utcnow())
+        elapsed = (end - run_from).total_seconds()
         if elapsed > 0:
-            rate = (done + failed) / elapsed
+            rate = played / elapsed
             remaining = matches - done - failed
             eta = 0.0 if status in BatchStatus.FINISHED else remaining / rate
     return Progress(

@@ -2,7 +2,9 @@
 
 Idempotency lives in the keys: ``chunk`` (batch_id, start), ``match`` (batch_id, match_index)
 and ``seat_result`` (batch_id, match_index, seat) are primary keys, and every write is an
-insert that ignores rows already there, so a chunk delivered twice changes nothing.
+insert that ignores rows already there, so a chunk delivered twice changes nothing. A
+submission is one transaction too: the batch, its start request (``outbox``) and, when the
+client sent one, its ``idempotency_key`` row.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class Batch(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=32)
     created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
     started_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    run_started_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    """When the current run began (the latest move from queued to running, e.g. a resume)."""
+    run_start_finished: int | None = None
+    """Matches already finished when the current run began: rate and ETA count from there."""
     finished_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     game: str = Field(index=True, max_length=40)
     players: int
@@ -111,3 +117,35 @@ class SeatResult(SQLModel, table=True):
     rank: int
     """Placing for display, 1 = best: by result, then by points. It breaks a drawn game on
     points, so it is not the result: every head-to-head figure reads ``win_share``."""
+
+
+class Outbox(SQLModel, table=True):
+    """A batch's start request not yet handed to whoever plays it.
+
+    Written in the transaction that stores the batch and deleted once the start message is
+    with the broker (or the local runner): a submission accepted while the broker is down is
+    delivered by the sweeper when it is back, never lost and never half-stored.
+    """
+
+    __tablename__ = "outbox"
+
+    batch_id: str = Field(foreign_key="batch.id", primary_key=True, max_length=32)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
+
+
+class IdempotencyKey(SQLModel, table=True):
+    """The batch a client's ``Idempotency-Key`` made, so a retried submission returns it.
+
+    The primary key (scope, key) is the unique constraint that makes two concurrent
+    submissions with one key store one batch. ``scope`` separates API keys (a digest of the
+    key, empty when the server has none); ``fingerprint`` is a digest of the request body, so
+    the same key with a different body can be refused.
+    """
+
+    __tablename__ = "idempotency_key"
+
+    scope: str = Field(primary_key=True, max_length=64)
+    key: str = Field(primary_key=True, max_length=255)
+    fingerprint: str = Field(max_length=64)
+    batch_id: str = Field(foreign_key="batch.id", max_length=32)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine
 
 from storage.models import Batch
 from storage.settings import Settings
@@ -18,16 +17,16 @@ class RecordingDispatcher:
 
     def __init__(self) -> None:
         self.started: list[str] = []
-        self.swept: list[str] = []
+        self.closed = False
 
     def start(self, batch: Batch) -> None:
         self.started.append(batch.id)
 
-    def sweep(self, engine: Engine, batch: Batch) -> None:
-        self.swept.append(batch.id)
-
     def broker_status(self) -> str:
         return "ok"
+
+    def close(self) -> None:
+        self.closed = True
 
 
 def point_settings_at(monkeypatch: pytest.MonkeyPatch, database_url: str) -> None:

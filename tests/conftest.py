@@ -8,7 +8,9 @@ Databases
   the machine's server (127.0.0.1:5432, user postgres) and dropped afterwards; no schema yet.
   Never touches the shared ``test`` database beyond connecting to it to CREATE/DROP.
   When PostgreSQL does not answer the test is skipped, unless the environment variable
-  ``PLAYTESTER_REQUIRE_SERVERS`` is set (CI sets it), in which case it fails.
+  ``PLAYTESTER_REQUIRE_SERVERS`` is set (CI sets it), in which case it fails
+  (``server_missing`` makes that decision, for the service fixtures too).
+  ``throwaway_pg_database()`` makes one more such database inside a test.
 - ``db_url``: parametrised over both dialects (``sqlite`` and ``postgresql``), schema created;
   use it for tests that must hold on both.
 
@@ -18,9 +20,11 @@ end so no connection outlives its database.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
+from typing import NoReturn
 
 import pytest
 
@@ -28,8 +32,17 @@ PG_SERVER = os.environ.get("PLAYTESTER_TEST_PG", "postgresql+psycopg://postgres@
 """Server the throwaway databases are created on (its ``test`` database is the entry point)."""
 
 
-def _require_servers() -> bool:
+def require_servers() -> bool:
+    """True when missing servers must fail the tests that need them (CI sets the variable)."""
     return bool(os.environ.get("PLAYTESTER_REQUIRE_SERVERS"))
+
+
+def server_missing(message: str) -> NoReturn:
+    """End a test that cannot get a server or a server's tool: a failure when servers are
+    required, a skip otherwise."""
+    if require_servers():
+        pytest.fail(f"{message} (PLAYTESTER_REQUIRE_SERVERS is set)", pytrace=False)
+    pytest.skip(message)
 
 
 @pytest.fixture
@@ -51,9 +64,9 @@ def migrated_sqlite_url(sqlite_url: str) -> str:
     return sqlite_url
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A throwaway PostgreSQL database, created empty and dropped after the test."""
+@contextlib.contextmanager
+def throwaway_pg_database() -> Iterator[str]:
+    """URL of a new empty PostgreSQL database on ``PG_SERVER``, dropped on exit."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.exc import OperationalError
 
@@ -66,10 +79,7 @@ def pg_url() -> Iterator[str]:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
     except OperationalError as exc:
         admin.dispose()
-        message = f"PostgreSQL at {PG_SERVER} is not answering: {str(exc.orig).strip()}"
-        if _require_servers():
-            pytest.fail(message)
-        pytest.skip(message)
+        server_missing(f"PostgreSQL at {PG_SERVER} is not answering: {str(exc.orig).strip()}")
     url = f"{PG_SERVER}/{name}"
     try:
         yield url
@@ -78,6 +88,13 @@ def pg_url() -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A throwaway PostgreSQL database, created empty and dropped after the test."""
+    with throwaway_pg_database() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

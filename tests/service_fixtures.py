@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import server_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/local/bin", "/usr/bin")
@@ -57,7 +58,7 @@ def _pg_tool(name: str) -> str:
             return str(candidate)
     found = shutil.which(name)
     if found is None:
-        pytest.skip(f"PostgreSQL tool {name} is not installed")
+        server_missing(f"PostgreSQL tool {name} is not installed")
     return found
 
 
@@ -65,13 +66,14 @@ class PgCluster:
     """A PostgreSQL cluster in a temporary folder on a free port (initdb + pg_ctl)."""
 
     def __init__(self) -> None:
+        initdb = _pg_tool("initdb")
         self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="pt_pg_"))
         self.data = self.folder / "data"
         self.as_postgres = os.geteuid() == 0  # initdb refuses to run as root
         if self.as_postgres:
             shutil.chown(self.folder, "postgres", "postgres")
-        self._run(_pg_tool("initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust")
+        self._run(initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust")
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if self.as_postgres else []
@@ -127,7 +129,7 @@ class RedisServer:
     def start(self) -> None:
         redis_server = shutil.which("redis-server")
         if redis_server is None:
-            pytest.skip("redis-server is not installed")
+            server_missing("redis-server is not installed")
         self.process = subprocess.Popen(
             [
                 *(redis_server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
@@ -205,12 +207,12 @@ class Workers:
 
 
 class Api:
-    """``uvicorn api.app:app`` in a subprocess on a free port."""
+    """``uvicorn api.app:app`` in a subprocess on a free port (its log: ``<name>.log``)."""
 
-    def __init__(self, env: dict[str, str], folder: Path) -> None:
+    def __init__(self, env: dict[str, str], folder: Path, name: str = "api") -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        log = open(folder / "api.log", "ab")  # noqa: SIM115 - the child owns it
+        log = open(folder / f"{name}.log", "ab")  # noqa: SIM115 - the child owns it
         self.process = subprocess.Popen(
             [
                 *(sys.executable, "-m", "uvicorn", "api.app:app", "--port", str(self.port)),
@@ -255,7 +257,12 @@ class Service:
     """Everything one test needs: its own database, the API, and a set of workers."""
 
     def __init__(
-        self, pg: PgCluster, redis_server: RedisServer, folder: Path, workers: int
+        self,
+        pg: PgCluster,
+        redis_server: RedisServer,
+        folder: Path,
+        workers: int,
+        **env: str,
     ) -> None:
         import redis
 
@@ -266,7 +273,7 @@ class Service:
         self.redis = redis_server
         self.database_url = pg.url(pg.create_database())
         upgrade(self.database_url)
-        self.env = service_env(self.database_url, redis_server.url)
+        self.env = service_env(self.database_url, redis_server.url, **env)
         self.folder = folder
         self.api = Api(self.env, folder)
         self.workers = Workers(self.env, workers, folder)
@@ -317,11 +324,12 @@ class Service:
 def service_factory(
     pg_cluster: PgCluster, redis_server: RedisServer, tmp_path: Path
 ) -> Iterator[Any]:
-    """Build a ``Service`` with ``workers`` worker processes; everything is stopped after."""
+    """Build a ``Service`` with ``workers`` worker processes (and environment overrides for
+    its processes); everything is stopped after."""
     made: list[Service] = []
 
-    def make(workers: int = 2) -> Service:
-        service = Service(pg_cluster, redis_server, tmp_path, workers)
+    def make(workers: int = 2, **env: str) -> Service:
+        service = Service(pg_cluster, redis_server, tmp_path, workers, **env)
         made.append(service)
         return service
 

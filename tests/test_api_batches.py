@@ -104,7 +104,7 @@ def test_reads_progress_matches_and_exports(api) -> None:
     read = client.get(f"/batches/{batch['id']}").json()
     assert read["status"] == "running"
     assert read["progress"]["done"] == 5 and read["progress"]["chunks_total"] == 2
-    assert dispatcher.swept == [batch["id"]]
+    assert dispatcher.started == [batch["id"]]  # reading started nothing more
     assert client.get(f"/batches/{batch['id'][:6]}").json()["id"] == batch["id"]
 
     page = client.get(f"/batches/{batch['id']}/matches", params={"limit": 3, "offset": 1}).json()

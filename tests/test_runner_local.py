@@ -161,6 +161,9 @@ CLI = [sys.executable, "-c", "from api.cli import main; main()"]
 
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str) -> None:
+    """Ctrl-C lands as soon as the first chunk is stored, while most of the batch is still to
+    play: 16 one-match chunks of about 0.3 s each on two processes cannot all be written in
+    the moment between seeing that chunk and the signal."""
     url = migrated_sqlite_url
     matches = 16
     command = [
@@ -168,7 +171,7 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str) -> 
         "run",
         "alquerque",
         "--agents",
-        "mcts:iterations=150,random",
+        "mcts:iterations=1000,random",
         "--matches",
         str(matches),
         "--seed",
@@ -190,10 +193,10 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str) -> 
     while time.monotonic() < deadline and proc.poll() is None:
         with engine.connect() as conn:
             written = conn.execute(select(func.count()).select_from(crud.CHUNK)).scalar_one()
-        if written >= 2:
+        if written >= 1:
             break
-        time.sleep(0.1)
-    assert proc.poll() is None, "the batch finished before it could be interrupted"
+        time.sleep(0.02)
+    assert written >= 1 and proc.poll() is None, "no chunk was stored while the batch ran"
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr

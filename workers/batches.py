@@ -17,7 +17,7 @@ from typing import Any
 
 from engines.core import Game, OptionError, agent_label, derive_seed
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
-from storage.settings import get_settings
+from storage.settings import Settings, get_settings
 from workers.play import play_one
 from workers.seating import FIXED, POLICIES, ROTATE
 
@@ -112,13 +112,15 @@ def plan_batch(
     chunk_size: int | None,
     max_plies: int | None,
     stop_rule: Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
 ) -> BatchPlan:
     """Validate a batch request through the engine registry and return the plan to store.
 
     ``players`` None means the number of agents given when more than one, else the game's
     minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
+    Limits come from ``settings`` (the API passes its app's; default: the environment's).
     """
-    settings = get_settings()
+    settings = settings or get_settings()
     if not agents:
         raise OptionError("give at least one agent", field="agents")
     if players is None and len(agents) > 1:
@@ -153,7 +155,7 @@ def plan_batch(
         max_plies = min(the_game.game_type.max_game_length, settings.max_plies)
     max_plies = _whole(max_plies, "max_plies", 1, settings.max_plies)
     if chunk_size is None:
-        chunk_size = estimate_chunk_size(the_game, specs)
+        chunk_size = estimate_chunk_size(the_game, specs, settings.chunk_seconds)
     chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
     rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
     return BatchPlan(

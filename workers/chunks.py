@@ -47,7 +47,7 @@ def run_chunk(
     engine = get_engine(database_url)
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
-        raise LookupError(f"no batch {batch_id!r}")
+        raise crud.NotFound(f"no batch {batch_id!r}")
     if not 0 <= start < stop <= batch.matches:
         raise ValueError(f"chunk [{start}, {stop}) is outside batch {batch_id} of {batch.matches}")
 

@@ -32,7 +32,7 @@ def after_chunk(engine: Engine, batch_id: str) -> str:
     """
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
-        raise LookupError(f"no batch {batch_id!r}")
+        raise crud.NotFound(f"no batch {batch_id!r}")
     if batch.status in BatchStatus.FINISHED:
         return batch.status
     if batch.stop_rule:

@@ -18,6 +18,7 @@ import sqlalchemy.exc
 from celery import Task
 
 from engines.core import GameError
+from storage.crud import NotFound
 from storage.models import BatchStatus
 from workers.celery_app import app
 
@@ -81,7 +82,7 @@ def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, An
         log.error("batch %s chunk %d-%d: bad input, not retried: %s", batch_id, start, stop, exc)
         _fail_batch(batch_id, exc)
         return {"batch_id": batch_id, "start": start, "stop": stop, "error": str(exc)}
-    except LookupError as exc:
+    except NotFound as exc:
         log.error("batch %s chunk %d-%d: %s", batch_id, start, stop, exc)
         return {"batch_id": batch_id, "start": start, "stop": stop, "error": str(exc)}
     except TRANSIENT_ERRORS as exc:

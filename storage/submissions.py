@@ -1,0 +1,142 @@
+"""Storing a submitted batch atomically, and answering a retried submission with its batch.
+
+``submit_batch`` writes in one transaction the batch, its start request (an ``outbox`` row)
+and, when the client sent an ``Idempotency-Key``, the key with a digest of the request. So a
+submission is either wholly stored (and will be started: the outbox row stays until the start
+message is delivered) or not stored at all. The key's primary key (scope, key) is the unique
+constraint that turns two concurrent submissions with one key into one batch: the second
+insert fails, its transaction rolls back, and it answers with the first one's batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine, Table, delete, select
+from sqlalchemy.exc import IntegrityError
+
+from storage.crud import get_batch
+from storage.db import session
+from storage.models import Batch, BatchStatus, IdempotencyKey, Outbox, SQLModel, utcnow
+
+if TYPE_CHECKING:
+    from workers.batches import BatchPlan
+
+OUTBOX: Table = SQLModel.metadata.tables[Outbox.__tablename__]
+IDEMPOTENCY_KEY: Table = SQLModel.metadata.tables[IdempotencyKey.__tablename__]
+
+
+class IdempotencyConflictError(ValueError):
+    """The key was used before with a different request body."""
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """A client's key for one submission: ``scope`` (whose key), ``key``, request digest."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Submission:
+    """The stored batch; ``created`` False when an earlier submission with the key made it."""
+
+    batch: Batch
+    created: bool
+
+
+def fingerprint(body: Mapping[str, Any]) -> str:
+    """A digest of a request body that ignores key order and spacing."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def key_scope(api_key: str | None) -> str:
+    """Whose keys these are: a digest of the API key presented, empty when there is none."""
+    return hashlib.sha256(api_key.encode()).hexdigest() if api_key else ""
+
+
+def _earlier(engine: Engine, idem: Idempotency) -> Submission | None:
+    """The batch an earlier submission with this key made, if any (same body required)."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(IDEMPOTENCY_KEY.c.fingerprint, IDEMPOTENCY_KEY.c.batch_id).where(
+                IDEMPOTENCY_KEY.c.scope == idem.scope, IDEMPOTENCY_KEY.c.key == idem.key
+            )
+        ).first()
+    if row is None:
+        return None
+    if row.fingerprint != idem.fingerprint:
+        raise IdempotencyConflictError(
+            f"Idempotency-Key {idem.key!r} was already used for batch {row.batch_id} with a "
+            "different request body; send a new key for a new batch"
+        )
+    batch = get_batch(engine, row.batch_id)
+    assert batch is not None  # the key's foreign key keeps its batch
+    return Submission(batch, created=False)
+
+
+def submit_batch(
+    engine: Engine, *, plan: BatchPlan, idempotency: Idempotency | None = None
+) -> Submission:
+    """Store a plan as a queued batch with its start request, in one transaction.
+
+    With ``idempotency``, a key seen before returns that key's batch (``created`` False), and
+    ``IdempotencyConflictError`` is raised when the body differs from the first one.
+    """
+    if idempotency is not None:
+        earlier = _earlier(engine, idempotency)
+        if earlier is not None:
+            return earlier
+    values = {f.name: getattr(plan, f.name) for f in fields(plan)}
+    batch = Batch(**values, status=BatchStatus.QUEUED)
+    now = utcnow()
+    try:
+        with session(engine) as s:
+            s.add(batch)
+            s.add(Outbox(batch_id=batch.id, created_at=now))
+            if idempotency is not None:
+                s.add(
+                    IdempotencyKey(
+                        scope=idempotency.scope,
+                        key=idempotency.key,
+                        fingerprint=idempotency.fingerprint,
+                        batch_id=batch.id,
+                        created_at=now,
+                    )
+                )
+            s.commit()
+            s.refresh(batch)
+    except IntegrityError:
+        # A concurrent submission with the same key committed first: answer with its batch.
+        if idempotency is None:
+            raise
+        earlier = _earlier(engine, idempotency)
+        if earlier is None:
+            raise
+        return earlier
+    return Submission(batch, created=True)
+
+
+def pending_starts(engine: Engine, *, limit: int = 100) -> list[str]:
+    """Ids of batches whose start request is still waiting for delivery, oldest first."""
+    with engine.connect() as conn:
+        return list(
+            conn.execute(
+                select(OUTBOX.c.batch_id)
+                .order_by(OUTBOX.c.created_at, OUTBOX.c.batch_id)
+                .limit(limit)
+            ).scalars()
+        )
+
+
+def start_delivered(engine: Engine, batch_id: str) -> None:
+    """Forget a batch's start request: its start message is with whoever plays it."""
+    with engine.begin() as conn:
+        conn.execute(delete(OUTBOX).where(OUTBOX.c.batch_id == batch_id))

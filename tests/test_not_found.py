@@ -1,0 +1,111 @@
+"""Only storage's ``NotFound`` means "not found": a ``KeyError`` or ``IndexError`` from a bug
+stays a bug at every catch site (API 500 logged, CLI traceback, Celery task failure)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from api_support import client_for, make_api
+from typer.testing import CliRunner
+
+import api.routes_batches
+import api.routes_reports
+import storage.crud
+import workers.chunks
+from api.cli import app as cli
+from api.cli import describe_error
+from storage.crud import NotFound
+
+BUGS = [KeyError("seat"), IndexError("list index out of range")]
+
+
+@pytest.fixture
+def client(migrated_sqlite_url: str):
+    app, _ = make_api(migrated_sqlite_url)
+    with client_for(app) as c:
+        yield c
+
+
+def test_not_found_is_a_lookup_error_with_its_message() -> None:
+    assert issubclass(NotFound, LookupError)
+    assert describe_error(NotFound("no batch 'abcd'")) == "no batch 'abcd'"
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=type)
+def test_a_bug_in_a_report_route_is_a_logged_500(
+    client, bug: Exception, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise bug
+
+    monkeypatch.setattr(api.routes_reports, "build_report", broken)
+    with caplog.at_level(logging.ERROR, logger="api.app"):
+        response = client.get("/batches/abcdef/report")
+    assert response.status_code == 500, response.text
+    assert response.json()["message"].startswith("internal error")
+    logged = [r for r in caplog.records if r.exc_info and r.exc_info[1] is bug]
+    assert logged, "the bug is not in the server log"
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=type)
+def test_a_bug_while_resolving_a_batch_id_is_not_a_404(
+    client, bug: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> str:
+        raise bug
+
+    monkeypatch.setattr(api.routes_batches, "resolve_batch_id", broken)
+    assert client.get("/batches/abcdef").status_code == 500
+
+
+def test_unknown_batches_are_still_404(client) -> None:
+    for path in ("/batches/feedbeef", "/batches/feedbeef/report", "/compare?a=feedbeef&b=beef1"):
+        response = client.get(path)
+        assert response.status_code == 404, (path, response.text)
+        assert "no batch" in response.json()["message"]
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=type)
+def test_a_bug_in_a_cli_command_is_not_an_input_error(
+    migrated_sqlite_url: str, bug: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> str:
+        raise bug
+
+    assert describe_error(bug) is None
+    monkeypatch.setattr(storage.crud, "resolve_batch_id", broken)
+    result = CliRunner().invoke(cli, ["show", "abcdef", "--db", migrated_sqlite_url])
+    assert result.exit_code != 2
+    assert result.exception is bug
+
+
+def test_an_unknown_batch_in_the_cli_is_exit_2(migrated_sqlite_url: str) -> None:
+    result = CliRunner().invoke(cli, ["show", "feedbeef", "--db", migrated_sqlite_url])
+    assert result.exit_code == 2 and "no batch 'feedbeef'" in result.stderr
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=type)
+def test_a_bug_in_a_chunk_task_fails_the_task(bug: Exception, monkeypatch) -> None:
+    from workers.tasks import play_chunk
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise bug
+
+    monkeypatch.setattr(workers.chunks, "run_chunk", broken)
+    result = play_chunk.apply(args=["abcdef", 0, 1])
+    assert result.failed()
+    assert result.result is bug
+
+
+def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(monkeypatch) -> None:
+    from workers.tasks import play_chunk
+
+    def missing(*_args: object, **_kwargs: object) -> None:
+        raise NotFound("no batch 'abcdef'")
+
+    monkeypatch.setattr(workers.chunks, "run_chunk", missing)
+    result = play_chunk.apply(args=["abcdef", 0, 1])
+    assert result.successful()
+    error = "no batch 'abcdef'"
+    assert result.result == {"batch_id": "abcdef", "start": 0, "stop": 1, "error": error}
