@@ -26,6 +26,7 @@ from analysis.games.alquerque import alquerque_section
 from analysis.games.alveoles import alveoles_section
 from analysis.tidy import Wide, is_binary, to_wide
 from storage import crud
+from workers.seating import seating_design
 
 REPORT_KEYS = (
     "batch", "method", "seats", "seat_test", "first_player_advantage", "agents", "pairings",
@@ -76,6 +77,7 @@ def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
         "matches_failed": failed,
         "seed": batch.seed,
         "seat_policy": batch.seat_policy,
+        "seating": seating_design(batch.players, batch.seat_policy, batch.matches).as_dict(),
         "max_plies": batch.max_plies,
         "status": batch.status,
         "stop_rule": batch.stop_rule,

@@ -5,8 +5,8 @@ A stop rule is ``{"type": "sprt", "agents": [A, B], "elo0": 0, "elo1": 5, "alpha
 the generalised one: for each hypothesis the outcome distribution closest to the observed
 frequencies (maximum likelihood) among those whose mean score is the hypothesis's expected score,
 then ``N · Σ p̂ log(p₁ / p₀)``. Bounds are ``ln(β/(1−α))`` (accept H0) and ``ln((1−β)/α)``
-(accept H1). Seat-swapped pairs (two players, ``rotate``) use the five pair outcomes, everything
-else the three game outcomes from relative rank.
+(accept H1). Seat-swapped pairs (two players, ``balanced`` or ``rotate``) use the five pair
+outcomes, everything else the three game outcomes from relative rank.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from engines.core import OptionError
+from workers.seating import seat_swapped_pairs
 
 EMPTY_CELL = 1e-3
 """Pseudo-count for an outcome never seen, so the constrained fit exists (as fishtest does)."""
@@ -211,8 +212,8 @@ def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[s
 
 
 def uses_pairs(batch: Any) -> bool:
-    """Seat-swapped pairs: two players seated by ``rotate``."""
-    return bool(batch.players == 2 and batch.seat_policy == "rotate")
+    """Seat-swapped pairs: two players seated by ``balanced`` or ``rotate``."""
+    return seat_swapped_pairs(batch.players, batch.seat_policy)
 
 
 def sprt_status(engine: Engine, batch: Any) -> dict[str, Any] | None:

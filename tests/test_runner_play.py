@@ -50,7 +50,7 @@ def test_plan_fills_labels_policy_and_defaults() -> None:
     p = plan()
     assert p.players == 2
     assert p.labels == ["mcts(iterations=20)", "random"]
-    assert p.seat_policy == "rotate"
+    assert p.seat_policy == "balanced"
     assert p.agents[0]["name"] == "mcts" and p.agents[0]["iterations"] == 20
     assert p.options == {"no_capture_limit": 50} or set(p.options) >= {"no_capture_limit"}
     same = plan(agents=["random"], chunk_size=None)

@@ -19,7 +19,7 @@ from engines.core import Game, OptionError, agent_label, derive_seed
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
 from storage.settings import get_settings
 from workers.play import play_one
-from workers.seating import FIXED, POLICIES, ROTATE
+from workers.seating import BALANCED, FIXED, POLICIES, ROTATE
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
@@ -143,7 +143,7 @@ def plan_batch(
         seed = random.SystemRandom().getrandbits(63)
     seed = _whole(seed, "seed", 0, MAX_SEED)
     all_equal = all(s == specs[0] for s in specs)
-    policy = (FIXED if all_equal else ROTATE) if seat_policy is None else seat_policy
+    policy = (FIXED if all_equal else BALANCED) if seat_policy is None else seat_policy
     if policy not in POLICIES:
         raise OptionError(
             f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
