@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.optimize import brentq
@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from engines.core import OptionError
+from storage.crud import progress, stop_count_totals
 from workers.seating import seat_swapped_pairs
 
 EMPTY_CELL = 1e-3
@@ -208,6 +209,60 @@ def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[s
     return out
 
 
+# --------------------------------------------------------------------------- one chunk
+
+
+class _Seat(Protocol):
+    @property
+    def agent_label(self) -> str: ...
+    @property
+    def win_share(self) -> float: ...
+
+
+class _Match(Protocol):
+    @property
+    def match_index(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[_Seat]: ...
+
+
+def meeting_outcome(mine: float, theirs: float) -> int:
+    """Half-points of a meeting from the game result: win share above, equal or below."""
+    return 2 if mine > theirs else 1 if mine == theirs else 0
+
+
+def chunk_outcomes(
+    records: Iterable[_Match], agent_a: str, agent_b: str, *, pairs: bool
+) -> list[int]:
+    """The rule's outcome counts over a chunk's match records, worst first.
+
+    The same counts as ``frames.pair_outcomes`` over those matches, by the game result: a at
+    seat s beats b at seat t when its win share is higher, a draw when equal. ``pairs``: five
+    counts of a's half-points over each complete seat-swapped pair (2k, 2k+1) in ``records``;
+    else three counts, one per meeting. Failed matches have no seats and count nowhere.
+    """
+    met: dict[int, list[int]] = {}
+    for record in records:
+        shares = {seat.agent_label: seat.win_share for seat in record.seats}
+        if agent_a in shares and agent_b in shares:
+            outcome = meeting_outcome(shares[agent_a], shares[agent_b])
+            met.setdefault(record.match_index, []).append(outcome)
+    if not pairs:
+        counts = [0, 0, 0]
+        for outcomes in met.values():
+            for outcome in outcomes:
+                counts[outcome] += 1
+        return counts
+    by_pair: dict[int, list[int]] = {}
+    for index, outcomes in met.items():
+        by_pair.setdefault(index // 2, []).extend(outcomes)
+    counts = [0] * 5
+    for outcomes in by_pair.values():
+        if len(outcomes) == 2:
+            counts[sum(outcomes)] += 1
+    return counts
+
+
 # --------------------------------------------------------------------------- with the database
 
 
@@ -216,21 +271,49 @@ def uses_pairs(batch: Any) -> bool:
     return seat_swapped_pairs(batch.players, batch.seat_policy)
 
 
-def sprt_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
-    """Current SPRT state of a batch with a stop rule (None without one)."""
+def _rule(batch: Any) -> dict[str, Any] | None:
     rule = batch.stop_rule
     if not rule or rule.get("type", "sprt") != "sprt":
         return None
-    a, b = rule["agents"]
+    return {**DEFAULTS, **rule}
+
+
+def _state(engine: Engine, batch: Any, rule: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The SPRT state and the matches written it covers.
+
+    Counts are the chunk rows' stored ones summed (one small query, however large the batch);
+    for a batch with a chunk written before counts were stored, they come from its seat
+    results instead.
+    """
     model = "pentanomial" if uses_pairs(batch) else "trinomial"
-    counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=model == "pentanomial")
-    full = {**DEFAULTS, **rule}
-    return sprt_state(counts, model, full)
+    size = 5 if model == "pentanomial" else 3
+    totals = stop_count_totals(engine, batch.id)
+    if totals.counts is not None:
+        counts = totals.counts[:size]
+        written = totals.matches
+    else:
+        a, b = rule["agents"]
+        counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=model == "pentanomial")
+        written = progress(engine, batch.id).finished_matches
+    return sprt_state(counts, model, rule), written
+
+
+def sprt_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
+    """Current SPRT state of a batch with a stop rule (None without one)."""
+    rule = _rule(batch)
+    return None if rule is None else _state(engine, batch, rule)[0]
 
 
 def check_stop_rule(engine: Engine, batch: Any) -> dict[str, Any] | None:
-    """The decision when a bound is crossed, else None (called after every written chunk)."""
-    state = sprt_status(engine, batch)
-    if state is None or state["result"] is None:
+    """The decision when a bound is crossed, else None (called after every written chunk).
+
+    The decision is the SPRT state plus ``decided_at_matches``: the matches written (played or
+    failed) when the check crossed the bound.
+    """
+    rule = _rule(batch)
+    if rule is None:
         return None
-    return state
+    state, written = _state(engine, batch, rule)
+    if state["result"] is None:
+        return None
+    return {**state, "decided_at_matches": written}
