@@ -6,7 +6,12 @@ the generalised one: for each hypothesis the outcome distribution closest to the
 frequencies (maximum likelihood) among those whose mean score is the hypothesis's expected score,
 then ``N · Σ p̂ log(p₁ / p₀)``. Bounds are ``ln(β/(1−α))`` (accept H0) and ``ln((1−β)/α)``
 (accept H1). Seat-swapped pairs (two players, ``balanced`` or ``rotate``) use the five pair
-outcomes, everything else the three game outcomes from relative rank.
+outcomes, everything else the three game outcomes.
+
+The rule is checked after every written chunk. Each chunk row stores its own outcome counts
+(``chunk_outcomes``, from the game result: a beats b when its win share is higher, a draw when
+equal), so a check sums chunk rows; batches whose chunks carry no counts are counted from their
+seat results (``frames.pair_outcomes``).
 """
 
 from __future__ import annotations
@@ -236,10 +241,11 @@ def chunk_outcomes(
 ) -> list[int]:
     """The rule's outcome counts over a chunk's match records, worst first.
 
-    The same counts as ``frames.pair_outcomes`` over those matches, by the game result: a at
-    seat s beats b at seat t when its win share is higher, a draw when equal. ``pairs``: five
-    counts of a's half-points over each complete seat-swapped pair (2k, 2k+1) in ``records``;
-    else three counts, one per meeting. Failed matches have no seats and count nowhere.
+    Arranged as ``frames.pair_outcomes`` arranges them, and counted by the game result: a at
+    seat s beats b at seat t when its win share is higher, a draw when equal (never by points
+    or rank). ``pairs``: five counts of a's half-points over each complete seat-swapped pair
+    (2k, 2k+1) in ``records``; else three counts, one per meeting. Failed matches have no
+    seats and count nowhere.
     """
     met: dict[int, list[int]] = {}
     for record in records:

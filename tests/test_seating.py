@@ -87,6 +87,7 @@ def test_four_player_prefixes_stay_close_to_balance() -> None:
         seats, follows = seat_counts(seatings[:k], 4), follow_counts(seatings[:k], 4)
         assert max(seats) - min(seats) <= 1, k
         assert max(follows) - min(follows) <= 2, k
+        assert (len(set(follows)) == 1) == (k % 6 == 0), k  # after 6, 12, 18 and 24 only
 
 
 def test_three_players_start_with_the_cyclic_shifts_then_their_mirror() -> None:
