@@ -28,6 +28,7 @@ import pandas as pd
 
 from analysis import stats
 from analysis.tidy import Wide, is_binary, meeting_results
+from workers.seating import seat_swapped_pairs
 
 BOOTSTRAP_SEED = 20240601
 BOOTSTRAP_SAMPLES = 200
@@ -49,7 +50,7 @@ def pairwise_scores(w: Wide) -> np.ndarray:
 
 def swapped_pairs(w: Wide, seat_policy: str) -> np.ndarray | None:
     """Row indices (P, 2) of seat-swapped pairs (matches 2k, 2k+1), or None if not paired."""
-    if seat_policy != "rotate" or w.players != 2 or w.matches < 2:
+    if not seat_swapped_pairs(w.players, seat_policy) or w.matches < 2:
         return None
     pos = np.full(int(w.match_index.max()) + 1, -1, dtype=np.int64)
     pos[w.match_index] = np.arange(w.matches)

@@ -27,6 +27,7 @@ from analysis.games.alveoles import alveoles_section
 from analysis.tidy import Wide, is_binary, to_wide
 from storage import crud
 from storage.models import BatchStatus
+from workers.seating import seating_design
 
 REPORT_KEYS = (
     "batch", "method", "seats", "seat_test", "first_player_advantage", "agents", "pairings",
@@ -103,6 +104,7 @@ def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
         "partial_note": note,
         "seed": batch.seed,
         "seat_policy": batch.seat_policy,
+        "seating": seating_design(batch.players, batch.seat_policy, batch.matches).as_dict(),
         "max_plies": batch.max_plies,
         "status": batch.status,
         "stop_rule": batch.stop_rule,

@@ -5,16 +5,21 @@ A stop rule is ``{"type": "sprt", "agents": [A, B], "elo0": 0, "elo1": 5, "alpha
 the generalised one: for each hypothesis the outcome distribution closest to the observed
 frequencies (maximum likelihood) among those whose mean score is the hypothesis's expected score,
 then ``N · Σ p̂ log(p₁ / p₀)``. Bounds are ``ln(β/(1−α))`` (accept H0) and ``ln((1−β)/α)``
-(accept H1). Seat-swapped pairs (two players, ``rotate``) use the five pair outcomes, everything
-else the three game outcomes from relative rank.
+(accept H1). Seat-swapped pairs (two players, ``balanced`` or ``rotate``) use the five pair
+outcomes, everything else the three game outcomes.
+
+The rule is checked after every written chunk. Each chunk row stores its own outcome counts
+(``chunk_outcomes``, from the game result: a beats b when its win share is higher, a draw when
+equal), so a check sums chunk rows; batches whose chunks carry no counts are counted from their
+seat results (``frames.pair_outcomes``).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.optimize import brentq
@@ -22,6 +27,8 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from engines.core import OptionError
+from storage.crud import progress, stop_count_totals
+from workers.seating import seat_swapped_pairs
 
 EMPTY_CELL = 1e-3
 """Pseudo-count for an outcome never seen, so the constrained fit exists (as fishtest does)."""
@@ -207,29 +214,112 @@ def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[s
     return out
 
 
+# --------------------------------------------------------------------------- one chunk
+
+
+class _Seat(Protocol):
+    @property
+    def agent_label(self) -> str: ...
+    @property
+    def win_share(self) -> float: ...
+
+
+class _Match(Protocol):
+    @property
+    def match_index(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[_Seat]: ...
+
+
+def meeting_outcome(mine: float, theirs: float) -> int:
+    """Half-points of a meeting from the game result: win share above, equal or below."""
+    return 2 if mine > theirs else 1 if mine == theirs else 0
+
+
+def chunk_outcomes(
+    records: Iterable[_Match], agent_a: str, agent_b: str, *, pairs: bool
+) -> list[int]:
+    """The rule's outcome counts over a chunk's match records, worst first.
+
+    Arranged as ``frames.pair_outcomes`` arranges them, and counted by the game result: a at
+    seat s beats b at seat t when its win share is higher, a draw when equal (never by points
+    or rank). ``pairs``: five counts of a's half-points over each complete seat-swapped pair
+    (2k, 2k+1) in ``records``; else three counts, one per meeting. Failed matches have no
+    seats and count nowhere.
+    """
+    met: dict[int, list[int]] = {}
+    for record in records:
+        shares = {seat.agent_label: seat.win_share for seat in record.seats}
+        if agent_a in shares and agent_b in shares:
+            outcome = meeting_outcome(shares[agent_a], shares[agent_b])
+            met.setdefault(record.match_index, []).append(outcome)
+    if not pairs:
+        counts = [0, 0, 0]
+        for outcomes in met.values():
+            for outcome in outcomes:
+                counts[outcome] += 1
+        return counts
+    by_pair: dict[int, list[int]] = {}
+    for index, outcomes in met.items():
+        by_pair.setdefault(index // 2, []).extend(outcomes)
+    counts = [0] * 5
+    for outcomes in by_pair.values():
+        if len(outcomes) == 2:
+            counts[sum(outcomes)] += 1
+    return counts
+
+
 # --------------------------------------------------------------------------- with the database
 
 
 def uses_pairs(batch: Any) -> bool:
-    """Seat-swapped pairs: two players seated by ``rotate``."""
-    return bool(batch.players == 2 and batch.seat_policy == "rotate")
+    """Seat-swapped pairs: two players seated by ``balanced`` or ``rotate``."""
+    return seat_swapped_pairs(batch.players, batch.seat_policy)
+
+
+def _rule(batch: Any) -> dict[str, Any] | None:
+    rule = batch.stop_rule
+    if not rule or rule.get("type", "sprt") != "sprt":
+        return None
+    return {**DEFAULTS, **rule}
+
+
+def _state(engine: Engine, batch: Any, rule: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The SPRT state and the matches written it covers.
+
+    Counts are the chunk rows' stored ones summed (one small query, however large the batch);
+    for a batch with a chunk written before counts were stored, they come from its seat
+    results instead.
+    """
+    model = "pentanomial" if uses_pairs(batch) else "trinomial"
+    size = 5 if model == "pentanomial" else 3
+    totals = stop_count_totals(engine, batch.id)
+    if totals.counts is not None:
+        counts = totals.counts[:size]
+        written = totals.matches
+    else:
+        a, b = rule["agents"]
+        counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=model == "pentanomial")
+        written = progress(engine, batch.id).finished_matches
+    return sprt_state(counts, model, rule), written
 
 
 def sprt_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
     """Current SPRT state of a batch with a stop rule (None without one)."""
-    rule = batch.stop_rule
-    if not rule or rule.get("type", "sprt") != "sprt":
-        return None
-    a, b = rule["agents"]
-    model = "pentanomial" if uses_pairs(batch) else "trinomial"
-    counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=model == "pentanomial")
-    full = {**DEFAULTS, **rule}
-    return sprt_state(counts, model, full)
+    rule = _rule(batch)
+    return None if rule is None else _state(engine, batch, rule)[0]
 
 
 def check_stop_rule(engine: Engine, batch: Any) -> dict[str, Any] | None:
-    """The decision when a bound is crossed, else None (called after every written chunk)."""
-    state = sprt_status(engine, batch)
-    if state is None or state["result"] is None:
+    """The decision when a bound is crossed, else None (called after every written chunk).
+
+    The decision is the SPRT state plus ``decided_at_matches``: the matches written (played or
+    failed) when the check crossed the bound.
+    """
+    rule = _rule(batch)
+    if rule is None:
         return None
-    return state
+    state, written = _state(engine, batch, rule)
+    if state["result"] is None:
+        return None
+    return {**state, "decided_at_matches": written}

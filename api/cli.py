@@ -37,7 +37,7 @@ from engines.registry import describe_games, load_game
 from storage import crud
 from storage.db import ensure_schema, get_engine, safe_url, upgrade
 from storage.models import BatchStatus
-from workers.seating import seat_agents
+from workers.seating import seat_agents, seating_design
 
 app = typer.Typer(
     name="playtester",
@@ -218,6 +218,13 @@ def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:
     )
 
 
+def warn_incomplete_seating(players: int, policy: str, matches: int) -> None:
+    """One warning line when the batch's size leaves its seating design incomplete."""
+    design = seating_design(players, policy, matches)
+    if not design.complete:
+        err.print(f"[yellow]warning:[/yellow] {design.note}", highlight=False)
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -241,7 +248,7 @@ def run(
     seed: Annotated[int | None, typer.Option(help="Batch seed (default: random).")] = None,
     seat_policy: Annotated[
         str | None,
-        typer.Option(help="rotate (default when agents differ) or fixed."),
+        typer.Option(help="balanced (default when agents differ), rotate or fixed."),
     ] = None,
     option: Annotated[
         list[str] | None,
@@ -287,6 +294,7 @@ def run(
         engine = open_db(db)
         batch = crud.create_batch(engine, plan=plan)
         err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
+        warn_incomplete_seating(batch.players, batch.seat_policy, batch.matches)
         _play(engine, batch.id, workers, db)
 
 

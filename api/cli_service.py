@@ -10,7 +10,17 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from api.cli import app, err, fail, out, parse_options, parse_stop, split_agents, user_errors
+from api.cli import (
+    app,
+    err,
+    fail,
+    out,
+    parse_options,
+    parse_stop,
+    split_agents,
+    user_errors,
+    warn_incomplete_seating,
+)
 from api.client import ServiceClient, ServiceError
 from engines.registry import spec_from_text
 from storage.settings import get_settings
@@ -87,7 +97,7 @@ def submit(
     matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 100,
     players: Annotated[int | None, typer.Option(help="Players (default: as for run).")] = None,
     seed: Annotated[int | None, typer.Option(help="Batch seed (default: random).")] = None,
-    seat_policy: Annotated[str | None, typer.Option(help="rotate or fixed.")] = None,
+    seat_policy: Annotated[str | None, typer.Option(help="balanced, rotate or fixed.")] = None,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
     ] = None,
@@ -145,6 +155,7 @@ def submit(
             f"`playtester status {batch['id']} --server {server}`",
             highlight=False,
         )
+        warn_incomplete_seating(batch["players"], batch["seat_policy"], batch["matches"])
         if wait:
             _follow(client, batch["id"])
 

@@ -49,9 +49,11 @@ class BatchCreate(BaseModel):
     seed: int | None = Field(
         default=None, ge=0, le=MAX_SEED, description="Batch seed; generated when omitted."
     )
-    seat_policy: Literal["rotate", "fixed"] | None = Field(
+    seat_policy: Literal["balanced", "rotate", "fixed"] | None = Field(
         default=None,
-        description="rotate: each agent takes each seat equally often; fixed: spec order.",
+        description="balanced (default when agents differ): each agent takes each seat, and "
+        "follows each other agent, equally often; rotate: cyclic shifts only (each agent "
+        "always follows the same one); fixed: spec order (default when all agents are equal).",
     )
     chunk_size: int | None = Field(
         default=None, ge=1, le=1_000_000, description="Matches per task; measured by default."

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Connection, Engine, Insert, Table, case, func, select, update
+from sqlalchemy import Connection, Engine, Insert, Table, case, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -279,6 +279,52 @@ def missing_chunks(engine: Engine, batch: _Chunked) -> list[tuple[int, int]]:
     return [r for r in chunk_ranges(batch.matches, batch.chunk_size) if r[0] not in written]
 
 
+STOP_COLUMNS = ("stop_0", "stop_1", "stop_2", "stop_3", "stop_4")
+
+
+@dataclass(frozen=True)
+class StopTotals:
+    """Chunk rows of a batch summed for its stop rule.
+
+    ``counts`` is None when no chunk is written or some written chunk carries no counts (written
+    before counts were stored): the caller must then count from the seat results.
+    """
+
+    chunks: int
+    matches: int
+    counts: list[int] | None
+
+
+_STOP_TOTALS = text(
+    "SELECT COUNT(*), COUNT(stop_0), COALESCE(SUM(stop - start), 0), "
+    + ", ".join(f"COALESCE(SUM({name}), 0)" for name in STOP_COLUMNS)
+    + " FROM chunk WHERE batch_id = :b"
+)
+# Plain SQL text: it runs after every chunk of a batch with a stop rule, and building the
+# equivalent select() each time cost several times more than the query itself.
+
+
+def stop_count_totals(engine: Engine, batch_id: str) -> StopTotals:
+    """Written chunks, the matches they hold, and their stop-rule counts summed (one query)."""
+    with engine.connect() as conn:
+        row = conn.execute(_STOP_TOTALS, {"b": batch_id}).one()
+    chunks, counted, matches = int(row[0]), int(row[1]), int(row[2])
+    # No chunk row at all says nothing about seat rows stored by other means: count those.
+    counts = [int(v) for v in row[3:]] if chunks and counted == chunks else None
+    return StopTotals(chunks=chunks, matches=matches, counts=counts)
+
+
+def clear_stopped_early(engine: Engine, batch_id: str) -> bool:
+    """Unmark ``stopped_early`` (every match got played after all); True if it was set."""
+    stmt = (
+        update(BATCH)
+        .where(BATCH.c.id == batch_id, BATCH.c.stopped_early.is_(True))
+        .values(stopped_early=False)
+    )
+    with engine.begin() as conn:
+        return conn.execute(stmt).rowcount == 1
+
+
 def chunk_exists(engine: Engine, batch_id: str, start: int) -> bool:
     """True when the chunk starting at ``start`` has been written."""
     with engine.connect() as conn:
@@ -420,9 +466,13 @@ def write_chunk(
     records: list[MatchRecord],
     duration: float,
     worker: str | None = None,
+    stop_counts: Sequence[int] | None = None,
 ) -> bool:
     """Store one chunk's results in one transaction; False (and nothing written) if the chunk
     was already stored.
+
+    ``stop_counts``: the stop rule's outcome counts over these matches (up to five, worst
+    first), kept on the chunk row so the rule's check sums chunk rows (``stop_count_totals``).
 
     The chunk row goes first: its primary key is the idempotency guard, so a chunk delivered
     twice writes nothing the second time (a concurrent second delivery waits on the first's
@@ -444,6 +494,11 @@ def write_chunk(
         "finished_at": utcnow(),
         "worker": worker[:200] if worker else None,
     }
+    if stop_counts is not None:
+        if len(stop_counts) > len(STOP_COLUMNS):
+            raise ValueError(f"at most {len(STOP_COLUMNS)} stop counts, got {len(stop_counts)}")
+        padded = [*stop_counts, *[0] * (len(STOP_COLUMNS) - len(stop_counts))]
+        chunk.update({name: int(c) for name, c in zip(STOP_COLUMNS, padded, strict=True)})
     with engine.begin() as conn:
         claim = _insert_ignore(engine, CHUNK, ("batch_id", "start")).returning(CHUNK.c.start)
         if conn.execute(claim, chunk).first() is None:

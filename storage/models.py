@@ -75,6 +75,13 @@ class Chunk(SQLModel, table=True):
     duration: float
     finished_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
     worker: str | None = Field(default=None, max_length=200)
+    # The stop rule's outcome counts over this chunk's matches, worst first (three used by the
+    # trinomial model, five by the pentanomial one); null when the batch has no rule.
+    stop_0: int | None = None
+    stop_1: int | None = None
+    stop_2: int | None = None
+    stop_3: int | None = None
+    stop_4: int | None = None
 
 
 class Match(SQLModel, table=True):

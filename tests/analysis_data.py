@@ -14,6 +14,7 @@ from storage import crud
 from storage.db import get_engine, upgrade
 from workers.batches import BatchPlan
 from workers.play import MatchRecord, SeatRecord
+from workers.seating import seat_agents
 
 Outcome = tuple[Sequence[float], Sequence[float]]
 """(win shares per seat, points per seat) of one match."""
@@ -25,6 +26,13 @@ def ranks_of(win: Sequence[float], points: Sequence[float]) -> list[int]:
     return [1 + sum(1 for o in keys if o > k) for k in keys]
 
 
+def agent_at(seat: int, match_index: int, agents: int, policy: str) -> int:
+    """The agent index in ``seat`` of match ``match_index`` under the seat policy."""
+    if policy == "balanced":
+        return seat_agents(agents, policy, match_index)[seat]
+    return (seat + match_index) % agents if policy == "rotate" else seat % agents
+
+
 def seat_frame(
     outcomes: Sequence[Outcome], labels: Sequence[str], policy: str = "rotate"
 ) -> pd.DataFrame:
@@ -34,7 +42,7 @@ def seat_frame(
     for i, (win, pts) in enumerate(outcomes):
         ranks = ranks_of(win, pts)
         for s in range(n):
-            a = (s + i) % len(labels) if policy == "rotate" else s % len(labels)
+            a = agent_at(s, i, len(labels), policy)
             rows.append((i, s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
     return pd.DataFrame(
         rows, columns=["match_index", "seat", "agent", "agent_index", "points", "win_share", "rank"]
@@ -105,7 +113,7 @@ def store_batch(
         ranks = ranks_of(win, pts)
         seats = []
         for s in range(players):
-            a = (s + i) % len(labels) if seat_policy == "rotate" else s % len(labels)
+            a = agent_at(s, i, len(labels), seat_policy)
             seats.append(SeatRecord(s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
         records.append(
             MatchRecord(i, i, True, plies(j), ended_by(j), (), stats(j), 0.01, None, seats)

@@ -128,4 +128,5 @@ def test_check_stop_rule_decides_on_a_stored_batch(migrated_sqlite_url: str) -> 
     decision = sprt.check_stop_rule(engine, batch)
     assert decision is not None and decision["result"] == "H1"
     assert decision["model"] == "pentanomial" and decision["games"] == 400
-    assert sprt.sprt_status(engine, batch) == decision
+    assert decision["decided_at_matches"] == 400
+    assert {**sprt.sprt_status(engine, batch), "decided_at_matches": 400} == decision

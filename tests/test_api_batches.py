@@ -80,6 +80,18 @@ def test_submit_stores_the_batch_and_starts_it_once(api) -> None:
     assert isinstance(generated["seed"], int) and generated["seed"] >= 0
 
 
+def test_seat_policies_through_the_api(api) -> None:
+    client, _, _ = api
+    three = {"game": "alveoles", "players": 3, "agents": ["random", "greedy", "random"]}
+    default = client.post("/batches", json={**three, "matches": 6})
+    assert default.status_code == 202 and default.json()["seat_policy"] == "balanced"
+    for policy in ("balanced", "rotate", "fixed"):
+        chosen = client.post("/batches", json={**three, "matches": 6, "seat_policy": policy})
+        assert chosen.status_code == 202 and chosen.json()["seat_policy"] == policy
+    same = client.post("/batches", json=GOOD)
+    assert same.json()["seat_policy"] == "fixed"
+
+
 def test_a_million_match_batch_creates_no_rows_or_tasks_per_match(api) -> None:
     client, dispatcher, url = api
     big = client.post("/batches", json={**GOOD, "matches": 1_000_000, "chunk_size": None})
@@ -212,5 +224,11 @@ def test_cli_submit_and_status_through_the_api(api, monkeypatch) -> None:
     assert status.exit_code == 0, status.output
     assert "done: 6 played, 0 failed" in status.output
     assert time.monotonic() - started < 30
+    short = runner.invoke(
+        cli, ["submit", "alveoles", "--agents", "random,greedy,random", "-n", "8", "--seed", "1"]
+    )
+    assert short.exit_code == 0, short.output
+    assert "warning: incomplete seating design: 8 matches" in " ".join(short.output.split())
+    assert "warning" not in submitted.output
     bad = runner.invoke(cli, ["submit", "alquerque", "--agents", "nobody", "-n", "5"])
     assert bad.exit_code == 2 and "unknown agent" in bad.output

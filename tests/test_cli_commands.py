@@ -52,7 +52,7 @@ def test_run_creates_the_database_and_stores_the_batch(
     batch = crud.get_batch(engine, finished_batch)
     assert batch is not None
     assert batch.labels == ["mcts(iterations=8)", "random"]
-    assert (batch.seed, batch.matches, batch.seat_policy) == (7, 6, "rotate")
+    assert (batch.seed, batch.matches, batch.seat_policy) == (7, 6, "balanced")
 
 
 def test_batches_and_show(finished_batch: str, sqlite_url: str) -> None:

@@ -50,7 +50,7 @@ def test_plan_fills_labels_policy_and_defaults() -> None:
     p = plan()
     assert p.players == 2
     assert p.labels == ["mcts(iterations=20)", "random"]
-    assert p.seat_policy == "rotate"
+    assert p.seat_policy == "balanced"
     assert p.agents[0]["name"] == "mcts" and p.agents[0]["iterations"] == 20
     # Stored options are the game's declared defaults (Alquerque: 50 plies without a capture)
     # overlaid with what was given.

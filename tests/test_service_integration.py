@@ -141,3 +141,23 @@ def test_cancel_stops_new_chunks_and_lets_running_ones_finish(service_factory) -
     # Nothing more arrives later either.
     time.sleep(1.0)
     assert service.batch(submitted["id"])["progress"]["chunks_written"] == len(chunks)
+
+
+def test_a_stop_rule_stops_the_workers_on_time(service_factory) -> None:
+    service = service_factory(workers=2)
+    rule = {"agents": ["easy", "random"], "elo0": 0, "elo1": 60}
+    submitted = service.submit(
+        game="alquerque", agents=["easy", "random"], matches=6000, seed=1, stop_rule=rule
+    )
+    chunk = submitted["chunk_size"]
+    assert chunk <= 60 and chunk % 2 == 0
+    batch = service.wait_finished(submitted["id"])
+    assert batch["status"] == "done" and batch["decision"]["result"] == "H1"
+    # A warm shutdown lets each worker finish the chunk it is playing: after it, nothing more
+    # can be written, and queued chunks were skipped.
+    service.workers.stop()
+    final = service.batch(submitted["id"])
+    decided_at = final["decision"]["decided_at_matches"]
+    assert decided_at <= 1000
+    assert final["progress"]["finished"] <= decided_at + 2 * chunk
+    assert final["stopped_early"] is True

@@ -19,12 +19,34 @@ from engines.core import Game, OptionError, agent_label, derive_seed
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
 from storage.settings import Settings, get_settings
 from workers.play import play_one
-from workers.seating import FIXED, POLICIES, ROTATE
+from workers.seating import BALANCED, FIXED, POLICIES, ROTATE, seat_swapped_pairs
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
 FALLBACK_CHUNK_SIZE = 10
 """Chunk size when the timing match itself fails (every match will probably fail fast)."""
+
+
+STOP_RULE_CHECK_EVERY = 200
+"""With a stop rule, chunks hold at most this many matches (or 1 % of the batch if fewer)."""
+
+
+def stop_rule_chunk_cap(matches: int) -> int:
+    """The largest chunk a batch of ``matches`` with a stop rule may use.
+
+    The rule is checked after every chunk, so this is how many matches may pass between two
+    checks: min(200, max(1, 1 % of the batch)).
+    """
+    return min(STOP_RULE_CHECK_EVERY, max(1, matches // 100))
+
+
+def stop_rule_chunk_size(chunk_size: int, matches: int, *, pairs: bool) -> int:
+    """``chunk_size`` cut to ``stop_rule_chunk_cap``; even (at least 2) for seat-swapped pairs,
+    so that a pair never straddles two chunks and each chunk's counts hold whole pairs."""
+    size = min(chunk_size, stop_rule_chunk_cap(matches))
+    if pairs:
+        size = max(2, size - size % 2)
+    return size
 
 
 def new_batch_id() -> str:
@@ -145,7 +167,7 @@ def plan_batch(
         seed = random.SystemRandom().getrandbits(63)
     seed = _whole(seed, "seed", 0, MAX_SEED)
     all_equal = all(s == specs[0] for s in specs)
-    policy = (FIXED if all_equal else ROTATE) if seat_policy is None else seat_policy
+    policy = (FIXED if all_equal else BALANCED) if seat_policy is None else seat_policy
     if policy not in POLICIES:
         raise OptionError(
             f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
@@ -154,10 +176,12 @@ def plan_batch(
     if max_plies is None:
         max_plies = min(the_game.game_type.max_game_length, settings.max_plies)
     max_plies = _whole(max_plies, "max_plies", 1, settings.max_plies)
+    rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
     if chunk_size is None:
         chunk_size = estimate_chunk_size(the_game, specs, settings.chunk_seconds)
     chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
-    rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
+    if rule is not None:
+        chunk_size = stop_rule_chunk_size(chunk_size, matches, pairs=seat_swapped_pairs(n, policy))
     return BatchPlan(
         game=the_game.name,
         players=n,

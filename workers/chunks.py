@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from storage import crud
 from storage.db import get_engine
-from storage.models import BatchStatus
+from storage.models import Batch, BatchStatus
 from workers.lifecycle import after_chunk
-from workers.play import play_chunk
+from workers.play import MatchRecord, play_chunk
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,25 @@ class ChunkOutcome:
 def default_worker_name() -> str:
     """``host:pid``, stored with each chunk to show who played it."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _stop_counts(
+    batch: Batch, start: int, stop: int, records: list[MatchRecord]
+) -> list[int] | None:
+    """The stop rule's outcome counts over this chunk, stored with it so the rule's check
+    sums chunk rows; None without a rule, or when a seat-swapped pair would straddle this
+    chunk's edge (the check then counts from the seat results)."""
+    rule = batch.stop_rule
+    if not rule or rule.get("type", "sprt") != "sprt":
+        return None
+    # Imported here: NumPy and SciPy load only for batches that carry a stop rule.
+    from analysis.sprt import chunk_outcomes, uses_pairs
+
+    pairs = uses_pairs(batch)
+    if pairs and (start % 2 or (stop % 2 and stop != batch.matches)):
+        return None
+    a, b = rule["agents"]
+    return chunk_outcomes(records, a, b, pairs=pairs)
 
 
 def run_chunk(
@@ -70,6 +89,7 @@ def run_chunk(
         records=records,
         duration=time.perf_counter() - began,
         worker=worker or default_worker_name(),
+        stop_counts=_stop_counts(batch, start, stop, records),
     )
     status = after_chunk(engine, batch_id)
     done = sum(1 for r in records if r.ok)

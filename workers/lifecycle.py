@@ -29,24 +29,36 @@ def after_chunk(engine: Engine, batch_id: str) -> str:
     Completion is a conditional update from queued/running, so when several workers write the
     last chunks at once exactly one of them finishes the batch. A batch where every match
     failed becomes ``failed`` with the first error; otherwise ``done``.
+
+    A stopping rule is checked after every chunk; once it decides, the batch is ``done`` with
+    the decision (which records ``decided_at_matches``) and no further chunk starts.
+    ``stopped_early`` is set only while matches are missing: should chunks already running
+    complete the batch after all, it is cleared again.
     """
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")
     if batch.status in BatchStatus.FINISHED:
+        if batch.stopped_early:
+            _unmark_if_complete(engine, batch_id)
         return batch.status
     if batch.stop_rule:
         decision = _stop_decision(engine, batch)
         if decision is not None:
+            at = int(decision["decided_at_matches"])
             if crud.set_status(
                 engine,
                 batch_id,
                 BatchStatus.DONE,
                 only_from=ACTIVE,
-                stopped_early=True,
+                stopped_early=at < batch.matches,
                 decision=decision,
             ):
-                log.info("batch %s stopped early: %s", batch_id, decision)
+                log.info("batch %s decided at %d matches: %s", batch_id, at, decision["verdict"])
+            else:
+                # Another worker finished it first, perhaps stopped early with fewer matches
+                # written than this chunk now completes.
+                _unmark_if_complete(engine, batch_id)
             return _status(engine, batch_id)
     prog = crud.progress(engine, batch_id)
     if prog.chunks_written < prog.chunks_total:
@@ -62,6 +74,13 @@ def after_chunk(engine: Engine, batch_id: str) -> str:
     else:
         crud.set_status(engine, batch_id, BatchStatus.DONE, only_from=ACTIVE)
     return _status(engine, batch_id)
+
+
+def _unmark_if_complete(engine: Engine, batch_id: str) -> None:
+    """Clear ``stopped_early`` once every chunk is written: no match was left out after all."""
+    prog = crud.progress(engine, batch_id)
+    if prog.chunks_written >= prog.chunks_total:
+        crud.clear_stopped_early(engine, batch_id)
 
 
 def _status(engine: Engine, batch_id: str) -> str:

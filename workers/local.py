@@ -75,13 +75,17 @@ def run_local(
         return crud.progress(engine, full_id)
     ranges = crud.missing_chunks(engine, batch)
     count = max(1, min(workers or default_workers(), len(ranges) or 1))
+    if batch.stop_rule:
+        # Loaded once here, so forked workers inherit it instead of each importing NumPy and
+        # SciPy on its first check of the rule.
+        import analysis.sprt  # noqa: F401
     try:
         if count == 1:
             for start, stop in ranges:
                 outcome = run_chunk(full_id, start, stop, database_url=database_url)
                 report(crud.progress(engine, full_id))
-                if outcome.skipped and outcome.batch_status in BatchStatus.FINISHED:
-                    break
+                if outcome.batch_status in BatchStatus.FINISHED:
+                    break  # done, cancelled elsewhere, or its stopping rule decided
         else:
             _run_pool(
                 full_id, ranges, count, database_url, lambda: report(crud.progress(engine, full_id))
@@ -120,8 +124,11 @@ def _run_pool(
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 outcome = future.result()
-                if outcome.skipped and outcome.batch_status in BatchStatus.FINISHED:
-                    todo.clear()  # cancelled elsewhere, or its stopping rule decided
+                if outcome.batch_status in BatchStatus.FINISHED:
+                    # Cancelled elsewhere, or its stopping rule decided: start nothing more.
+                    # Queued chunks are withdrawn; running ones finish and are written.
+                    todo.clear()
+                    running = {f for f in running if not f.cancel()}
             tick()
     except KeyboardInterrupt:
         for future in running:
