@@ -28,7 +28,7 @@ import pandas as pd
 
 from analysis import stats
 from analysis.tidy import Wide, is_binary, meeting_results
-from workers.seating import seat_swapped_pairs
+from engines.seating import seat_swapped_pairs
 
 BOOTSTRAP_SEED = 20240601
 BOOTSTRAP_SAMPLES = 200

@@ -25,9 +25,9 @@ from analysis.compensation import fair_compensation, points_vary
 from analysis.games.alquerque import alquerque_section
 from analysis.games.alveoles import alveoles_section
 from analysis.tidy import Wide, is_binary, to_wide
+from engines.seating import seating_design
 from storage import crud
 from storage.models import BatchStatus
-from workers.seating import seating_design
 
 REPORT_KEYS = (
     "batch", "method", "seats", "seat_test", "first_player_advantage", "agents", "pairings",

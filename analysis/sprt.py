@@ -27,8 +27,8 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from engines.core import OptionError
+from engines.seating import seat_swapped_pairs
 from storage.crud import progress, stop_count_totals
-from workers.seating import seat_swapped_pairs
 
 EMPTY_CELL = 1e-3
 """Pseudo-count for an outcome never seen, so the constrained fit exists (as fishtest does)."""

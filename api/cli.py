@@ -34,10 +34,10 @@ from api.cli_tables import agents_table, describe_batch, seat_table, shape_table
 from engines.core import GameError, OptionError
 from engines.core import replay as replay_moves
 from engines.registry import describe_games, load_game
+from engines.seating import seat_agents, seating_design
 from storage import crud
 from storage.db import ensure_schema, get_engine, safe_url, upgrade
 from storage.models import BatchStatus
-from workers.seating import seat_agents, seating_design
 
 app = typer.Typer(
     name="playtester",

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
+from engines.seating import seat_agents
 from storage import crud
 from storage.db import get_engine, upgrade
 from workers.batches import BatchPlan
 from workers.play import MatchRecord, SeatRecord
-from workers.seating import seat_agents
 
 Outcome = tuple[Sequence[float], Sequence[float]]
 """(win shares per seat, points per seat) of one match."""

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 import workers.play
 from engines.core import OptionError, match_seed
+from engines.seating import seat_agents
 from workers.batches import plan_batch, unique_labels
 from workers.play import play_chunk
-from workers.seating import seat_agents
 
 
 @given(n=st.integers(1, 6), first=st.integers(0, 10_000))

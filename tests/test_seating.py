@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workers.seating import POLICIES, design_size, seat_agents, seating_design
+from engines.seating import POLICIES, design_size, seat_agents, seating_design
 
 Seating = Sequence[int]
 

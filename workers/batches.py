@@ -17,9 +17,9 @@ from typing import Any
 
 from engines.core import Game, OptionError, agent_label, derive_seed
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
+from engines.seating import BALANCED, FIXED, POLICIES, ROTATE, seat_swapped_pairs
 from storage.settings import Settings, get_settings
 from workers.play import play_one
-from workers.seating import BALANCED, FIXED, POLICIES, ROTATE, seat_swapped_pairs
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000

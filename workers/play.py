@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Protocol
 
 from engines.core import Game, agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent
-from workers.seating import seat_agents
+from engines.seating import seat_agents
 
 
 class SeatRecord(NamedTuple):
