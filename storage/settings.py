@@ -40,11 +40,29 @@ class Settings(BaseSettings):
         description="A running batch with no chunk written for this long has its lost "
         "chunks queued again.",
     )
+    max_agent_iterations: int = Field(
+        default=100_000, ge=1, description="Upper bound on an agent's search iterations."
+    )
+    max_agent_nodes: int = Field(
+        default=1_000_000, ge=1, description="Upper bound on an agent's node budget per move."
+    )
+    max_agent_depth: int = Field(
+        default=16, ge=1, description="Upper bound on an agent's search depth in plies."
+    )
 
     @field_validator("broker_url", "api_key", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
+
+    @property
+    def agent_budget_limits(self) -> dict[str, int]:
+        """Upper bounds of agent parameters that set how much work a move takes, by name."""
+        return {
+            "iterations": self.max_agent_iterations,
+            "nodes": self.max_agent_nodes,
+            "depth": self.max_agent_depth,
+        }
 
 
 @lru_cache(maxsize=1)

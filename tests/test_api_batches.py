@@ -32,6 +32,8 @@ def api(migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch):
         ({"players": 3}, "players"),
         ({"agents": ["random", {"name": "mcts", "iterations": -4}]}, "agents[1].iterations"),
         ({"agents": ["random", {"name": "mcts", "depth": 2}]}, "agents[1].depth"),
+        ({"agents": [{"name": "mcts", "iterations": 1_000_000}]}, "agents[0].iterations"),
+        ({"agents": ["random", {"name": "alphabeta", "depth": 17}]}, "agents[1].depth"),
         ({"matches": 10**7 + 1}, "matches"),
         ({"matches": 0}, "matches"),
         ({"seat_policy": "shuffle"}, "seat_policy"),

@@ -17,7 +17,7 @@ from typing import Any
 
 from engines.core import Game, OptionError, agent_label, derive_seed
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
-from storage.settings import get_settings
+from storage.settings import Settings, get_settings
 from workers.play import play_one
 from workers.seating import FIXED, POLICIES, ROTATE
 
@@ -73,6 +73,17 @@ def _whole(value: Any, name: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise OptionError(f"{name} must be between {low} and {high}, not {value}", field=name)
     return value
+
+
+def _check_budgets(spec: Mapping[str, Any], field: str, settings: Settings) -> None:
+    """Refuse agent budgets (iterations, nodes, depth) above the server's bounds."""
+    for name, bound in settings.agent_budget_limits.items():
+        value = spec.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > bound:
+            raise OptionError(
+                f"{field}.{name} must be at most {bound} (MAX_AGENT_{name.upper()}), not {value}",
+                field=f"{field}.{name}",
+            )
 
 
 def _options_record(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -134,6 +145,7 @@ def plan_batch(
     for i, raw in enumerate(agents):
         spec = spec_from_text(raw) if isinstance(raw, str) else raw
         specs.append(normalise_agent_spec(the_game, spec, field=f"agents[{i}]"))
+        _check_budgets(specs[-1], f"agents[{i}]", settings)
     if len(specs) == 1:
         specs = [dict(specs[0]) for _ in range(n)]
     labels = unique_labels([_short_label(the_game, s) for s in specs])
