@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from api.cli import app, err, fail, out, parse_options, parse_stop, split_agents, user_errors
+from api.cli_tables import chunking
 from api.client import ServiceClient, ServiceError
 from engines.registry import spec_from_text
 from storage.settings import get_settings
@@ -129,7 +130,7 @@ def submit(
         out.print(batch["id"])
         err.print(
             f"batch {batch['id']} queued: {batch['matches']} matches of {batch['game']}, "
-            f"chunks of {batch['chunk_size']}; follow it with "
+            f"{chunking(batch['chunk_size'])}; follow it with "
             f"`playtester status {batch['id']} --server {server}`",
             highlight=False,
         )

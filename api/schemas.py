@@ -54,7 +54,11 @@ class BatchCreate(BaseModel):
         description="rotate: each agent takes each seat equally often; fixed: spec order.",
     )
     chunk_size: int | None = Field(
-        default=None, ge=1, le=1_000_000, description="Matches per task; measured by default."
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Matches per task; by default the workers size chunks from their own "
+        "measurements (about CHUNK_SECONDS of work each).",
     )
     max_plies: int | None = Field(default=None, ge=1, description="Ply cap (a draw when hit).")
     stop_rule: dict[str, Any] | None = Field(
@@ -87,7 +91,7 @@ class BatchPublic(BaseModel):
     matches: int
     seed: int
     seat_policy: str
-    chunk_size: int
+    chunk_size: int = Field(description="Matches per task as asked; 0 when the workers size them.")
     max_plies: int
     stop_rule: dict[str, Any] | None
     stopped_early: bool

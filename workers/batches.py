@@ -2,6 +2,9 @@
 
 Both user interfaces call ``plan_batch``; every error is an ``OptionError`` whose ``field``
 names the offending part of the request (``"agents[1].iterations"``, ``"options.layout"``).
+Planning only validates: it never plays a match, so a request costs the same whatever its
+agents. Chunk sizes are left to the runner, which measures the batch's own first chunk
+(``workers.sizing``) unless the request fixes ``chunk_size``.
 """
 
 from __future__ import annotations
@@ -9,22 +12,39 @@ from __future__ import annotations
 import importlib
 import json
 import random
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.core import Game, OptionError, agent_label, derive_seed
+from engines.core import Game, OptionError, agent_label
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
+from storage.models import AUTO_CHUNK_SIZE
 from storage.settings import Settings, get_settings
-from workers.play import play_one
 from workers.seating import FIXED, POLICIES, ROTATE
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
-FALLBACK_CHUNK_SIZE = 10
-"""Chunk size when the timing match itself fails (every match will probably fail fast)."""
+STOP_RULE_CHECK_EVERY = 200
+"""With a stop rule, chunks hold at most this many matches (or 1 % of the batch if fewer)."""
+
+
+def stop_rule_chunk_cap(matches: int, *, pairs: bool = False) -> int:
+    """Largest chunk of a batch of ``matches`` that carries a stop rule.
+
+    The rule is checked after every chunk, so chunks stay at ``min(200, 1 % of the batch)``
+    matches (at least 1). ``pairs``: two players with seat-swapped pairs (matches 2k, 2k+1),
+    where chunks hold whole pairs: the cap is rounded down to an even number, at least 2.
+    """
+    cap = min(STOP_RULE_CHECK_EVERY, max(1, matches // 100))
+    if pairs:
+        cap = max(2, cap - cap % 2)
+    return cap
+
+
+def has_seat_pairs(players: int, seat_policy: str) -> bool:
+    """True when matches 2k and 2k+1 are one pairing with seats swapped."""
+    return players == 2 and seat_policy == ROTATE
 
 
 def new_batch_id() -> str:
@@ -128,6 +148,7 @@ def plan_batch(
 
     ``players`` None means the number of agents given when more than one, else the game's
     minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
+    ``chunk_size`` None leaves chunk sizing to the runner (``AUTO_CHUNK_SIZE``).
     """
     settings = get_settings()
     if not agents:
@@ -165,8 +186,9 @@ def plan_batch(
         max_plies = min(the_game.game_type.max_game_length, settings.max_plies)
     max_plies = _whole(max_plies, "max_plies", 1, settings.max_plies)
     if chunk_size is None:
-        chunk_size = estimate_chunk_size(the_game, specs)
-    chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+        chunk_size = AUTO_CHUNK_SIZE  # sized by the runner from the batch's own chunks
+    else:
+        chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
     rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
     return BatchPlan(
         game=the_game.name,
@@ -181,46 +203,3 @@ def plan_batch(
         max_plies=max_plies,
         stop_rule=rule,
     )
-
-
-_estimates: dict[str, int] = {}
-
-
-def estimate_chunk_size(
-    game: Game,
-    specs: Sequence[Mapping[str, Any]],
-    target_seconds: float | None = None,
-    *,
-    max_plies: int | None = None,
-) -> int:
-    """Matches per chunk so one chunk takes about ``target_seconds`` (settings' default).
-
-    Times one seeded match and caches the answer per (game, options, specs) in this process.
-    """
-    target = get_settings().chunk_seconds if target_seconds is None else target_seconds
-    key = json.dumps(
-        [game.name, game.params(), list(specs), target, max_plies], sort_keys=True, default=repr
-    )
-    if key in _estimates:
-        return _estimates[key]
-    probe = BatchPlan(
-        game=game.name,
-        players=game.num_players,
-        options=dict(game.options),
-        agents=[dict(s) for s in specs],
-        labels=[f"probe{i}" for i in range(len(specs))],
-        matches=1,
-        seed=derive_seed("chunk-size-probe"),
-        seat_policy=ROTATE,
-        chunk_size=1,
-        max_plies=max_plies or game.game_type.max_game_length,
-    )
-    started = time.perf_counter()
-    record = play_one(game, probe, 0)
-    elapsed = time.perf_counter() - started
-    if not record.ok:
-        size = FALLBACK_CHUNK_SIZE
-    else:
-        size = max(1, min(MAX_CHUNK_SIZE, int(target / max(elapsed, 1e-6))))
-    _estimates[key] = size
-    return size

@@ -18,7 +18,8 @@ from workers.play import play_chunk
 class ChunkOutcome:
     """What one call of ``run_chunk`` did. ``skipped``: nothing played (already written,
     batch cancelled or finished); ``written`` False after playing means another delivery of
-    the same chunk won the race and this one's results were discarded."""
+    the same chunk won the race and this one's results were discarded. ``played`` matches were
+    started in ``seconds`` of play: what the next chunk's size is measured from."""
 
     batch_id: str
     start: int
@@ -28,6 +29,8 @@ class ChunkOutcome:
     skipped: bool
     written: bool
     batch_status: str
+    played: int = 0
+    seconds: float = 0.0
 
 
 def default_worker_name() -> str:
@@ -56,21 +59,25 @@ def run_chunk(
 
     if batch.status in BatchStatus.FINISHED:
         return skipped(batch.status)
-    if crud.chunk_exists(engine, batch_id, start):
+    if crud.range_written(engine, batch_id, start, stop):
         return skipped(batch.status)
     if batch.status == BatchStatus.QUEUED:
         crud.set_status(engine, batch_id, BatchStatus.RUNNING, only_from={BatchStatus.QUEUED})
     began = time.perf_counter()
     records = play_chunk(batch, start, stop)
+    seconds = time.perf_counter() - began
     written = crud.write_chunk(
         engine,
         batch_id=batch_id,
         start=start,
         stop=stop,
         records=records,
-        duration=time.perf_counter() - began,
+        duration=seconds,
         worker=worker or default_worker_name(),
     )
     status = after_chunk(engine, batch_id)
     done = sum(1 for r in records if r.ok)
-    return ChunkOutcome(batch_id, start, stop, done, len(records) - done, False, written, status)
+    failed = len(records) - done
+    return ChunkOutcome(
+        batch_id, start, stop, done, failed, False, written, status, len(records), seconds
+    )

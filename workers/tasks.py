@@ -76,7 +76,7 @@ def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, An
         if outcome.batch_status not in BatchStatus.FINISHED:
             batch = get_batch(get_engine(), batch_id)
             if batch is not None:
-                dispatch.advance(batch)
+                dispatch.advance(batch, outcome)
     except GameError as exc:
         log.error("batch %s chunk %d-%d: bad input, not retried: %s", batch_id, start, stop, exc)
         _fail_batch(batch_id, exc)
@@ -100,7 +100,7 @@ def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, An
 
 @app.task(bind=True, name="playtester.start_batch", max_retries=MAX_RETRIES)
 def start_batch(self: Task, batch_id: str) -> list[int]:
-    """Queue the first chunks of a stored batch; return their chunk numbers."""
+    """Queue the first chunks of a stored batch; return where they start."""
     from storage.crud import get_batch
     from storage.db import get_engine
     from workers import dispatch
@@ -112,6 +112,6 @@ def start_batch(self: Task, batch_id: str) -> list[int]:
             return []
         if batch.status in BatchStatus.FINISHED:
             return []
-        return dispatch.open_batch(batch)
+        return [start for start, _stop in dispatch.open_batch(get_engine(), batch)]
     except TRANSIENT_ERRORS as exc:
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
