@@ -121,6 +121,32 @@ def test_a_match_that_raises_is_recorded_and_the_rest_go_on(
     assert failed.seats == [] and failed.moves == () and failed.ended_by == "error"
 
 
+def test_the_soft_time_limit_keeps_finished_matches_and_fails_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a worker's soft time limit does: SoftTimeLimitExceeded raised inside match 4."""
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    p = plan(matches=8)
+    real = workers.play.play_match
+
+    def interrupted(game, agents, seed, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if seed == match_seed(p.seed, 4):
+            raise SoftTimeLimitExceeded()
+        return real(game, agents, seed, *args, **kwargs)
+
+    monkeypatch.setattr(workers.play, "play_match", interrupted)
+    records = play_chunk(p, 2, 8)
+    assert [r.match_index for r in records] == [2, 3, 4, 5, 6, 7]
+    assert [r.ok for r in records] == [True, True, False, False, False, False]
+    for r in records[2:]:
+        assert r.ended_by == "time_limit" and r.seats == [] and r.moves == ()
+        assert r.error is not None and r.error.startswith("time limit:")
+        assert r.seed == match_seed(p.seed, r.match_index)
+    assert "during this match" in str(records[2].error)
+    assert "not played" in str(records[3].error)
+
+
 BUDGET_BOUNDS = {"iterations": 100_000, "nodes": 1_000_000, "depth": 16}
 """The documented defaults of MAX_AGENT_ITERATIONS, MAX_AGENT_NODES, MAX_AGENT_DEPTH."""
 NOT_BUDGETS = {"max_rollout_plies"}
