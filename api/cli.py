@@ -262,7 +262,8 @@ def run(
         int | None, typer.Option(help="Ply cap; a match reaching it is a draw.")
     ] = None,
     chunk_size: Annotated[
-        int | None, typer.Option(help="Matches per chunk (default: ~2 s of work).")
+        int | None,
+        typer.Option(help="Matches per chunk (default: measured, ~CHUNK_SECONDS of work)."),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Processes (default: all cores).")

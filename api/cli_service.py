@@ -21,6 +21,7 @@ from api.cli import (
     user_errors,
     warn_incomplete_seating,
 )
+from api.cli_tables import chunking
 from api.client import ServiceClient, ServiceError
 from engines.registry import spec_from_text
 from storage.settings import get_settings
@@ -151,7 +152,7 @@ def submit(
         out.print(batch["id"])
         err.print(
             f"batch {batch['id']} queued: {batch['matches']} matches of {batch['game']}, "
-            f"chunks of {batch['chunk_size']}; follow it with "
+            f"{chunking(batch['chunk_size'])}; follow it with "
             f"`playtester status {batch['id']} --server {server}`",
             highlight=False,
         )

@@ -200,5 +200,10 @@ def describe_batch(batch: Batch) -> str:
     return (
         f"{batch.game} ({batch.players} players{', ' + opts if opts else ''}): "
         f"{' vs '.join(batch.labels)}; {batch.matches} matches, seed {batch.seed}, "
-        f"seats {batch.seat_policy}, chunks of {batch.chunk_size}"
+        f"seats {batch.seat_policy}, {chunking(batch.chunk_size)}"
     )
+
+
+def chunking(chunk_size: int) -> str:
+    """How a batch is cut: ``chunks of 50``, or measured sizes when none was given."""
+    return f"chunks of {chunk_size}" if chunk_size else "chunks sized by measurement"

@@ -56,7 +56,11 @@ class BatchCreate(BaseModel):
         "always follows the same one); fixed: spec order (default when all agents are equal).",
     )
     chunk_size: int | None = Field(
-        default=None, ge=1, le=1_000_000, description="Matches per task; measured by default."
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Matches per task; by default the workers size chunks from their own "
+        "measurements (about CHUNK_SECONDS of work each).",
     )
     max_plies: int | None = Field(default=None, ge=1, description="Ply cap (a draw when hit).")
     stop_rule: dict[str, Any] | None = Field(
@@ -89,7 +93,7 @@ class BatchPublic(BaseModel):
     matches: int
     seed: int
     seat_policy: str
-    chunk_size: int
+    chunk_size: int = Field(description="Matches per task as asked; 0 when the workers size them.")
     max_plies: int
     stop_rule: dict[str, Any] | None
     stopped_early: bool

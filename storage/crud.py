@@ -18,7 +18,16 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from storage.db import session
-from storage.models import Batch, BatchStatus, Chunk, Match, SeatResult, SQLModel, utcnow
+from storage.models import (
+    AUTO_CHUNK_SIZE,
+    Batch,
+    BatchStatus,
+    Chunk,
+    Match,
+    SeatResult,
+    SQLModel,
+    utcnow,
+)
 
 if TYPE_CHECKING:
     from workers.batches import BatchPlan
@@ -181,6 +190,8 @@ class Progress:
 
     ``rate`` is matches per second of the current run (since the batch was last started, so a
     resumed batch is not measured from a start days ago); ``eta_seconds`` follows from it.
+    ``chunks_total`` is exact for a fixed chunk size; when the runner sizes chunks it is an
+    estimate: the chunks written plus the rest at their average size so far.
     """
 
     matches: int
@@ -255,8 +266,31 @@ def progress(engine: Engine, batch_id: str, *, now: datetime | None = None) -> P
         rate=rate,
         eta_seconds=eta,
         status=status,
-        chunks_total=-(-matches // chunk_size),
+        chunks_total=_chunks_total(matches, chunk_size, written, done + failed),
     )
+
+
+def _chunks_total(matches: int, chunk_size: int, written: int, finished: int) -> int:
+    if chunk_size != AUTO_CHUNK_SIZE:
+        return -(-matches // chunk_size)
+    remaining = matches - finished
+    if remaining <= 0:
+        return written
+    if not written or not finished:
+        return written + 1
+    return written + -(-remaining * written // finished)
+
+
+def measured_work(engine: Engine, batch_id: str) -> tuple[int, float]:
+    """Matches stored in the chunk rows of a batch and the seconds their chunks took to play."""
+    with engine.connect() as conn:
+        matches, seconds = conn.execute(
+            select(
+                func.coalesce(func.sum(CHUNK.c.done + CHUNK.c.failed), 0),
+                func.coalesce(func.sum(CHUNK.c.duration), 0.0),
+            ).where(CHUNK.c.batch_id == batch_id)
+        ).one()
+    return int(matches), float(seconds)
 
 
 def chunk_ranges(matches: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -270,13 +304,47 @@ class _Chunked(Protocol):
     chunk_size: int
 
 
-def missing_chunks(engine: Engine, batch: _Chunked) -> list[tuple[int, int]]:
-    """Chunk ranges of ``batch`` that have no chunk row yet, in order."""
+def written_ranges(engine: Engine, batch_id: str) -> list[tuple[int, int]]:
+    """The ``[start, stop)`` ranges of a batch's chunk rows, in order."""
     with engine.connect() as conn:
-        written = set(
-            conn.execute(select(CHUNK.c.start).where(CHUNK.c.batch_id == batch.id)).scalars()
+        rows = conn.execute(
+            select(CHUNK.c.start, CHUNK.c.stop)
+            .where(CHUNK.c.batch_id == batch_id)
+            .order_by(CHUNK.c.start)
         )
-    return [r for r in chunk_ranges(batch.matches, batch.chunk_size) if r[0] not in written]
+        return [(int(a), int(b)) for a, b in rows]
+
+
+def gaps(engine: Engine, batch: _Chunked) -> list[tuple[int, int]]:
+    """The maximal ranges of match indices of ``batch`` that no chunk row covers, in order."""
+    out: list[tuple[int, int]] = []
+    position = 0
+    for start, stop in written_ranges(engine, batch.id):
+        if start > position:
+            out.append((position, min(start, batch.matches)))
+        position = max(position, stop)
+    if position < batch.matches:
+        out.append((position, batch.matches))
+    return out
+
+
+def split_aligned(start: int, stop: int, size: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` cut at the multiples of ``size``: pieces of the fixed chunking."""
+    pieces = []
+    while start < stop:
+        end = min(stop, (start // size + 1) * size)
+        pieces.append((start, end))
+        start = end
+    return pieces
+
+
+def missing_chunks(engine: Engine, batch: _Chunked) -> list[tuple[int, int]]:
+    """The missing match ranges of ``batch``, in order: with a fixed chunk size, the chunks of
+    the fixed chunking that have no row yet; otherwise the gaps, whole (the runner cuts them)."""
+    found = gaps(engine, batch)
+    if batch.chunk_size == AUTO_CHUNK_SIZE:
+        return found
+    return [piece for a, b in found for piece in split_aligned(a, b, batch.chunk_size)]
 
 
 STOP_COLUMNS = ("stop_0", "stop_1", "stop_2", "stop_3", "stop_4")
@@ -332,6 +400,24 @@ def chunk_exists(engine: Engine, batch_id: str, start: int) -> bool:
             select(CHUNK.c.start).where(CHUNK.c.batch_id == batch_id, CHUNK.c.start == start)
         ).first()
     return row is not None
+
+
+def _overlapping_stop(
+    conn: Connection, batch_id: str, start: int, stop: int, *, besides: int | None = None
+) -> bool:
+    # Rows of a batch never overlap one another, so among the rows that start before ``stop``
+    # only the last one can reach into ``[start, stop)``: one index lookup, whatever the size.
+    query = select(CHUNK.c.stop).where(CHUNK.c.batch_id == batch_id, CHUNK.c.start < stop)
+    if besides is not None:
+        query = query.where(CHUNK.c.start != besides)
+    last = conn.execute(query.order_by(CHUNK.c.start.desc()).limit(1)).scalar()
+    return last is not None and int(last) > start
+
+
+def range_written(engine: Engine, batch_id: str, start: int, stop: int) -> bool:
+    """True when some chunk row of the batch covers part of ``[start, stop)``."""
+    with engine.connect() as conn:
+        return _overlapping_stop(conn, batch_id, start, stop)
 
 
 def first_error(engine: Engine, batch_id: str) -> str | None:
@@ -468,16 +554,19 @@ def write_chunk(
     worker: str | None = None,
     stop_counts: Sequence[int] | None = None,
 ) -> bool:
-    """Store one chunk's results in one transaction; False (and nothing written) if the chunk
-    was already stored.
+    """Store one chunk's results in one transaction; False (and nothing written) if the chunk,
+    or any part of its range, was already stored.
 
     ``stop_counts``: the stop rule's outcome counts over these matches (up to five, worst
     first), kept on the chunk row so the rule's check sums chunk rows (``stop_count_totals``).
 
     The chunk row goes first: its primary key is the idempotency guard, so a chunk delivered
     twice writes nothing the second time (a concurrent second delivery waits on the first's
-    row lock, then finds it). Matches and seats also ignore conflicts, so even overlapping
-    ranges cannot duplicate an index.
+    row lock, then finds it). A range that overlaps another chunk row is refused too, so the
+    rows of a batch never overlap and their done/failed counts add up to the matches stored.
+    Writes of one batch take turns for that check (on PostgreSQL a lock on the batch row; on
+    SQLite the insert takes the database's write lock). Matches and seats also ignore
+    conflicts, so no index is ever stored twice.
     """
     for r in records:
         if not start <= r.match_index < stop:
@@ -499,9 +588,22 @@ def write_chunk(
             raise ValueError(f"at most {len(STOP_COLUMNS)} stop counts, got {len(stop_counts)}")
         padded = [*stop_counts, *[0] * (len(STOP_COLUMNS) - len(stop_counts))]
         chunk.update({name: int(c) for name, c in zip(STOP_COLUMNS, padded, strict=True)})
-    with engine.begin() as conn:
-        claim = _insert_ignore(engine, CHUNK, ("batch_id", "start")).returning(CHUNK.c.start)
-        if conn.execute(claim, chunk).first() is None:
-            return False  # already written by an earlier delivery of this chunk
-        _bulk_insert(conn, matches, seats)
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(
+                    select(BATCH.c.id).where(BATCH.c.id == batch_id).with_for_update(key_share=True)
+                )
+            claim = _insert_ignore(engine, CHUNK, ("batch_id", "start")).returning(CHUNK.c.start)
+            if conn.execute(claim, chunk).first() is None:
+                return False  # already written by an earlier delivery of this chunk
+            if _overlapping_stop(conn, batch_id, start, stop, besides=start):
+                raise _OverlapError
+            _bulk_insert(conn, matches, seats)
+    except _OverlapError:
+        return False  # part of the range is already stored by another chunk: rolled back
     return True
+
+
+class _OverlapError(Exception):
+    """Raised inside ``write_chunk``'s transaction to roll it back."""

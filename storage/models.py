@@ -15,6 +15,10 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text
 from sqlmodel import Field, SQLModel
 
+AUTO_CHUNK_SIZE = 0
+"""``Batch.chunk_size`` of a batch whose chunks the runner sizes (about ``chunk_seconds`` each,
+measured from the batch's own chunks); any other value is a fixed size asked for."""
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -54,6 +58,7 @@ class Batch(SQLModel, table=True):
     seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     seat_policy: str = Field(default="rotate", max_length=16)
     chunk_size: int
+    """Matches per chunk, or ``AUTO_CHUNK_SIZE`` (0) when the runner sizes chunks."""
     max_plies: int
     stop_rule: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     status: str = Field(default=BatchStatus.QUEUED, index=True, max_length=16)
@@ -63,7 +68,8 @@ class Batch(SQLModel, table=True):
 
 
 class Chunk(SQLModel, table=True):
-    """A written range of match indices; its row is committed with the matches it holds."""
+    """A written range ``[start, stop)`` of match indices; its row is committed with the matches
+    it holds. Ranges of one batch never overlap; the matches no row covers are the missing ones."""
 
     __tablename__ = "chunk"
 

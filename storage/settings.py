@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -34,17 +34,66 @@ class Settings(BaseSettings):
         description="Hard time limit of one chunk task (s); kept well under the broker's "
         "visibility timeout, which is derived from it.",
     )
+    task_soft_time_limit: float | None = Field(
+        default=None,
+        gt=0,
+        description="Soft time limit of one chunk task (s), below the hard one: the chunk "
+        "stores the matches it finished and records the rest as failed by the time limit. "
+        "Default: 90 % of task_time_limit.",
+    )
+    max_chunk_attempts: int = Field(
+        default=3,
+        ge=1,
+        description="Deliveries of a chunk that may end without a result (worker killed, hard "
+        "time limit) before its matches are recorded as failed.",
+    )
     stall_seconds: float = Field(
         default=60.0,
         gt=0,
         description="A running batch with no chunk written for this long has its lost "
         "chunks queued again.",
     )
+    max_agent_iterations: int = Field(
+        default=100_000, ge=1, description="Upper bound on an agent's search iterations."
+    )
+    max_agent_nodes: int = Field(
+        default=1_000_000, ge=1, description="Upper bound on an agent's node budget per move."
+    )
+    max_agent_depth: int = Field(
+        default=16, ge=1, description="Upper bound on an agent's search depth in plies."
+    )
 
-    @field_validator("broker_url", "api_key", mode="before")
+    @field_validator("broker_url", "api_key", "task_soft_time_limit", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _soft_below_hard(self) -> Settings:
+        if self.task_soft_time_limit is not None and not (
+            self.task_soft_time_limit < self.task_time_limit
+        ):
+            raise ValueError(
+                f"TASK_SOFT_TIME_LIMIT ({self.task_soft_time_limit:g} s) must be below "
+                f"TASK_TIME_LIMIT ({self.task_time_limit:g} s)"
+            )
+        return self
+
+    @property
+    def soft_time_limit(self) -> float:
+        """The soft time limit in force: the one set, else 90 % of the hard one."""
+        if self.task_soft_time_limit is not None:
+            return self.task_soft_time_limit
+        return 0.9 * self.task_time_limit
+
+    @property
+    def agent_budget_limits(self) -> dict[str, int]:
+        """Upper bounds of agent parameters that set how much work a move takes, by name."""
+        return {
+            "iterations": self.max_agent_iterations,
+            "nodes": self.max_agent_nodes,
+            "depth": self.max_agent_depth,
+        }
 
 
 @lru_cache(maxsize=1)

@@ -170,28 +170,41 @@ def service_env(database_url: str, broker_url: str, **extra: str) -> dict[str, s
 
 
 class Workers:
-    """Real ``celery -A workers worker`` processes, one task at a time each."""
+    """Real ``celery -A workers worker`` processes, one task at a time each.
 
-    def __init__(self, env: dict[str, str], count: int, folder: Path) -> None:
+    ``pool="solo"`` runs tasks in the worker process itself (no time limits); ``"prefork"``
+    runs them in one child process, as deployments do, with the soft and hard time limits.
+    Each worker is the leader of its own process group, so killing it kills its child too.
+    """
+
+    def __init__(self, env: dict[str, str], count: int, folder: Path, pool: str = "solo") -> None:
         self.env = env
         self.folder = folder
+        self.pool = pool
         self.processes: list[subprocess.Popen[bytes] | None] = [None] * count
         for i in range(count):
             self.start(i)
 
     def start(self, i: int) -> None:
-        command = [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=solo"]
+        command = [sys.executable, "-m", "celery", "-A", "workers", "worker", f"--pool={self.pool}"]
+        command += ["--concurrency=1"] if self.pool == "prefork" else []
         command += ["-Q", "playtester,playtester.control", "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h"]
         command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"]
         log = open(self.folder / f"worker{i}.log", "ab")  # noqa: SIM115 - the child owns it
         self.processes[i] = subprocess.Popen(
-            command, env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            command,
+            env=self.env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def kill(self, i: int) -> None:
         process = self.processes[i]
         if process is not None:
-            process.send_signal(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait(10)
             self.processes[i] = None
 
@@ -199,10 +212,9 @@ class Workers:
         for i, process in enumerate(self.processes):
             if process is not None:
                 process.terminate()
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(15)
-                except subprocess.TimeoutExpired:
-                    self.kill(i)
+                self.kill(i)  # whatever of its group is left
         self.processes = [None] * len(self.processes)
 
 
@@ -262,6 +274,7 @@ class Service:
         redis_server: RedisServer,
         folder: Path,
         workers: int,
+        pool: str = "solo",
         **env: str,
     ) -> None:
         import redis
@@ -276,7 +289,7 @@ class Service:
         self.env = service_env(self.database_url, redis_server.url, **env)
         self.folder = folder
         self.api = Api(self.env, folder)
-        self.workers = Workers(self.env, workers, folder)
+        self.workers = Workers(self.env, workers, folder, pool)
 
     def submit(self, **body: Any) -> dict[str, Any]:
         response = self.api.client.post("/batches", json=body)
@@ -324,12 +337,12 @@ class Service:
 def service_factory(
     pg_cluster: PgCluster, redis_server: RedisServer, tmp_path: Path
 ) -> Iterator[Any]:
-    """Build a ``Service`` with ``workers`` worker processes (and environment overrides for
-    its processes); everything is stopped after."""
+    """Build a ``Service`` with ``workers`` worker processes of ``pool`` and extra environment
+    settings (``STALL_SECONDS="3"``); everything is stopped after."""
     made: list[Service] = []
 
-    def make(workers: int = 2, **env: str) -> Service:
-        service = Service(pg_cluster, redis_server, tmp_path, workers, **env)
+    def make(workers: int = 2, pool: str = "solo", **env: str) -> Service:
+        service = Service(pg_cluster, redis_server, tmp_path, workers, pool, **env)
         made.append(service)
         return service
 

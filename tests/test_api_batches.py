@@ -32,6 +32,8 @@ def api(migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch):
         ({"players": 3}, "players"),
         ({"agents": ["random", {"name": "mcts", "iterations": -4}]}, "agents[1].iterations"),
         ({"agents": ["random", {"name": "mcts", "depth": 2}]}, "agents[1].depth"),
+        ({"agents": [{"name": "mcts", "iterations": 1_000_000}]}, "agents[0].iterations"),
+        ({"agents": ["random", {"name": "alphabeta", "depth": 17}]}, "agents[1].depth"),
         ({"matches": 10**7 + 1}, "matches"),
         ({"matches": 0}, "matches"),
         ({"seat_policy": "shuffle"}, "seat_policy"),
@@ -104,7 +106,41 @@ def test_a_million_match_batch_creates_no_rows_or_tasks_per_match(api) -> None:
         )
         assert rows.scalar() == 0
     assert dispatcher.started == [big.json()["id"]]
-    assert big.json()["chunk_size"] >= 1
+    assert big.json()["chunk_size"] == 0  # sized by the workers, from their own chunks
+
+
+def test_submitting_plays_no_match_whatever_the_agents(api, monkeypatch) -> None:
+    """The most expensive agents the server allows, no chunk_size, no max_plies: the request
+    validates and stores, and the match player is never called in the API process."""
+    import engines.core
+    import workers.play
+
+    client, dispatcher, url = api
+    calls: list[int] = []
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        raise AssertionError("the API process played a match")
+
+    monkeypatch.setattr(workers.play, "play_match", refuse)
+    monkeypatch.setattr(engines.core, "play_match", refuse)
+    expensive = [
+        {"name": "mcts", "iterations": 100_000},
+        {"name": "alphabeta", "depth": 16, "nodes": 1_000_000},
+    ]
+    for agents in (expensive, ["random", "random"]):
+        response = client.post(
+            "/batches", json={"game": "alquerque", "agents": agents, "matches": 2}
+        )
+        assert response.status_code == 202, response.text
+        assert response.json()["chunk_size"] == 0
+    assert calls == []
+    assert len(dispatcher.started) == 2
+    from storage.db import get_engine
+
+    with get_engine(url).connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM chunk")).scalar() == 0
+        assert conn.execute(text("SELECT count(*) FROM match")).scalar() == 0
 
 
 def test_reads_progress_matches_and_exports(api) -> None:

@@ -28,6 +28,10 @@ def check_one_line_error(exit_code: int, stderr: str, expected: str) -> None:
         (["run", "chess", "--agents", "random"], "unknown game 'chess'"),
         (["run", "alquerque", "--agents", "random,nobody"], "unknown agent 'nobody'"),
         (["run", "alquerque", "--agents", "mcts:iterations=lots"], "iterations"),
+        (
+            ["run", "alquerque", "--agents", "hard:nodes=5000000"],
+            "agents[0].nodes must be at most 1000000 (MAX_AGENT_NODES)",
+        ),
         (["run", "alquerque", "--agents", "random", "-o", "colour=red"], "unknown option 'colour'"),
         (["run", "alquerque", "--agents", "random", "--players", "3"], "2 players, not 3"),
         (["run", "alquerque", "--agents", "random,random,random"], "2 players, not 3"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -21,7 +22,7 @@ from workers.chunks import run_chunk
 from workers.local import run_local
 
 
-def new_batch(url: str, matches: int = 20, chunk_size: int = 3, **overrides: object) -> str:
+def new_batch(url: str, matches: int = 20, chunk_size: int | None = 3, **overrides: object) -> str:
     args: dict = {
         "game": "alquerque",
         "players": None,
@@ -67,6 +68,58 @@ def test_pool_plays_every_match_exactly_once(migrated_sqlite_url: str) -> None:
     assert seen[0].finished_matches == 0 and seen[-1].finished_matches == 20
     # Running a finished batch again plays nothing.
     assert run_local(batch_id, workers=2, database_url=url).done == 20
+
+
+def chunk_rows(url: str, batch_id: str) -> list[tuple[int, int, int, float]]:
+    """(start, stop, matches stored, seconds of play) of every chunk row, in order."""
+    with get_engine(url).connect() as conn:
+        rows = conn.execute(
+            select(crud.CHUNK.c.start, crud.CHUNK.c.stop, crud.CHUNK.c.done, crud.CHUNK.c.duration)
+            .where(crud.CHUNK.c.batch_id == batch_id)
+            .order_by(crud.CHUNK.c.start)
+        )
+        return [(int(a), int(b), int(n), float(d)) for a, b, n, d in rows]
+
+
+def test_chunks_without_a_size_follow_the_measured_work(
+    migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One process: each chunk is sized from the chunks before it, as the README states:
+    about CHUNK_SECONDS of work at the rate measured so far, at most 8 times the matches
+    measured."""
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("CHUNK_SECONDS", "0.5")
+    get_settings.cache_clear()
+    try:
+        url = migrated_sqlite_url
+        batch_id = new_batch(url, matches=400, chunk_size=None)
+        final = run_local(batch_id, workers=1, database_url=url)
+    finally:
+        monkeypatch.delenv("CHUNK_SECONDS")
+        get_settings.cache_clear()
+    assert (final.done, final.status) == (400, BatchStatus.DONE)
+    assert stored_indices(url, batch_id) == list(range(400))
+    rows = chunk_rows(url, batch_id)
+    assert rows[0][:2] == (0, 1)  # the measuring chunk: one match
+    played, seconds = 0, 0.0
+    for (_a, _b, n, d), (start, stop, _n, _d) in itertools.pairwise(rows):
+        played, seconds = played + n, seconds + d
+        expected = max(1, min(int(0.5 * played / seconds), 8 * played, 5000))
+        assert stop - start == min(expected, 400 - start), (start, stop, played, seconds)
+    assert len({b - a for a, b, _n, _d in rows}) > 2  # sizes changed as the batch was measured
+
+
+def test_a_pool_with_measured_sizes_stores_every_index_once(migrated_sqlite_url: str) -> None:
+    url = migrated_sqlite_url
+    batch_id = new_batch(url, matches=300, chunk_size=None)
+    final = run_local(batch_id, workers=2, database_url=url)
+    assert (final.done, final.failed, final.status) == (300, 0, BatchStatus.DONE)
+    assert stored_indices(url, batch_id) == list(range(300))
+    rows = chunk_rows(url, batch_id)
+    assert rows[0][:2] == (0, 1)
+    assert [a for a, _b, _n, _d in rows[1:]] == [b for _a, b, _n, _d in rows[:-1]]  # a tiling
+    assert sum(n for *_, n, _d in rows) == 300
 
 
 def test_resume_after_an_interruption_plays_only_the_missing_matches(

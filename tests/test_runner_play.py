@@ -59,7 +59,7 @@ def test_plan_fills_labels_policy_and_defaults() -> None:
     same = plan(agents=["random"], chunk_size=None)
     assert same.labels == ["random", "random#2"]
     assert same.seat_policy == "fixed"
-    assert 1 <= same.chunk_size <= 5000
+    assert same.chunk_size == 0  # sized later by the runner, never by playing here
     assert plan(seed=None).seed != plan(seed=None).seed
     assert unique_labels(["a", "b", "a", "a"]) == ["a", "b", "a#2", "a#3"]
 
@@ -122,3 +122,93 @@ def test_a_match_that_raises_is_recorded_and_the_rest_go_on(
     failed = records[1]
     assert failed.error == "RuntimeError: engine exploded"
     assert failed.seats == [] and failed.moves == () and failed.ended_by == "error"
+
+
+def test_the_soft_time_limit_keeps_finished_matches_and_fails_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a worker's soft time limit does: SoftTimeLimitExceeded raised inside match 4."""
+    from billiard.exceptions import SoftTimeLimitExceeded
+
+    p = plan(matches=8)
+    real = workers.play.play_match
+
+    def interrupted(game, agents, seed, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if seed == match_seed(p.seed, 4):
+            raise SoftTimeLimitExceeded()
+        return real(game, agents, seed, *args, **kwargs)
+
+    monkeypatch.setattr(workers.play, "play_match", interrupted)
+    records = play_chunk(p, 2, 8)
+    assert [r.match_index for r in records] == [2, 3, 4, 5, 6, 7]
+    assert [r.ok for r in records] == [True, True, False, False, False, False]
+    for r in records[2:]:
+        assert r.ended_by == "time_limit" and r.seats == [] and r.moves == ()
+        assert r.error is not None and r.error.startswith("time limit:")
+        assert r.seed == match_seed(p.seed, r.match_index)
+    assert "during this match" in str(records[2].error)
+    assert "not played" in str(records[3].error)
+
+
+BUDGET_BOUNDS = {"iterations": 100_000, "nodes": 1_000_000, "depth": 16}
+"""The documented defaults of MAX_AGENT_ITERATIONS, MAX_AGENT_NODES, MAX_AGENT_DEPTH."""
+NOT_BUDGETS = {"max_rollout_plies"}
+"""Whole-number agent parameters that cap work rather than add to it."""
+
+
+def _budget_params() -> list[tuple[str, str, str, int]]:
+    from engines.registry import agent_types, load_game
+
+    found = []
+    for game_name, players in (("alquerque", 2), ("alveoles", 2)):
+        game = load_game(game_name, players=players)
+        for agent in agent_types(game):
+            for param in agent.params:
+                if param.kind is int and param.name not in NOT_BUDGETS:
+                    found.append((game_name, agent.name, param.name, int(param.maximum or 0)))
+    return found
+
+
+def test_every_whole_number_agent_parameter_is_a_bounded_budget() -> None:
+    params = _budget_params()
+    assert {name for _g, _a, name, _m in params} <= set(BUDGET_BOUNDS)
+    assert {(a, name) for _g, a, name, _m in params} >= {
+        ("mcts", "iterations"),
+        ("alphabeta", "depth"),
+        ("alphabeta", "nodes"),
+        ("hard", "depth"),
+        ("hard", "nodes"),
+        ("medium", "depth"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("game", "agent", "name", "maximum"),
+    # Parameters the agent itself caps at or below the bound (medium's depth ≤ 8) need none.
+    [p for p in _budget_params() if not p[3] or p[3] > BUDGET_BOUNDS[p[2]]],
+)
+def test_agent_budgets_over_the_bound_are_refused(
+    game: str, agent: str, name: str, maximum: int
+) -> None:
+    bound = BUDGET_BOUNDS[name]
+    spec = {"name": agent, name: bound + 1}
+    with pytest.raises(OptionError) as info:
+        plan(game=game, agents=[spec, "random"])
+    assert info.value.field == f"agents[0].{name}"
+    assert f"at most {bound}" in str(info.value)
+    assert plan(game=game, agents=[{"name": agent, name: bound}, "random"]).agents[0][name] == bound
+
+
+def test_agent_budget_bounds_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("MAX_AGENT_ITERATIONS", "50")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(OptionError) as info:
+            plan(agents=["mcts:iterations=51", "random"])
+        assert info.value.field == "agents[0].iterations"
+        assert plan(agents=["mcts:iterations=50", "random"]).agents[0]["iterations"] == 50
+    finally:
+        monkeypatch.delenv("MAX_AGENT_ITERATIONS")
+        get_settings.cache_clear()

@@ -11,12 +11,13 @@ from sqlalchemy import select
 from analysis import sprt
 from storage import crud
 from storage.db import get_engine
-from storage.models import BatchStatus
+from storage.models import AUTO_CHUNK_SIZE, BatchStatus
 from workers.batches import BatchPlan, plan_batch, stop_rule_chunk_cap, stop_rule_chunk_size
 from workers.chunks import run_chunk
 from workers.lifecycle import after_chunk
 from workers.local import IN_FLIGHT_PER_WORKER, run_local
 from workers.play import MatchRecord, SeatRecord
+from workers.sizing import largest_chunk, next_chunk_size
 
 NEVER = {"elo0": -1.0, "elo1": 1.0, "alpha": 0.001, "beta": 0.001}
 """Bounds ±6.9 on a 2-Elo question: a few thousand games between any agents never cross."""
@@ -72,8 +73,13 @@ def test_plan_batch_caps_chunks_only_for_batches_with_a_rule() -> None:
     rule = {"agents": ["easy", "random"], **NEVER}
     assert plan(chunk_size=5000).chunk_size == 5000
     assert plan(chunk_size=5000, stop_rule=rule).chunk_size == 60
-    automatic = plan(matches=100_000, stop_rule=rule).chunk_size
-    assert 2 <= automatic <= 200 and automatic % 2 == 0
+    # Without a chunk size the runner sizes chunks, from measured work and within the cap.
+    automatic = plan(matches=100_000, stop_rule=rule)
+    assert automatic.chunk_size == AUTO_CHUNK_SIZE
+    fast = next_chunk_size(automatic, matches=1000, seconds=0.001, target_seconds=2.0)
+    assert fast == 200 and largest_chunk(automatic) == 200
+    assert next_chunk_size(plan(matches=5_000, stop_rule=rule), matches=100, seconds=0.01,
+                           target_seconds=2.0) == 50  # fmt: skip
     three = plan(
         game="alveoles",
         players=3,
@@ -275,7 +281,7 @@ def test_a_clear_mismatch_stops_within_a_few_hundred_matches(migrated_sqlite_url
     url = migrated_sqlite_url
     rule = {"agents": ["easy", "random"], "elo0": 0.0, "elo1": 60.0}
     p = plan(stop_rule=rule)
-    assert p.chunk_size <= 60
+    assert p.chunk_size == AUTO_CHUNK_SIZE and largest_chunk(p) == 60  # sized by the runner
     batch_id = stored(url, p)
     workers = 2
     final = run_local(batch_id, workers=workers, database_url=url)
@@ -284,7 +290,8 @@ def test_a_clear_mismatch_stops_within_a_few_hundred_matches(migrated_sqlite_url
     assert batch.decision is not None and batch.decision["result"] == "H1"
     decided_at = batch.decision["decided_at_matches"]
     assert decided_at <= 600
-    assert final.finished_matches <= decided_at + workers * IN_FLIGHT_PER_WORKER * p.chunk_size
+    in_flight = workers * IN_FLIGHT_PER_WORKER * largest_chunk(p)
+    assert final.finished_matches <= decided_at + in_flight
     assert final.finished_matches < 6000 and batch.stopped_early is True
 
 
@@ -296,7 +303,7 @@ def test_a_rule_that_never_decides_plays_every_match(migrated_sqlite_url: str) -
         matches=1000,
         stop_rule={"agents": ["random", "random#2"], **NEVER},
     )
-    assert p.seat_policy == "fixed" and p.chunk_size == 10
+    assert p.seat_policy == "fixed" and largest_chunk(p) == 10
     batch_id = stored(url, p)
     final = run_local(batch_id, workers=2, database_url=url)
     batch = crud.get_batch(get_engine(url), batch_id)

@@ -81,22 +81,60 @@ def test_rewriting_a_chunk_changes_nothing(db_url: str) -> None:
     assert stored.seed == 1003
 
 
-def test_overlapping_ranges_never_duplicate_an_index(db_url: str) -> None:
+def test_overlapping_ranges_are_refused_whole(db_url: str) -> None:
     engine = get_engine(db_url)
-    batch = crud.create_batch(engine, plan=make_plan())
-    first = [record(i) for i in range(4)]
-    assert crud.write_chunk(engine, batch_id=batch.id, start=0, stop=4, records=first, duration=0.1)
-    # A range that was never part of the batch's chunking, overlapping the first chunk.
-    overlap = [record(i) for i in range(2, 6)]
-    assert crud.write_chunk(
-        engine, batch_id=batch.id, start=2, stop=6, records=overlap, duration=0.1
-    )
+    batch = crud.create_batch(engine, plan=make_plan(matches=12, chunk_size=0))
+
+    def write(start: int, stop: int) -> bool:
+        records = [record(i) for i in range(start, stop)]
+        return crud.write_chunk(
+            engine, batch_id=batch.id, start=start, stop=stop, records=records, duration=0.1
+        )
+
+    assert write(2, 6)
+    # Ranges that reach into [2, 6) from either side, contain it, or lie inside it.
+    for start, stop in [(0, 3), (5, 8), (0, 12), (3, 4), (2, 5)]:
+        assert not write(start, stop), (start, stop)
+    assert write(0, 2) and write(6, 9)  # neighbours touching it are fine
     with engine.connect() as conn:
         indices = conn.execute(
             select(crud.MATCH.c.match_index).where(crud.MATCH.c.batch_id == batch.id)
         ).scalars()
-        assert sorted(indices) == list(range(6))
-    assert counts(engine, batch.id) == (2, 6, 12)
+        assert sorted(indices) == list(range(9))
+    assert counts(engine, batch.id) == (3, 9, 18)
+    assert crud.progress(engine, batch.id).finished_matches == 9
+    assert crud.gaps(engine, batch) == [(9, 12)]
+    assert crud.range_written(engine, batch.id, 8, 10)
+    assert not crud.range_written(engine, batch.id, 9, 12)
+
+
+def test_concurrent_overlapping_writes_store_one_range(db_url: str) -> None:
+    """Eight threads write eight different ranges that all cover match 8: exactly one wins."""
+    import threading
+
+    engine = get_engine(db_url)
+    batch = crud.create_batch(engine, plan=make_plan(matches=20, chunk_size=0))
+    ranges = [(8 - k, 9 + k) for k in range(8)]
+    barrier = threading.Barrier(len(ranges))
+    results: dict[tuple[int, int], bool] = {}
+
+    def write(start: int, stop: int) -> None:
+        records = [record(i) for i in range(start, stop)]
+        barrier.wait()
+        results[(start, stop)] = crud.write_chunk(
+            engine, batch_id=batch.id, start=start, stop=stop, records=records, duration=0.1
+        )
+
+    threads = [threading.Thread(target=write, args=r) for r in ranges]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [r for r, won in results.items() if won]
+    assert len(winners) == 1
+    start, stop = winners[0]
+    assert counts(engine, batch.id) == (1, stop - start, 2 * (stop - start))
+    assert crud.written_ranges(engine, batch.id) == [winners[0]]
 
 
 def test_write_chunk_rejects_records_outside_the_range(migrated_sqlite_url: str) -> None:
@@ -124,6 +162,22 @@ def test_missing_chunks_follow_the_fixed_chunking(migrated_sqlite_url: str) -> N
     assert crud.missing_chunks(engine, batch) == [(0, 4), (8, 10)]
     assert crud.chunk_exists(engine, batch.id, 4)
     assert not crud.chunk_exists(engine, batch.id, 0)
+
+
+def test_missing_ranges_of_a_measured_batch_are_its_gaps(migrated_sqlite_url: str) -> None:
+    engine = get_engine(migrated_sqlite_url)
+    batch = crud.create_batch(engine, plan=make_plan(matches=30, chunk_size=0))
+    assert crud.missing_chunks(engine, batch) == [(0, 30)]
+    for start, stop in [(0, 1), (1, 9), (20, 27)]:
+        records = [record(i) for i in range(start, stop)]
+        crud.write_chunk(
+            engine, batch_id=batch.id, start=start, stop=stop, records=records, duration=0.1
+        )
+    assert crud.missing_chunks(engine, batch) == [(9, 20), (27, 30)]
+    progress = crud.progress(engine, batch.id)
+    assert (progress.chunks_written, progress.finished_matches) == (3, 16)
+    # 14 matches left at the 16 / 3 matches per chunk seen so far: 3 more chunks.
+    assert progress.chunks_total == 3 + 3
 
 
 def test_status_changes_are_conditional(db_url: str) -> None:

@@ -2,6 +2,9 @@
 
 Both user interfaces call ``plan_batch``; every error is an ``OptionError`` whose ``field``
 names the offending part of the request (``"agents[1].iterations"``, ``"options.layout"``).
+Planning only validates: it never plays a match, so a request costs the same whatever its
+agents. Chunk sizes are left to the runner, which measures the batch's own first chunk
+(``workers.sizing``) unless the request fixes ``chunk_size``.
 """
 
 from __future__ import annotations
@@ -9,41 +12,40 @@ from __future__ import annotations
 import importlib
 import json
 import random
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.core import Game, OptionError, agent_label, derive_seed
+from engines.core import Game, OptionError, agent_label
 from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
-from engines.seating import BALANCED, FIXED, POLICIES, ROTATE, seat_swapped_pairs
+from engines.seating import BALANCED, FIXED, POLICIES, seat_swapped_pairs
+from storage.models import AUTO_CHUNK_SIZE
 from storage.settings import Settings, get_settings
-from workers.play import play_one
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
-FALLBACK_CHUNK_SIZE = 10
-"""Chunk size when the timing match itself fails (every match will probably fail fast)."""
-
-
 STOP_RULE_CHECK_EVERY = 200
 """With a stop rule, chunks hold at most this many matches (or 1 % of the batch if fewer)."""
 
 
-def stop_rule_chunk_cap(matches: int) -> int:
-    """The largest chunk a batch of ``matches`` with a stop rule may use.
+def stop_rule_chunk_cap(matches: int, *, pairs: bool = False) -> int:
+    """Largest chunk of a batch of ``matches`` that carries a stop rule.
 
-    The rule is checked after every chunk, so this is how many matches may pass between two
-    checks: min(200, max(1, 1 % of the batch)).
+    The rule is checked after every chunk, so chunks stay at ``min(200, 1 % of the batch)``
+    matches (at least 1). ``pairs``: two players with seat-swapped pairs (matches 2k, 2k+1),
+    where chunks hold whole pairs: the cap is rounded down to an even number, at least 2.
     """
-    return min(STOP_RULE_CHECK_EVERY, max(1, matches // 100))
+    cap = min(STOP_RULE_CHECK_EVERY, max(1, matches // 100))
+    if pairs:
+        cap = max(2, cap - cap % 2)
+    return cap
 
 
 def stop_rule_chunk_size(chunk_size: int, matches: int, *, pairs: bool) -> int:
     """``chunk_size`` cut to ``stop_rule_chunk_cap``; even (at least 2) for seat-swapped pairs,
     so that a pair never straddles two chunks and each chunk's counts hold whole pairs."""
-    size = min(chunk_size, stop_rule_chunk_cap(matches))
+    size = min(chunk_size, stop_rule_chunk_cap(matches, pairs=pairs))
     if pairs:
         size = max(2, size - size % 2)
     return size
@@ -97,6 +99,17 @@ def _whole(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
+def _check_budgets(spec: Mapping[str, Any], field: str, settings: Settings) -> None:
+    """Refuse agent budgets (iterations, nodes, depth) above the server's bounds."""
+    for name, bound in settings.agent_budget_limits.items():
+        value = spec.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > bound:
+            raise OptionError(
+                f"{field}.{name} must be at most {bound} (MAX_AGENT_{name.upper()}), not {value}",
+                field=f"{field}.{name}",
+            )
+
+
 def _options_record(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
     """Options as stored: declared defaults overlaid with what was given (JSON-able)."""
     record = {o.name: o.default for o in game.game_type.options}
@@ -141,6 +154,7 @@ def plan_batch(
     ``players`` None means the number of agents given when more than one, else the game's
     minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
     Limits come from ``settings`` (the API passes its app's; default: the environment's).
+    ``chunk_size`` None leaves chunk sizing to the runner (``AUTO_CHUNK_SIZE``).
     """
     settings = settings or get_settings()
     if not agents:
@@ -158,6 +172,7 @@ def plan_batch(
     for i, raw in enumerate(agents):
         spec = spec_from_text(raw) if isinstance(raw, str) else raw
         specs.append(normalise_agent_spec(the_game, spec, field=f"agents[{i}]"))
+        _check_budgets(specs[-1], f"agents[{i}]", settings)
     if len(specs) == 1:
         specs = [dict(specs[0]) for _ in range(n)]
     labels = unique_labels([_short_label(the_game, s) for s in specs])
@@ -176,11 +191,12 @@ def plan_batch(
     if max_plies is None:
         max_plies = min(the_game.game_type.max_game_length, settings.max_plies)
     max_plies = _whole(max_plies, "max_plies", 1, settings.max_plies)
-    rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
     if chunk_size is None:
-        chunk_size = estimate_chunk_size(the_game, specs, settings.chunk_seconds)
-    chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
-    if rule is not None:
+        chunk_size = AUTO_CHUNK_SIZE  # sized by the runner from the batch's own chunks
+    else:
+        chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+    rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
+    if rule is not None and chunk_size != AUTO_CHUNK_SIZE:
         chunk_size = stop_rule_chunk_size(chunk_size, matches, pairs=seat_swapped_pairs(n, policy))
     return BatchPlan(
         game=the_game.name,
@@ -195,46 +211,3 @@ def plan_batch(
         max_plies=max_plies,
         stop_rule=rule,
     )
-
-
-_estimates: dict[str, int] = {}
-
-
-def estimate_chunk_size(
-    game: Game,
-    specs: Sequence[Mapping[str, Any]],
-    target_seconds: float | None = None,
-    *,
-    max_plies: int | None = None,
-) -> int:
-    """Matches per chunk so one chunk takes about ``target_seconds`` (settings' default).
-
-    Times one seeded match and caches the answer per (game, options, specs) in this process.
-    """
-    target = get_settings().chunk_seconds if target_seconds is None else target_seconds
-    key = json.dumps(
-        [game.name, game.params(), list(specs), target, max_plies], sort_keys=True, default=repr
-    )
-    if key in _estimates:
-        return _estimates[key]
-    probe = BatchPlan(
-        game=game.name,
-        players=game.num_players,
-        options=dict(game.options),
-        agents=[dict(s) for s in specs],
-        labels=[f"probe{i}" for i in range(len(specs))],
-        matches=1,
-        seed=derive_seed("chunk-size-probe"),
-        seat_policy=ROTATE,
-        chunk_size=1,
-        max_plies=max_plies or game.game_type.max_game_length,
-    )
-    started = time.perf_counter()
-    record = play_one(game, probe, 0)
-    elapsed = time.perf_counter() - started
-    if not record.ok:
-        size = FALLBACK_CHUNK_SIZE
-    else:
-        size = max(1, min(MAX_CHUNK_SIZE, int(target / max(elapsed, 1e-6))))
-    _estimates[key] = size
-    return size

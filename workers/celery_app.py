@@ -58,7 +58,10 @@ def make_celery(settings: Settings | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # The soft limit raises inside the task, which stores what it finished; the hard one
+        # kills the process (prefork pool; the solo pool enforces neither).
         task_time_limit=settings.task_time_limit,
+        task_soft_time_limit=settings.soft_time_limit,
         broker_transport_options={"visibility_timeout": broker_visibility_timeout(settings)},
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,

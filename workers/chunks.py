@@ -5,20 +5,23 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from storage import crud
 from storage.db import get_engine
 from storage.models import Batch, BatchStatus
 from workers.lifecycle import after_chunk
-from workers.play import MatchRecord, play_chunk
+from workers.play import ABANDONED, MatchRecord, failed_record, play_chunk
+from workers.timelimit import soft_limit_held
 
 
 @dataclass(frozen=True)
 class ChunkOutcome:
     """What one call of ``run_chunk`` did. ``skipped``: nothing played (already written,
     batch cancelled or finished); ``written`` False after playing means another delivery of
-    the same chunk won the race and this one's results were discarded."""
+    the same chunk won the race and this one's results were discarded. ``played`` matches were
+    started in ``seconds`` of play: what the next chunk's size is measured from."""
 
     batch_id: str
     start: int
@@ -28,6 +31,8 @@ class ChunkOutcome:
     skipped: bool
     written: bool
     batch_status: str
+    played: int = 0
+    seconds: float = 0.0
 
 
 def default_worker_name() -> str:
@@ -61,8 +66,17 @@ def run_chunk(
     *,
     database_url: str | None = None,
     worker: str | None = None,
+    give_up: str | None = None,
+    then: Callable[[ChunkOutcome], object] | None = None,
 ) -> ChunkOutcome:
-    """Play matches [start, stop) of a batch and store them in one idempotent transaction."""
+    """Play matches [start, stop) of a batch and store them in one idempotent transaction.
+
+    ``give_up``: play nothing and store every match of the range as failed
+    (``ended_by="abandoned"``) with this reason, so that a chunk no worker can finish still
+    ends. Matches cut short by the soft time limit are stored as failed by ``play_chunk``.
+    ``then`` is called with the outcome once the chunk is stored, still shielded from the soft
+    time limit (the Celery task queues the next chunk there).
+    """
     engine = get_engine(database_url)
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
@@ -75,22 +89,37 @@ def run_chunk(
 
     if batch.status in BatchStatus.FINISHED:
         return skipped(batch.status)
-    if crud.chunk_exists(engine, batch_id, start):
+    if crud.range_written(engine, batch_id, start, stop):
         return skipped(batch.status)
     if batch.status == BatchStatus.QUEUED:
         crud.set_status(engine, batch_id, BatchStatus.RUNNING, only_from={BatchStatus.QUEUED})
     began = time.perf_counter()
-    records = play_chunk(batch, start, stop)
-    written = crud.write_chunk(
-        engine,
-        batch_id=batch_id,
-        start=start,
-        stop=stop,
-        records=records,
-        duration=time.perf_counter() - began,
-        worker=worker or default_worker_name(),
-        stop_counts=_stop_counts(batch, start, stop, records),
-    )
-    status = after_chunk(engine, batch_id)
-    done = sum(1 for r in records if r.ok)
-    return ChunkOutcome(batch_id, start, stop, done, len(records) - done, False, written, status)
+    if give_up is None:
+        records = play_chunk(batch, start, stop)
+        # Only the matches a time limit left unstarted carry no playing time.
+        played = sum(1 for r in records if r.ok or r.duration > 0)
+    else:
+        records = [failed_record(batch, i, ABANDONED, give_up) for i in range(start, stop)]
+        played = 0
+    seconds = time.perf_counter() - began
+    # The matches are played: from here on the soft time limit must not undo their write.
+    with soft_limit_held():
+        written = crud.write_chunk(
+            engine,
+            batch_id=batch_id,
+            start=start,
+            stop=stop,
+            records=records,
+            duration=seconds,
+            worker=worker or default_worker_name(),
+            stop_counts=_stop_counts(batch, start, stop, records),
+        )
+        status = after_chunk(engine, batch_id)
+        done = sum(1 for r in records if r.ok)
+        failed = len(records) - done
+        outcome = ChunkOutcome(
+            batch_id, start, stop, done, failed, False, written, status, played, seconds
+        )
+        if then is not None:
+            then(outcome)
+    return outcome

@@ -1,20 +1,30 @@
 """Progressive enqueue: a batch of any size is queued a few chunks at a time.
 
 Submitting a batch sends one control task (``playtester.start_batch``), so accepting a
-million-match batch costs the same as a ten-match one. That task queues the first
-``max_chunks_in_flight`` chunks. Each chunk task, once its results are committed, queues the
-next chunk not queued yet, so about that many chunks of a batch are in flight at any time.
+million-match batch costs the same as a ten-match one. That task hands out the first chunks.
+Each chunk task, once its results are committed, hands out the next one, so about
+``max_chunks_in_flight`` chunks of a batch are in flight at any time.
 
-Which chunk comes next is a per-batch cursor in Redis, advanced with ``INCRBY``: atomic, so two
-workers never take the same chunk number, and cheap. Chunk ``k`` covers match indices
-``[k * chunk_size, min((k + 1) * chunk_size, matches))``, the same fixed chunking local mode uses.
+What comes next is a per-batch cursor of match indices in Redis, advanced with ``INCRBY`` by the
+size of the chunk handed out: atomic, so two workers never get overlapping ranges, and cheap.
+Every range handed out is also remembered (a hash ``start -> stop``) until it is written, so a
+lost chunk is queued again exactly as it was.
+
+Chunk sizes: a batch with a fixed ``chunk_size`` is cut ``[k * size, (k + 1) * size)``, the
+same fixed chunking local mode uses. Otherwise the first chunk is the smallest one (one match,
+or a seat-swapped pair under a stop rule) and goes alone; once it is written it has measured
+the batch, and ``max_chunks_in_flight`` chunks sized from it follow; from then on every chunk
+written adds its matches and seconds to the batch's totals in Redis and sizes the chunk it
+queues from them (``workers.sizing``). The latest size is kept for the sweep; should Redis lose
+it, it is measured again from the chunk rows.
 
 Chunks can be lost for good (a worker killed with its message unacknowledged until the broker's
-visibility timeout, a broker restarted without its data, retries exhausted while the database
-was down). A sweep, run by the one sweeper (``workers.sweeper``) for every unfinished batch,
-notices a batch that wrote no chunk for ``stall_seconds`` and queues its missing chunks again.
-A chunk queued twice is harmless: the second run finds the chunk row and skips, because every
-write is idempotent.
+visibility timeout, a task killed at the hard time limit, a broker restarted without its data,
+retries exhausted while the database was down). A sweep, run by the one sweeper
+(``workers.sweeper``) for every unfinished batch, notices a batch that wrote no chunk for
+``stall_seconds`` and queues the missing ranges below the cursor again. A range queued twice
+is harmless: the second run finds it written and skips, because every write is idempotent and
+chunk rows never overlap.
 
 Functions that send take an optional ``settings``: the API's sweeper and dispatcher pass their
 app's, workers use the environment's.
@@ -24,6 +34,8 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_right
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -32,15 +44,20 @@ import redis
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from storage.models import Batch, BatchStatus, Chunk
+from storage import crud
+from storage.models import AUTO_CHUNK_SIZE, Batch, BatchStatus, Chunk
 from storage.settings import Settings, get_settings
+from workers.chunks import ChunkOutcome
+from workers.sizing import next_chunk_size
 
 if TYPE_CHECKING:
     from celery import Celery
 
 KEY_PREFIX = "playtester:batch:"
 KEY_TTL = 30 * 24 * 3600
-"""Cursor keys outlive any sensible batch, then vanish instead of piling up in Redis."""
+"""Per-batch keys outlive any sensible batch, then vanish instead of piling up in Redis."""
+
+Range = tuple[int, int]
 
 
 @lru_cache(maxsize=8)
@@ -49,11 +66,41 @@ def redis_client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
 
 
-def _broker(settings: Settings | None = None) -> redis.Redis:
+def broker(settings: Settings | None = None) -> redis.Redis:
+    """The Redis client of the configured broker (``settings``', else the environment's)."""
     url = (settings or get_settings()).broker_url
     if not url:
         raise RuntimeError("distributed mode needs BROKER_URL (redis://host:6379/0)")
     return redis_client(url)
+
+
+def cursor_key(batch_id: str) -> str:
+    """Next match index not handed out yet."""
+    return f"{KEY_PREFIX}{batch_id}:next"
+
+
+def ranges_key(batch_id: str) -> str:
+    """Ranges handed out and not known to be written: ``start -> stop``."""
+    return f"{KEY_PREFIX}{batch_id}:ranges"
+
+
+def size_key(batch_id: str) -> str:
+    """The latest measured chunk size of a batch without a fixed one."""
+    return f"{KEY_PREFIX}{batch_id}:size"
+
+
+def measure_key(batch_id: str) -> str:
+    """Matches played so far and the seconds they took: ``matches``, ``seconds``."""
+    return f"{KEY_PREFIX}{batch_id}:measure"
+
+
+def measured_key(batch_id: str) -> str:
+    """Set by the first chunk written: the batch is measured and its pipeline filled."""
+    return f"{KEY_PREFIX}{batch_id}:measured"
+
+
+def sweep_key(batch_id: str) -> str:
+    return f"{KEY_PREFIX}{batch_id}:sweep"
 
 
 _senders: dict[str, Celery] = {}
@@ -71,25 +118,6 @@ def celery_for(settings: Settings | None = None) -> Celery:
     return _senders[url]
 
 
-def cursor_key(batch_id: str) -> str:
-    return f"{KEY_PREFIX}{batch_id}:next"
-
-
-def sweep_key(batch_id: str) -> str:
-    return f"{KEY_PREFIX}{batch_id}:sweep"
-
-
-def chunk_count(batch: Batch) -> int:
-    """How many chunks the batch's fixed chunking has."""
-    return math.ceil(batch.matches / batch.chunk_size)
-
-
-def chunk_bounds(batch: Batch, k: int) -> tuple[int, int]:
-    """Match index range ``[start, stop)`` of chunk ``k``."""
-    start = k * batch.chunk_size
-    return start, min(start + batch.chunk_size, batch.matches)
-
-
 def send_chunk(batch_id: str, start: int, stop: int, settings: Settings | None = None) -> None:
     """Queue one chunk task (by name, so callers need not import the task module)."""
     celery_for(settings).send_task("playtester.play_chunk", args=[batch_id, start, stop])
@@ -104,34 +132,161 @@ def start(batch_id: str, settings: Settings | None = None, *, retry: bool = True
     celery_for(settings).send_task("playtester.start_batch", args=[batch_id], retry=retry)
 
 
-def open_batch(batch: Batch, settings: Settings | None = None) -> list[int]:
-    """Queue the first chunks of a batch, once: a second delivery of the start task is a no-op."""
+def is_fixed(batch: Batch) -> bool:
+    return batch.chunk_size != AUTO_CHUNK_SIZE
+
+
+def current_size(
+    batch: Batch, engine: Engine | None = None, settings: Settings | None = None
+) -> int:
+    """The size chunks of the batch are handed out at now.
+
+    Without a size in Redis (the first chunk is not written yet, or Redis restarted empty)
+    it is measured from the chunk rows when ``engine`` is given, else the smallest chunk.
+    """
+    if is_fixed(batch):
+        return batch.chunk_size
     settings = settings or get_settings()
-    client = _broker(settings)
-    if not client.set(cursor_key(batch.id), 0, nx=True, ex=KEY_TTL):
-        return []
-    return fill(batch, settings.max_chunks_in_flight, settings)
+    client = broker(settings)
+    raw = client.get(size_key(batch.id))
+    if raw is not None:
+        return int(raw)
+    matches, seconds = crud.measured_work(engine, batch.id) if engine is not None else (0, 0.0)
+    size = next_chunk_size(
+        batch, matches=matches, seconds=seconds, target_seconds=settings.chunk_seconds
+    )
+    if matches:
+        client.set(size_key(batch.id), size, ex=KEY_TTL)
+    return size
 
 
-def fill(batch: Batch, count: int, settings: Settings | None = None) -> list[int]:
-    """Reserve the next ``count`` chunk numbers of the cursor and queue those that exist."""
-    if count <= 0:
+def fill(batch: Batch, count: int, size: int, settings: Settings | None = None) -> list[Range]:
+    """Hand out the next ``count`` chunks of ``size`` matches from the cursor and queue them."""
+    if count <= 0 or size <= 0:
         return []
-    client = _broker(settings)
+    client = broker(settings)
     key = cursor_key(batch.id)
-    end = int(client.incrby(key, count))
+    end = int(client.incrby(key, count * size))
     client.expire(key, KEY_TTL)
-    chunks = [k for k in range(end - count, end) if k < chunk_count(batch)]
-    for k in chunks:
-        send_chunk(batch.id, *chunk_bounds(batch, k), settings)
-    return chunks
+    begin = end - count * size
+    last = min(end, batch.matches)
+    ranges = [(s, min(s + size, batch.matches)) for s in range(begin, last, size)]
+    _queue(client, batch, ranges, settings)
+    return ranges
 
 
-def advance(batch: Batch) -> list[int]:
-    """After a chunk: queue the next one, keeping the number in flight steady."""
+def _queue(
+    client: redis.Redis, batch: Batch, ranges: list[Range], settings: Settings | None = None
+) -> None:
+    if not ranges:
+        return
+    client.hset(ranges_key(batch.id), mapping={str(a): b for a, b in ranges})
+    client.expire(ranges_key(batch.id), KEY_TTL)
+    for a, b in ranges:
+        send_chunk(batch.id, a, b, settings)
+
+
+def forget_range(batch_id: str, start: int) -> None:
+    """A range is written: the sweep need not remember it."""
+    broker().hdel(ranges_key(batch_id), str(start))
+
+
+def open_batch(engine: Engine, batch: Batch, settings: Settings | None = None) -> list[Range]:
+    """Queue the first chunks of a batch, once: a second delivery of the start task is a no-op.
+
+    A batch that already has chunk rows (its cursor was lost: Redis restarted empty) resumes
+    after its last written chunk, and the gaps before that are queued again.
+    """
+    settings = settings or get_settings()
+    client = broker(settings)
+    resume_at = max((b for _a, b in crud.written_ranges(engine, batch.id)), default=0)
+    if not client.set(cursor_key(batch.id), resume_at, nx=True, ex=KEY_TTL):
+        return []
+    lost = requeue_lost(engine, batch, cursor=resume_at, settings=settings) if resume_at else []
+    if is_fixed(batch):
+        count = settings.max_chunks_in_flight - len(lost)
+        return lost + fill(batch, count, batch.chunk_size, settings)
+    if lost:
+        return lost  # the first of them to finish measures the batch and fills the pipeline
+    return fill(batch, 1, current_size(batch, engine, settings), settings)
+
+
+def advance(batch: Batch, outcome: ChunkOutcome) -> list[Range]:
+    """After a chunk: queue the next one, sized from the matches measured so far, keeping the
+    number in flight steady. The first chunk written fills the pipeline."""
     if batch.status in BatchStatus.FINISHED:
         return []
-    return fill(batch, 1)
+    if is_fixed(batch):
+        return fill(batch, 1, batch.chunk_size)
+    client = broker()
+    settings = get_settings()
+    if outcome.played > 0:
+        key = measure_key(batch.id)
+        pipe = client.pipeline()
+        pipe.hincrby(key, "matches", outcome.played)
+        pipe.hincrbyfloat(key, "seconds", outcome.seconds)
+        pipe.expire(key, KEY_TTL)
+        matches, seconds, _ = pipe.execute()
+        size = next_chunk_size(
+            batch,
+            matches=int(matches),
+            seconds=float(seconds),
+            target_seconds=settings.chunk_seconds,
+        )
+        client.set(size_key(batch.id), size, ex=KEY_TTL)
+    else:
+        size = current_size(batch)
+    first = client.set(measured_key(batch.id), 1, nx=True, ex=KEY_TTL)
+    return fill(batch, settings.max_chunks_in_flight if first else 1, size)
+
+
+def lost_ranges(
+    missing: list[Range], handed: Mapping[int, int], *, cursor: int, size: int, aligned: bool
+) -> list[Range]:
+    """The missing ranges below ``cursor``, cut so that each range handed out and still wholly
+    missing comes back as it was; any other missing span is cut at the handed-out starts and
+    into pieces of at most ``size`` (at multiples of it when ``aligned``)."""
+    starts = sorted(handed)
+    out: list[Range] = []
+    for a, b in missing:
+        b = min(b, cursor)
+        s = a
+        while s < b:
+            e = handed.get(s)
+            if e is None or e > b:
+                i = bisect_right(starts, s)
+                following = starts[i] if i < len(starts) else b
+                step = (s // size + 1) * size if aligned else s + size
+                e = min(b, following, step)
+            out.append((s, e))
+            s = e
+    return out
+
+
+def requeue_lost(
+    engine: Engine,
+    batch: Batch,
+    *,
+    cursor: int,
+    missing: list[Range] | None = None,
+    settings: Settings | None = None,
+) -> list[Range]:
+    """Queue again the missing ranges the cursor has passed (at most ``max_chunks_in_flight``)."""
+    settings = settings or get_settings()
+    client = broker(settings)
+    if missing is None:
+        missing = crud.gaps(engine, batch)
+    handed = {int(a): int(b) for a, b in client.hgetall(ranges_key(batch.id)).items()}
+    written = [a for a in handed if not any(lo <= a < hi for lo, hi in missing)]
+    if written:
+        client.hdel(ranges_key(batch.id), *map(str, written))
+        for a in written:
+            del handed[a]
+    size = current_size(batch, engine, settings)
+    lost = lost_ranges(missing, handed, cursor=cursor, size=size, aligned=is_fixed(batch))
+    lost = lost[: settings.max_chunks_in_flight]
+    _queue(client, batch, lost, settings)
+    return lost
 
 
 def last_activity(engine: Engine, batch: Batch) -> datetime:
@@ -151,48 +306,41 @@ def _aware(moment: datetime) -> datetime:
 
 def sweep(
     engine: Engine, batch: Batch, *, settings: Settings | None = None, now: datetime | None = None
-) -> list[int]:
-    """Queue again the chunks of a stalled batch; return the chunk numbers queued.
+) -> list[Range]:
+    """Queue again the chunks of a stalled batch; return the ranges queued.
 
     A batch is stalled when it is unfinished and wrote no chunk for ``stall_seconds``. Only
-    chunks already handed out by the cursor are queued again (at most ``max_chunks_in_flight``);
-    if none is missing there, the cursor moves on instead. A Redis key with that lifetime makes
-    sure one sweep per stall period happens, however many API processes run it.
+    ranges already handed out by the cursor are queued again (at most
+    ``max_chunks_in_flight``); if none is missing there, the cursor moves on instead. A Redis
+    key with that lifetime makes sure one sweep per stall period happens, however many API
+    processes run it.
     """
-    from storage.crud import missing_chunks
-
     settings = settings or get_settings()
     if batch.status in BatchStatus.FINISHED:
         return []
     now = now or datetime.now(UTC)
     if (now - last_activity(engine, batch)).total_seconds() < settings.stall_seconds:
         return []
-    client = _broker(settings)
+    client = broker(settings)
     if not client.set(
         sweep_key(batch.id), int(time.time()), nx=True, ex=max(1, math.ceil(settings.stall_seconds))
     ):
         return []
     raw = client.get(cursor_key(batch.id))
     if raw is None:
-        # The start task or the cursor was lost (e.g. Redis restarted empty): begin again;
-        # chunks already written are skipped in a moment.
-        return open_batch(batch, settings)
-    missing = missing_chunks(engine, batch)
+        # The start task or the cursor was lost (e.g. Redis restarted empty): begin again
+        # after the chunks already written.
+        return open_batch(engine, batch, settings)
+    missing = crud.gaps(engine, batch)
     if not missing:
-        # Every chunk is written but completion was never recorded (its worker died between
+        # Every match is written but completion was never recorded (its worker died between
         # the write and the check): record it now, still exactly once.
         from workers.lifecycle import after_chunk
 
         after_chunk(engine, batch.id)
         return []
-    handed_out = min(int(raw), chunk_count(batch))
-    lost = [
-        start // batch.chunk_size
-        for start, _stop in missing
-        if start // batch.chunk_size < handed_out
-    ][: settings.max_chunks_in_flight]
-    for k in lost:
-        send_chunk(batch.id, *chunk_bounds(batch, k), settings)
+    lost = requeue_lost(engine, batch, cursor=int(raw), missing=missing, settings=settings)
     if lost:
         return lost
-    return fill(batch, settings.max_chunks_in_flight, settings)
+    size = current_size(batch, engine, settings)
+    return fill(batch, settings.max_chunks_in_flight, size, settings)

@@ -61,7 +61,9 @@ def after_chunk(engine: Engine, batch_id: str) -> str:
                 _unmark_if_complete(engine, batch_id)
             return _status(engine, batch_id)
     prog = crud.progress(engine, batch_id)
-    if prog.chunks_written < prog.chunks_total:
+    # Chunk rows never overlap, so their counts reach the batch size only when every match
+    # index is stored, whatever sizes the chunks had.
+    if prog.finished_matches < prog.matches:
         return batch.status
     if prog.done == 0 and prog.failed > 0:
         crud.set_status(

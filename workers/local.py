@@ -1,5 +1,9 @@
 """Local mode: a process pool runs a batch's missing chunks through ``run_chunk``.
 
+The missing ranges are cut as they are handed out (``workers.sizing.RangePlanner``): by the
+batch's fixed chunk size, or, without one, first one small chunk that measures the batch and
+then chunks of about ``chunk_seconds`` each, sized from the chunks that finish.
+
 Ctrl-C stops submitting, cancels the chunks not yet started, lets the running ones finish and
 be written (a second Ctrl-C abandons them), sets the batch back to queued and re-raises
 ``KeyboardInterrupt``. Nothing half-written is left: each chunk is one transaction, so
@@ -18,8 +22,10 @@ from storage import crud
 from storage.crud import Progress
 from storage.db import forget_inherited_engines, get_engine
 from storage.models import BatchStatus
+from storage.settings import get_settings
 from workers.chunks import ChunkOutcome, run_chunk
 from workers.lifecycle import after_chunk
+from workers.sizing import RangePlanner
 
 ProgressCallback = Callable[[Progress], None]
 IN_FLIGHT_PER_WORKER = 2
@@ -74,21 +80,30 @@ def run_local(
     if batch.status in BatchStatus.FINISHED:
         return crud.progress(engine, full_id)
     ranges = crud.missing_chunks(engine, batch)
-    count = max(1, min(workers or default_workers(), len(ranges) or 1))
+    planner = RangePlanner(batch, ranges, target_seconds=get_settings().chunk_seconds)
+    # No more processes than there can be chunks: a fixed size says how many are missing;
+    # measured sizes could be as small as one match.
+    most = len(ranges) if batch.chunk_size else sum(b - a for a, b in ranges)
+    count = max(1, min(workers or default_workers(), most or 1))
     if batch.stop_rule:
         # Loaded once here, so forked workers inherit it instead of each importing NumPy and
         # SciPy on its first check of the rule.
         import analysis.sprt  # noqa: F401
     try:
         if count == 1:
-            for start, stop in ranges:
-                outcome = run_chunk(full_id, start, stop, database_url=database_url)
+            while (chunk := planner.take()) is not None:
+                outcome = run_chunk(full_id, *chunk, database_url=database_url)
+                planner.measured(outcome.played, outcome.seconds)
                 report(crud.progress(engine, full_id))
                 if outcome.batch_status in BatchStatus.FINISHED:
                     break  # done, cancelled elsewhere, or its stopping rule decided
         else:
             _run_pool(
-                full_id, ranges, count, database_url, lambda: report(crud.progress(engine, full_id))
+                full_id,
+                planner,
+                count,
+                database_url,
+                lambda: report(crud.progress(engine, full_id)),
             )
     except KeyboardInterrupt:
         crud.set_status(engine, full_id, BatchStatus.QUEUED, only_from={BatchStatus.RUNNING})
@@ -101,33 +116,35 @@ def run_local(
 
 def _run_pool(
     batch_id: str,
-    ranges: list[tuple[int, int]],
+    planner: RangePlanner,
     count: int,
     database_url: str | None,
     tick: Callable[[], None],
 ) -> None:
-    """Keep ``count`` workers busy with the chunks in ``ranges``; see the module docstring."""
+    """Keep ``count`` workers busy with the chunks ``planner`` hands out; see the module
+    docstring."""
     # The parent's idle connections must not be shared with forked children.
     get_engine(database_url).dispose()
     pool = ProcessPoolExecutor(
         max_workers=count, mp_context=_pool_context(), initializer=_init_worker
     )
-    todo = list(reversed(ranges))
     running: set[Future[ChunkOutcome]] = set()
+    stopped = False
     try:
-        while todo or running:
-            while todo and len(running) < count * IN_FLIGHT_PER_WORKER:
-                start, stop = todo.pop()
-                running.add(
-                    pool.submit(run_chunk, batch_id, start, stop, database_url=database_url)
-                )
+        while running or not (stopped or planner.exhausted):
+            while not stopped and len(running) < count * IN_FLIGHT_PER_WORKER:
+                chunk = planner.take()
+                if chunk is None:
+                    break
+                running.add(pool.submit(run_chunk, batch_id, *chunk, database_url=database_url))
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 outcome = future.result()
+                planner.measured(outcome.played, outcome.seconds)
                 if outcome.batch_status in BatchStatus.FINISHED:
                     # Cancelled elsewhere, or its stopping rule decided: start nothing more.
                     # Queued chunks are withdrawn; running ones finish and are written.
-                    todo.clear()
+                    stopped = True
                     running = {f for f in running if not f.cancel()}
             tick()
     except KeyboardInterrupt:

@@ -3,6 +3,11 @@
 Match ``i`` of a batch is fully determined by the batch and ``i``: its seed is
 ``match_seed(batch.seed, i)``, the seat order comes from the seat policy, and each seat's
 agent draws from ``agent_rng(seed, seat)``. Replaying ``(batch, i)`` gives the same moves.
+
+A chunk can be cut short by the soft time limit of a Celery worker, which raises
+``SoftTimeLimitExceeded`` wherever the match is (``workers.timelimit``): the matches finished
+so far are kept and the rest come back as failed with ``ended_by="time_limit"``, so the chunk
+can still be stored.
 """
 
 from __future__ import annotations
@@ -15,6 +20,12 @@ from typing import Any, NamedTuple, Protocol
 from engines.core import Game, agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent
 from engines.seating import seat_agents
+from workers.timelimit import is_soft_limit
+
+TIME_LIMIT = "time_limit"
+"""``ended_by`` of a match stopped, or never started, because its chunk ran out of time."""
+ABANDONED = "abandoned"
+"""``ended_by`` of a match whose chunk was given up after too many deliveries without result."""
 
 
 class SeatRecord(NamedTuple):
@@ -85,6 +96,8 @@ def play_one(game: Game, batch: BatchLike, index: int) -> MatchRecord:
         # A stats dict that cannot be stored would fail the whole chunk's transaction.
         json.dumps(result.stats)
     except Exception as exc:
+        if is_soft_limit(exc):
+            raise  # the chunk's time is up: not this match's fault, and no further match starts
         return MatchRecord(
             match_index=index,
             seed=seed,
@@ -121,9 +134,48 @@ def play_one(game: Game, batch: BatchLike, index: int) -> MatchRecord:
     )
 
 
+def failed_record(
+    batch: BatchLike, index: int, ended_by: str, error: str, duration: float = 0.0
+) -> MatchRecord:
+    """The record of match ``index`` when it was not (fully) played: failed, with the reason."""
+    return MatchRecord(
+        match_index=index,
+        seed=match_seed(batch.seed, index),
+        ok=False,
+        plies=0,
+        ended_by=ended_by,
+        moves=(),
+        stats={},
+        duration=duration,
+        error=error,
+    )
+
+
 def play_chunk(batch: BatchLike, start: int, stop: int) -> list[MatchRecord]:
-    """Play matches ``start`` .. ``stop - 1`` of ``batch``, one record each, in order."""
+    """Play matches ``start`` .. ``stop - 1`` of ``batch``, one record each, in order.
+
+    When the soft time limit interrupts match ``i``, matches ``i`` .. ``stop - 1`` are
+    recorded as failed with ``ended_by="time_limit"`` and the reason in ``error``.
+    """
     if not 0 <= start <= stop:
         raise ValueError(f"bad chunk range [{start}, {stop})")
     game = build_game(batch)
-    return [play_one(game, batch, i) for i in range(start, stop)]
+    records: list[MatchRecord] = []
+    for i in range(start, stop):
+        began = time.perf_counter()
+        try:
+            records.append(play_one(game, batch, i))
+        except Exception as exc:
+            if not is_soft_limit(exc):
+                raise
+            interrupted = (
+                "time limit: the chunk's soft time limit (TASK_SOFT_TIME_LIMIT) ran out "
+                "during this match"
+            )
+            records.append(
+                failed_record(batch, i, TIME_LIMIT, interrupted, time.perf_counter() - began)
+            )
+            skipped = f"time limit: not played, the chunk's soft time limit ran out at match {i}"
+            records.extend(failed_record(batch, j, TIME_LIMIT, skipped) for j in range(i + 1, stop))
+            break
+    return records

@@ -1,9 +1,14 @@
 """Celery tasks: thin shells around the chunk function that local mode runs too.
 
-A task decodes ids, calls ``workers.chunks.run_chunk`` and queues the next chunk. Errors fall
-in two kinds: transient ones (database or broker unreachable) are retried with capped
-exponential backoff and jitter; bad input (an unknown game, an illegal action, a missing
-batch) is recorded and never retried, since running it again would fail the same way.
+A task decodes ids and calls ``workers.delivery.deliver_chunk``, which runs
+``workers.chunks.run_chunk`` and queues the next chunk. Errors fall in two kinds: transient
+ones (database or broker unreachable) are retried with capped exponential backoff and jitter;
+bad input (an unknown game, an illegal action, a missing batch) is recorded and never retried,
+since running it again would fail the same way.
+
+Chunk tasks run under a soft time limit below the hard one (``TASK_SOFT_TIME_LIMIT``,
+``TASK_TIME_LIMIT``): the soft one stops the match being played, and the chunk stores what it
+finished and the rest as failed (``workers.play``).
 """
 
 from __future__ import annotations
@@ -12,28 +17,18 @@ import logging
 import random
 from typing import Any
 
-import kombu.exceptions
-import redis.exceptions
-import sqlalchemy.exc
 from celery import Task
+from celery.exceptions import SoftTimeLimitExceeded
 
 from engines.core import GameError
 from storage.crud import NotFound
 from storage.models import BatchStatus
 from workers.celery_app import app
+from workers.delivery import TRANSIENT_ERRORS
 
 log = logging.getLogger(__name__)
 
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    sqlalchemy.exc.OperationalError,
-    sqlalchemy.exc.InterfaceError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    kombu.exceptions.OperationalError,
-    ConnectionError,
-    TimeoutError,
-)
-"""Errors worth waiting out: the service behind them is expected back."""
+__all__ = ["TRANSIENT_ERRORS", "backoff", "play_chunk", "start_batch"]
 
 MAX_RETRIES = 40
 BACKOFF_BASE = 0.5
@@ -67,31 +62,32 @@ def _fail_batch(batch_id: str, exc: BaseException) -> None:
 @app.task(bind=True, name="playtester.play_chunk", max_retries=MAX_RETRIES)
 def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, Any]:
     """Play matches ``[start, stop)`` of a batch, store them, and queue the next chunk."""
-    from storage.crud import get_batch
-    from storage.db import get_engine
-    from workers import dispatch
-    from workers.chunks import run_chunk
+    from workers.delivery import deliver_chunk
 
+    where = {"batch_id": batch_id, "start": start, "stop": stop}
     try:
-        outcome = run_chunk(batch_id, start, stop, worker=self.request.hostname)
-        if outcome.batch_status not in BatchStatus.FINISHED:
-            batch = get_batch(get_engine(), batch_id)
-            if batch is not None:
-                dispatch.advance(batch)
+        delivery = deliver_chunk(batch_id, start, stop, worker=self.request.hostname)
     except GameError as exc:
         log.error("batch %s chunk %d-%d: bad input, not retried: %s", batch_id, start, stop, exc)
         _fail_batch(batch_id, exc)
-        return {"batch_id": batch_id, "start": start, "stop": stop, "error": str(exc)}
+        return {**where, "error": str(exc)}
     except NotFound as exc:
         log.error("batch %s chunk %d-%d: %s", batch_id, start, stop, exc)
-        return {"batch_id": batch_id, "start": start, "stop": stop, "error": str(exc)}
+        return {**where, "error": str(exc)}
+    except SoftTimeLimitExceeded:
+        # Raised outside a match (before playing, or between the stored chunk and queueing the
+        # next one): the attempt stays counted and the sweep queues whatever is missing.
+        log.error("batch %s chunk %d-%d: soft time limit outside a match", batch_id, start, stop)
+        return {**where, "error": "soft time limit"}
     except TRANSIENT_ERRORS as exc:
         log.warning("batch %s chunk %d-%d: %s; retrying", batch_id, start, stop, exc)
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+    outcome = delivery.outcome
+    if outcome is None:
+        return {**where, "skipped": True, "reason": "another delivery holds the chunk"}
     return {
-        "batch_id": batch_id,
-        "start": start,
-        "stop": stop,
+        **where,
+        "attempt": delivery.attempt,
         "done": outcome.done,
         "failed": outcome.failed,
         "skipped": outcome.skipped,
@@ -101,7 +97,7 @@ def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, An
 
 @app.task(bind=True, name="playtester.start_batch", max_retries=MAX_RETRIES)
 def start_batch(self: Task, batch_id: str) -> list[int]:
-    """Queue the first chunks of a stored batch; return their chunk numbers."""
+    """Queue the first chunks of a stored batch; return where they start."""
     from storage.crud import get_batch
     from storage.db import get_engine
     from workers import dispatch
@@ -113,6 +109,6 @@ def start_batch(self: Task, batch_id: str) -> list[int]:
             return []
         if batch.status in BatchStatus.FINISHED:
             return []
-        return dispatch.open_batch(batch)
+        return [start for start, _stop in dispatch.open_batch(get_engine(), batch)]
     except TRANSIENT_ERRORS as exc:
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc

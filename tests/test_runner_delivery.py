@@ -1,0 +1,201 @@
+"""Chunk deliveries in distributed mode without Celery: leases, attempt counts, giving up, the
+soft time limit kept out of writes, and the sweep queueing lost ranges again. Against a real
+(private) redis-server and a SQLite file."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+
+import pytest
+from service_fixtures import RedisServer, redis_server
+from sqlalchemy import select
+
+import workers.play
+from storage import crud
+from storage.db import get_engine
+from storage.models import BatchStatus
+from workers import attempts, dispatch
+from workers.batches import plan_batch
+from workers.delivery import deliver_chunk
+
+__all__ = ["redis_server"]
+
+
+@pytest.fixture
+def service(
+    migrated_sqlite_url: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """Settings that point at a fresh SQLite file and the private Redis; yields the URL."""
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("DATABASE_URL", migrated_sqlite_url)
+    monkeypatch.setenv("BROKER_URL", redis_server.url)
+    monkeypatch.setenv("MAX_CHUNKS_IN_FLIGHT", "4")
+    monkeypatch.setenv("STALL_SECONDS", "60")
+    get_settings.cache_clear()
+    dispatch.broker().flushdb()
+    yield migrated_sqlite_url
+    get_settings.cache_clear()
+
+
+def new_batch(url: str, matches: int, chunk_size: int | None) -> crud.Batch:
+    plan = plan_batch(
+        game="alquerque",
+        players=None,
+        options={},
+        agents=["random", "random"],
+        matches=matches,
+        seed=9,
+        seat_policy=None,
+        chunk_size=chunk_size,
+        max_plies=None,
+    )
+    return crud.create_batch(get_engine(url), plan=plan)
+
+
+def handed_out(batch_id: str) -> dict[int, int]:
+    raw = dispatch.broker().hgetall(dispatch.ranges_key(batch_id))
+    return {int(a): int(b) for a, b in raw.items()}
+
+
+def matches_of(url: str, batch_id: str) -> list[tuple[int, bool, str, str | None]]:
+    with get_engine(url).connect() as conn:
+        rows = conn.execute(
+            select(crud.MATCH.c.match_index, crud.MATCH.c.ok, crud.MATCH.c.ended_by)
+            .add_columns(crud.MATCH.c.error)
+            .where(crud.MATCH.c.batch_id == batch_id)
+            .order_by(crud.MATCH.c.match_index)
+        )
+        return [(int(i), bool(ok), str(e), err) for i, ok, e, err in rows]
+
+
+def test_the_first_chunk_measures_then_the_pipeline_fills(service: str) -> None:
+    batch = new_batch(service, matches=500, chunk_size=None)
+    engine = get_engine(service)
+    assert dispatch.open_batch(engine, batch) == [(0, 1)]
+    assert dispatch.open_batch(engine, batch) == []  # a second start task changes nothing
+    delivery = deliver_chunk(batch.id, 0, 1)
+    assert delivery.attempt == 1 and delivery.outcome is not None and delivery.outcome.written
+    queued = sorted(handed_out(batch.id).items())
+    assert 0 not in dict(queued)  # written, so forgotten
+    # Four chunks (MAX_CHUNKS_IN_FLIGHT) of the size the first chunk measured, one after another.
+    sizes = {b - a for a, b in queued}
+    assert len(queued) == 4 and len(sizes) == 1
+    size = sizes.pop()
+    assert [a for a, _b in queued] == [1 + k * size for k in range(4)]
+    stored = dispatch.broker().get(dispatch.size_key(batch.id))
+    assert stored is not None and int(stored) == queued[0][1] - queued[0][0]
+    # The next chunk written queues exactly one more, right after the cursor.
+    a, b = queued[0]
+    deliver_chunk(batch.id, a, b)
+    after = handed_out(batch.id)
+    assert a not in after and len(after) == 4
+    assert max(after) == queued[-1][1]
+
+
+def test_a_held_lease_makes_other_deliveries_skip(service: str) -> None:
+    batch = new_batch(service, matches=6, chunk_size=3)
+    lease = attempts.acquire(dispatch.broker(), batch.id, 0)
+    assert lease is not None and lease.attempt == 1
+    try:
+        skipped = deliver_chunk(batch.id, 0, 3)
+        assert skipped.outcome is None
+        assert matches_of(service, batch.id) == []
+    finally:
+        lease.release()
+    played = deliver_chunk(batch.id, 0, 3)
+    assert played.attempt == 2 and played.outcome is not None and played.outcome.written
+    assert [i for i, *_ in matches_of(service, batch.id)] == [0, 1, 2]
+
+
+def test_past_max_attempts_a_chunk_is_stored_failed_without_playing(
+    service: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batch = new_batch(service, matches=4, chunk_size=4)
+    client = dispatch.broker()
+    # Three deliveries took the lease and died without a word (SIGKILL, hard time limit).
+    client.hset(attempts.attempts_key(batch.id), "0", 3)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a chunk given up must not be played")
+
+    monkeypatch.setattr(workers.play, "play_match", never)
+    delivery = deliver_chunk(batch.id, 0, 4)
+    assert delivery.attempt == 4
+    rows = matches_of(service, batch.id)
+    assert [(i, ok, ended) for i, ok, ended, _e in rows] == [
+        (i, False, "abandoned") for i in range(4)
+    ]
+    assert all("3 times without a result" in str(e) for *_, e in rows)
+    stored = crud.get_batch(get_engine(service), batch.id)
+    assert stored is not None and stored.status == BatchStatus.FAILED
+    assert "abandoned" in str(stored.error)
+
+
+def test_the_soft_time_limit_does_not_undo_a_chunk_being_stored(
+    service: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's soft time limit signal arrives in the middle of the write: held off."""
+    from billiard.pool import soft_timeout_sighandler
+
+    batch = new_batch(service, matches=3, chunk_size=3)
+    real_write = crud.write_chunk
+
+    def write_when_the_limit_passes(*args: object, **kwargs: object) -> bool:
+        os.kill(os.getpid(), signal.SIGUSR1)
+        return real_write(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crud, "write_chunk", write_when_the_limit_passes)
+    previous = signal.signal(signal.SIGUSR1, soft_timeout_sighandler)
+    try:
+        delivery = deliver_chunk(batch.id, 0, 3)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert delivery.outcome is not None and delivery.outcome.written
+    assert [ok for _i, ok, *_ in matches_of(service, batch.id)] == [True, True, True]
+
+
+def test_the_soft_time_limit_raises_again_once_the_write_is_done() -> None:
+    from billiard.exceptions import SoftTimeLimitExceeded
+    from billiard.pool import soft_timeout_sighandler
+
+    from workers.timelimit import soft_limit_held
+
+    previous = signal.signal(signal.SIGUSR1, soft_timeout_sighandler)
+    try:
+        with soft_limit_held() as arrived:
+            os.kill(os.getpid(), signal.SIGUSR1)
+        assert arrived == [True]
+        with pytest.raises(SoftTimeLimitExceeded):
+            os.kill(os.getpid(), signal.SIGUSR1)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def test_the_sweep_queues_lost_ranges_as_they_were(service: str) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    engine = get_engine(service)
+    batch = new_batch(service, matches=500, chunk_size=None)
+    dispatch.open_batch(engine, batch)
+    deliver_chunk(batch.id, 0, 1)
+    lost = sorted(handed_out(batch.id).items())  # queued, then "lost" with their worker
+    a, b = lost[1]
+    deliver_chunk(batch.id, a, b)  # one of them does get written (and queues one more)
+    later = datetime.now(UTC) + timedelta(hours=1)
+    batch = crud.get_batch(engine, batch.id)
+    assert batch is not None
+    requeued = dispatch.sweep(engine, batch, now=later)
+    expected = sorted(set(handed_out(batch.id).items()))
+    assert sorted(requeued) == expected and (a, b) not in requeued
+    assert dispatch.sweep(engine, batch, now=later) == []  # one sweep per stall period
+
+    # Redis restarted empty: the cursor, the ranges and the sizes are gone.
+    dispatch.broker().flushdb()
+    written = crud.written_ranges(engine, batch.id)
+    resumed = dispatch.sweep(engine, batch, now=later)
+    gaps_below = [r for r in crud.gaps(engine, batch) if r[1] <= written[-1][1]]
+    assert [r for r in resumed if r[1] <= written[-1][1]] == gaps_below
+    assert int(dispatch.broker().get(dispatch.cursor_key(batch.id)) or 0) >= written[-1][1]

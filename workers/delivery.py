@@ -1,0 +1,86 @@
+"""One delivery of a chunk task in distributed mode: lease, play and store, queue the next.
+
+The Celery task is a shell around ``deliver_chunk``; this is where a delivery decides whether to
+play (``workers.attempts``), gives up on a chunk no worker could finish, and keeps the batch's
+pipeline going (``workers.dispatch``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import kombu.exceptions
+import redis.exceptions
+import sqlalchemy.exc
+
+from storage.crud import get_batch
+from storage.db import get_engine
+from storage.models import BatchStatus
+from storage.settings import get_settings
+from workers import attempts, dispatch
+from workers.chunks import ChunkOutcome, run_chunk
+
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    kombu.exceptions.OperationalError,
+    ConnectionError,
+    TimeoutError,
+)
+"""Errors worth waiting out: the service behind them is expected back."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What one delivery did: ``outcome`` None when another delivery held the chunk's lease."""
+
+    attempt: int
+    outcome: ChunkOutcome | None
+
+
+def give_up_reason(start: int, stop: int, failed_attempts: int) -> str:
+    """The error stored with the matches of a chunk given up."""
+    return (
+        f"abandoned: chunk [{start}, {stop}) was delivered {failed_attempts} times without a "
+        f"result (its worker was killed each time, e.g. at the hard time limit TASK_TIME_LIMIT; "
+        f"MAX_CHUNK_ATTEMPTS)"
+    )
+
+
+def _advance(outcome: ChunkOutcome) -> None:
+    if outcome.batch_status in BatchStatus.FINISHED:
+        return
+    batch = get_batch(get_engine(), outcome.batch_id)
+    if batch is not None:
+        dispatch.advance(batch, outcome)
+
+
+def deliver_chunk(batch_id: str, start: int, stop: int, *, worker: str | None = None) -> Delivery:
+    """Play and store matches ``[start, stop)`` unless another delivery is at it, then queue
+    the next chunk. Past ``max_chunk_attempts`` attempts the range is stored as failed unplayed.
+
+    Raises what ``run_chunk`` raises; an attempt ending on one of ``TRANSIENT_ERRORS`` is not
+    counted.
+    """
+    settings = get_settings()
+    lease = attempts.acquire(dispatch.broker(), batch_id, start)
+    if lease is None:
+        return Delivery(attempt=0, outcome=None)
+    try:
+        give_up = None
+        if lease.attempt > settings.max_chunk_attempts:
+            give_up = give_up_reason(start, stop, lease.attempt - 1)
+        outcome = run_chunk(batch_id, start, stop, worker=worker, give_up=give_up, then=_advance)
+        if outcome.written:
+            dispatch.forget_range(batch_id, start)
+        if outcome.skipped:
+            # Written by an earlier delivery that may have died before queueing the next one.
+            _advance(outcome)
+        return Delivery(attempt=lease.attempt, outcome=outcome)
+    except TRANSIENT_ERRORS:
+        lease.uncount()
+        raise
+    finally:
+        lease.release()

@@ -1,0 +1,140 @@
+"""How many matches go in the next chunk: measured from the batch's own chunks, no probe match.
+
+A batch without a fixed ``chunk_size`` starts with one small chunk (one match, or one
+seat-swapped pair when a stop rule needs whole pairs). From then on every chunk handed out is
+sized from all the batch's matches played so far (its matches are alike, so their mean time
+is the best estimate), so that a chunk carries about ``chunk_seconds`` of work:
+
+    next = target_seconds × matches played / seconds they took,
+           at most GROWTH × matches played, at most MAX_CHUNK_SIZE,
+           at most the stop rule's cap, at least the smallest chunk.
+
+The growth bound keeps one lucky short match from sizing a chunk many times too large while
+little is measured. A measurement is always of real matches of the batch, played with its own
+``max_plies`` and under its time limits. Pure functions plus ``RangePlanner`` (local mode's
+cutter): no I/O here.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from engines.seating import seat_swapped_pairs
+from storage.models import AUTO_CHUNK_SIZE
+from workers.batches import MAX_CHUNK_SIZE, stop_rule_chunk_cap
+
+GROWTH = 8
+"""A chunk holds at most this many times the matches of the chunk it was measured from."""
+
+
+class Sized(Protocol):
+    """What sizing needs from a batch (a stored ``Batch`` fits)."""
+
+    @property
+    def matches(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def seat_policy(self) -> str: ...
+    @property
+    def chunk_size(self) -> int: ...
+    @property
+    def stop_rule(self) -> dict[str, Any] | None: ...
+
+
+def whole_pairs(batch: Sized) -> bool:
+    """Chunks must hold whole seat-swapped pairs: the stop rule scores pairs."""
+    return bool(batch.stop_rule) and seat_swapped_pairs(batch.players, batch.seat_policy)
+
+
+def smallest_chunk(batch: Sized) -> int:
+    """The first (measuring) chunk's size, and the least any chunk of the batch gets."""
+    return 2 if whole_pairs(batch) else 1
+
+
+def largest_chunk(batch: Sized) -> int:
+    """The most matches a measured chunk of the batch may hold."""
+    cap = MAX_CHUNK_SIZE
+    if batch.stop_rule:
+        cap = min(cap, stop_rule_chunk_cap(batch.matches, pairs=whole_pairs(batch)))
+    return cap
+
+
+def next_chunk_size(batch: Sized, *, matches: int, seconds: float, target_seconds: float) -> int:
+    """Size of the next chunk once ``matches`` matches of the batch took ``seconds`` to play.
+
+    A fixed ``chunk_size`` is returned as it is. With nothing measured (no match played) the
+    smallest chunk is the answer.
+    """
+    if batch.chunk_size != AUTO_CHUNK_SIZE:
+        return batch.chunk_size
+    low = smallest_chunk(batch)
+    if matches <= 0 or seconds <= 0:
+        return low
+    size = int(target_seconds * matches / seconds)
+    size = min(size, GROWTH * matches, largest_chunk(batch))
+    size = max(size, low)
+    if low == 2:
+        size -= size % 2
+    return size
+
+
+class RangePlanner:
+    """Cuts the missing ranges of a batch into chunks as they are handed out (local mode).
+
+    With a fixed chunk size the pieces follow the fixed chunking. Otherwise the first piece is
+    the smallest chunk and nothing more is handed out until it is measured (``take`` answers
+    None meanwhile); after that every piece is sized from all the chunks measured so far.
+    """
+
+    def __init__(
+        self, batch: Sized, missing: Iterable[tuple[int, int]], *, target_seconds: float
+    ) -> None:
+        self.batch = batch
+        self.target_seconds = target_seconds
+        self.todo: deque[tuple[int, int]] = deque((a, b) for a, b in missing if a < b)
+        fixed = batch.chunk_size != AUTO_CHUNK_SIZE
+        self.size: int | None = batch.chunk_size if fixed else None
+        self.measuring = False
+        self.played = 0
+        self.seconds = 0.0
+
+    @property
+    def exhausted(self) -> bool:
+        """Every missing match has been handed out."""
+        return not self.todo
+
+    def take(self) -> tuple[int, int] | None:
+        """The next ``[start, stop)`` to play, or None (all handed out, or waiting to measure)."""
+        if not self.todo:
+            return None
+        if self.size is None:
+            if self.measuring:
+                return None
+            self.measuring = True
+            size = smallest_chunk(self.batch)
+        else:
+            size = self.size
+        start, stop = self.todo[0]
+        if self.batch.chunk_size != AUTO_CHUNK_SIZE:
+            end = min(stop, (start // size + 1) * size)  # the fixed chunking's boundary
+        else:
+            end = min(stop, start + size)
+        if end == stop:
+            self.todo.popleft()
+        else:
+            self.todo[0] = (end, stop)
+        return start, end
+
+    def measured(self, matches: int, seconds: float) -> None:
+        """A chunk played ``matches`` matches in ``seconds``: size what follows by it too."""
+        self.played += max(0, matches)
+        self.seconds += seconds if matches > 0 else 0.0
+        self.size = next_chunk_size(
+            self.batch,
+            matches=self.played,
+            seconds=self.seconds,
+            target_seconds=self.target_seconds,
+        )
