@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.core import Game, OptionError, agent_label, derive_seed
-from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
+from engines.registry import (
+    agent_type,
+    build_game,
+    normalise_agent_spec,
+    options_record,
+    spec_from_text,
+)
 from storage.settings import get_settings
 from workers.play import play_one
 from workers.seating import FIXED, POLICIES, ROTATE
@@ -75,12 +81,11 @@ def _whole(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
-def _options_record(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Options as stored: declared defaults overlaid with what was given (JSON-able)."""
-    record = {o.name: o.default for o in game.game_type.options}
-    record.update(given)
+def _options_record(game: Game) -> dict[str, Any]:
+    """Options as stored: every declared option's validated value, in canonical form."""
+    record = options_record(game)
     try:
-        json.dumps(record)
+        json.dumps(record, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise OptionError(f"options must be JSON data: {exc}", field="options") from exc
     return record
@@ -123,7 +128,7 @@ def plan_batch(
         raise OptionError("give at least one agent", field="agents")
     if players is None and len(agents) > 1:
         players = len(agents)
-    the_game = load_game(game, players=players, **dict(options))
+    the_game = build_game(game, players, options)
     n = the_game.num_players
     if len(agents) not in (1, n):
         raise OptionError(
@@ -159,7 +164,7 @@ def plan_batch(
     return BatchPlan(
         game=the_game.name,
         players=n,
-        options=_options_record(the_game, options),
+        options=_options_record(the_game),
         agents=specs,
         labels=labels,
         matches=matches,
