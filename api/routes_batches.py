@@ -51,8 +51,14 @@ Offset = Annotated[int, Query(ge=0, le=10**12, description="Items to skip.")]
 
 
 def links(request: Request, batch_id: str) -> dict[str, str]:
-    """Where to go from a batch: itself, its matches, report, export and cancel URLs."""
-    base = str(request.base_url).rstrip("/") + f"/batches/{batch_id}"
+    """Where to go from a batch: itself, its matches, report, export and cancel URLs.
+
+    They start with the configured ``PUBLIC_URL``, else they are relative to this server
+    (its configured root path): never built from the client's ``Host`` or forwarded headers,
+    which anyone can set.
+    """
+    root = request.app.state.settings.public_url or request.scope.get("root_path", "")
+    base = f"{root}/batches/{batch_id}"
     return {
         "self": base,
         "matches": base + "/matches",
