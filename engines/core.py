@@ -45,14 +45,14 @@ class OptionError(GameError):
 class UnknownGameError(OptionError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         super().__init__(
-            f"unknown game {name!r}; known games: {', '.join(sorted(known))}", field="game"
+            f"unknown game {shown(name)}; known games: {', '.join(sorted(known))}", field="game"
         )
 
 
 class UnknownAgentError(OptionError):
     def __init__(self, name: str, game: str, known: Sequence[str], *, field: str = "agent") -> None:
         super().__init__(
-            f"unknown agent {name!r} for {game}; known agents: {', '.join(sorted(known))}",
+            f"unknown agent {shown(name)} for {game}; known agents: {', '.join(sorted(known))}",
             field=field,
         )
 
@@ -239,7 +239,7 @@ def validate_options(
     if unknown:
         known = ", ".join(sorted(by_name)) or "none"
         raise OptionError(
-            f"unknown option {unknown[0]!r} for {owner}; known options: {known}",
+            f"unknown option {shown(unknown[0])} for {owner}; known options: {known}",
             field=f"{prefix}{unknown[0]}",
         )
     out: dict[str, Any] = {}

@@ -278,3 +278,17 @@ def test_router_and_body_errors_have_the_error_shape(api) -> None:
     )
     assert assert_error_shape(chunked, 413)["field"] == "body"
     assert stored_batches(url) == 0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"agents": ["random", "x" * 10_000]},
+        {"agents": ["random", {"name": "mcts", "rollout": "r" * 10_000}]},
+        {"options": {"k" * 10_000: 1}},
+        {"agents": ["random", {"name": "mcts", "iterations": "9" * 4000}]},
+    ],
+)
+def test_long_values_are_not_echoed_whole(api, change: dict) -> None:
+    body = refused(api, json={**GOOD, **change})
+    assert len(body["message"]) < 300
