@@ -173,6 +173,10 @@ def _finite(number: float, field: str) -> float:
     return number
 
 
+TRUE_WORDS = frozenset({"true", "yes", "1"})
+FALSE_WORDS = frozenset({"false", "no", "0"})
+
+
 def _coerce(value: Any, kind: type, field: str) -> Any:
     """Accept what a JSON body or a command line naturally gives, reject the rest.
 
@@ -182,15 +186,9 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
     if kind is bool:
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.strip().lower() in {
-            "true",
-            "false",
-            "yes",
-            "no",
-            "1",
-            "0",
-        }:
-            return value.strip().lower() in {"true", "yes", "1"}
+        word = value.strip().lower() if isinstance(value, str) else None
+        if word in TRUE_WORDS | FALSE_WORDS:
+            return word in TRUE_WORDS
     elif kind is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
