@@ -1,6 +1,7 @@
 """Comparing two batches: difference of first-player advantage and of each seat's win share.
 
-Typical uses: two Alvéoles layouts, two player counts, two Abalone starting positions. The two
+Typical uses: two Alvéoles layouts, two agent line-ups, two options of one game. Both batches
+must be of one game with one player count (seat by seat differences need the same seats). The two
 batches are independent samples, so each difference gets an unpooled normal (Wald) 95 % interval
 and a two-sided z-test from the per-game variances.
 """
@@ -15,6 +16,7 @@ from sqlalchemy import Engine
 from analysis import frames, stats
 from analysis.report import clean
 from analysis.tidy import Wide, to_wide
+from engines.core import OptionError
 from storage import crud
 
 
@@ -58,13 +60,34 @@ def compare_wide(wa: Wide, wb: Wide) -> dict[str, Any]:
     return {"first_player_advantage": fpa, "seats": seats}
 
 
+def check_comparable(a: Any, b: Any) -> None:
+    """Raise ``OptionError`` (field ``b``) unless both batches are of one game and player count."""
+    if a.game != b.game:
+        raise OptionError(
+            f"batches {a.id} ({a.game}) and {b.id} ({b.game}) are of different games; "
+            "compare batches of one game",
+            field="b",
+        )
+    if a.players != b.players:
+        raise OptionError(
+            f"batches {a.id} ({a.players} players) and {b.id} ({b.players} players) have "
+            "different player counts; seat by seat differences need the same seats",
+            field="b",
+        )
+
+
 def compare(engine: Engine, batch_a: str, batch_b: str) -> dict[str, Any]:
-    """Compare two stored batches (ids or unique prefixes); ``NotFound`` if either is missing."""
-    found = []
+    """Compare two stored batches (ids or unique prefixes); ``NotFound`` if either is missing,
+    ``OptionError`` if they are of different games or player counts."""
+    batches = []
     for name in (batch_a, batch_b):
         batch = crud.get_batch(engine, name)
         if batch is None:
             raise crud.NotFound(f"no batch {name!r}")
+        batches.append(batch)
+    check_comparable(*batches)
+    found = []
+    for batch in batches:
         long = frames.seat_results_numeric(engine, batch.id, batch.labels)
         found.append((batch, to_wide(long, batch.players)))
     (ba, wa), (bb, wb) = found

@@ -194,13 +194,15 @@ def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[s
     out: dict[str, Any] = {"type": "sprt", "agents": list(agents)}
     for key, default in DEFAULTS.items():
         value = rule.get(key, default)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise OptionError(f"stop_rule.{key} must be a number", field=f"stop_rule.{key}")
-        out[key] = float(value)
+        try:
+            number = float(value)  # a whole number too large for a float raises here
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise OptionError(f"stop_rule.{key} must be a finite number", field=f"stop_rule.{key}")
+        out[key] = number
     for key in ("alpha", "beta"):
         if not 0 < out[key] < 0.5:
             raise OptionError(

@@ -11,14 +11,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from http import HTTPStatus
 from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
 import sqlalchemy.exc
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api import routes_batches, routes_games, routes_reports
 from api.deps import make_dispatcher
@@ -44,7 +46,7 @@ def _error(status: int, message: str, field: str | None = None, **extra: Any) ->
 
 
 class BodyLimit:
-    """Reject request bodies over ``limit`` bytes with a 422 naming ``body``, before parsing."""
+    """Reject request bodies over ``limit`` bytes with a 413 naming ``body``, before parsing."""
 
     def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -81,7 +83,7 @@ class BodyLimit:
 
     async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = _error(
-            422, f"request body is larger than {self.limit} bytes; send a smaller one", "body"
+            413, f"request body is larger than {self.limit} bytes; send a smaller one", "body"
         )
         await response(scope, receive, send)
 
@@ -97,15 +99,33 @@ def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
     return out or "body"
 
 
+def _unreadable_body(cause: BaseException | None) -> str:
+    """Why a request body could not be parsed as JSON, in words."""
+    if isinstance(cause, UnicodeDecodeError):
+        return "the request body is not UTF-8 text"
+    if isinstance(cause, RecursionError):
+        return "the request body nests arrays or objects too deeply"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return "the request body holds a number with too many digits"
+    return "the request body could not be read as JSON"
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Turn every known error into a JSON answer with a message and the field at fault."""
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg", "invalid"))}
-            for e in exc.errors()
-        ]
+        errors = []
+        for e in exc.errors():
+            if e.get("type") == "json_invalid":  # its loc is the character offset
+                error = {"field": "body", "message": "the request body is not valid JSON"}
+            else:
+                error = {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg"))}
+            errors.append(error)
         first = errors[0] if errors else {"field": "body", "message": "invalid request"}
         message = f"{first['field']}: {first['message']}"
         return JSONResponse(
@@ -124,9 +144,21 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
         return _error(404, str(exc.args[0]) if exc.args else "not found")
 
-    @app.exception_handler(HTTPException)
-    async def _http(_: Request, exc: HTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail), headers=exc.headers)
+    # Starlette's class, not only FastAPI's subclass: the router's own 404 and 405 and
+    # FastAPI's "error parsing the body" are raised as Starlette exceptions.
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = exc.status_code
+        if code == 400 and exc.__cause__ is not None:  # the body did not parse
+            return _error(422, _unreadable_body(exc.__cause__), "body")
+        message = str(exc.detail)
+        if message == HTTPStatus(code).phrase:  # raised by the router, not by a route
+            path = _cut(request.url.path)
+            if code == 404:
+                message = f"no route {request.method} {path}; the routes are listed at /docs"
+            elif code == 405:
+                message = f"{path} does not accept {request.method}; see the Allow header"
+        return _error(code, message, headers=exc.headers)
 
     @app.exception_handler(sqlalchemy.exc.OperationalError)
     @app.exception_handler(sqlalchemy.exc.InterfaceError)

@@ -24,7 +24,7 @@ from api.cli import (
 from api.cli_tables import chunking
 from api.client import ServiceClient, ServiceError
 from engines.registry import spec_from_text
-from storage.settings import get_settings
+from storage.settings import Settings, get_settings
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
@@ -63,7 +63,24 @@ def serve(
     if migrate:
         with user_errors():
             upgrade()
-    uvicorn.run("api.app:app", host=host, port=port, workers=processes, log_level="info")
+    uvicorn.run(
+        "api.app:app",
+        host=host,
+        port=port,
+        workers=processes,
+        log_level="info",
+        **uvicorn_options(get_settings()),
+    )
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """How uvicorn treats X-Forwarded-* headers: believed only from ``TRUSTED_PROXIES``.
+
+    uvicorn's own default believes any proxy on 127.0.0.1, which is any local process.
+    """
+    if not settings.trusted_proxies:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": settings.trusted_proxies}
 
 
 @app.command()

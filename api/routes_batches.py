@@ -22,7 +22,10 @@ from api import exports
 from api.auth import require_read, require_write
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.schemas import (
+    GAME_NAME_PATTERN,
+    MAX_INT32,
     BatchCreate,
+    BatchId,
     BatchList,
     BatchPublic,
     ErrorOut,
@@ -61,8 +64,14 @@ MAX_IDEMPOTENCY_KEY = 255
 
 
 def links(request: Request, batch_id: str) -> dict[str, str]:
-    """Where to go from a batch: itself, its matches, report, export and cancel URLs."""
-    base = str(request.base_url).rstrip("/") + f"/batches/{batch_id}"
+    """Where to go from a batch: itself, its matches, report, export and cancel URLs.
+
+    They start with the configured ``PUBLIC_URL``, else they are relative to this server
+    (its configured root path): never built from the client's ``Host`` or forwarded headers,
+    which anyone can set.
+    """
+    root = request.app.state.settings.public_url or request.scope.get("root_path", "")
+    base = f"{root}/batches/{batch_id}"
     return {
         "self": base,
         "matches": base + "/matches",
@@ -186,7 +195,7 @@ def submit_batch(
 def read_batches(
     engine: EngineDep,
     request: Request,
-    game: Annotated[str | None, Query(max_length=40)] = None,
+    game: Annotated[str | None, Query(pattern=GAME_NAME_PATTERN, max_length=40)] = None,
     status_: Annotated[
         Literal["queued", "running", "done", "cancelled", "failed"] | None,
         Query(alias="status"),
@@ -206,7 +215,7 @@ def read_batches(
     dependencies=[Depends(require_read)],
     summary="A batch with its progress",
 )
-def read_batch(batch_id: str, request: Request, engine: EngineDep) -> BatchPublic:
+def read_batch(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPublic:
     """Status, done/failed counts, rate and ETA of the current run. Reading changes nothing."""
     batch = _batch_or_404(engine, batch_id)
     return to_public(request, batch, engine)
@@ -218,7 +227,7 @@ def read_batch(batch_id: str, request: Request, engine: EngineDep) -> BatchPubli
     dependencies=[Depends(require_write)],
     summary="Cancel a batch",
 )
-def cancel(batch_id: str, request: Request, engine: EngineDep) -> BatchPublic:
+def cancel(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPublic:
     """No chunk starts after this; chunks already running finish and are kept."""
     full = _batch_or_404(engine, batch_id).id
     return to_public(request, cancel_batch(engine, full), engine)
@@ -284,7 +293,7 @@ def _match_fields(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str,
     summary="Stored matches of a batch",
 )
 def read_matches(
-    batch_id: str, engine: EngineDep, limit: Limit = 100, offset: Offset = 0
+    batch_id: BatchId, engine: EngineDep, limit: Limit = 100, offset: Offset = 0
 ) -> MatchList:
     """Matches in index order with seats, agents, returns, scores, plies and how they ended."""
     full = _batch_or_404(engine, batch_id).id
@@ -300,7 +309,9 @@ def read_matches(
     summary="One match with its moves",
 )
 def read_match(
-    batch_id: str, index: Annotated[int, Path(ge=0, le=10**12)], engine: EngineDep
+    batch_id: BatchId,
+    index: Annotated[int, Path(ge=0, le=MAX_INT32, description="Match index, from 0.")],
+    engine: EngineDep,
 ) -> MatchDetail:
     """One match with its full move list: replaying the moves gives the same game."""
     full = _batch_or_404(engine, batch_id).id
@@ -322,7 +333,7 @@ def read_match(
     responses={200: {"content": {"text/csv": {}, "application/vnd.apache.parquet": {}}}},
 )
 def export(
-    batch_id: str,
+    batch_id: BatchId,
     engine: EngineDep,
     format: Annotated[Literal["csv", "parquet"], Query()] = "csv",
 ) -> StreamingResponse:

@@ -16,12 +16,13 @@ from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
 from api.auth import require_read
 from api.deps import EngineDep
+from api.schemas import BATCH_ID_PATTERN, BatchId
 
 router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)])
 
 
 @router.get("/batches/{batch_id}/report", summary="A batch's report (JSON)")
-def report_json(batch_id: str, engine: EngineDep) -> dict[str, Any]:
+def report_json(batch_id: BatchId, engine: EngineDep) -> dict[str, Any]:
     """Seats, first-player advantage, agents, pairings, shape, komi, game section and SPRT."""
     return build_report(engine, batch_id)
 
@@ -31,7 +32,7 @@ def report_json(batch_id: str, engine: EngineDep) -> dict[str, Any]:
     response_class=PlainTextResponse,
     summary="A batch's report (long CSV: section,item,value)",
 )
-def report_csv(batch_id: str, engine: EngineDep) -> PlainTextResponse:
+def report_csv(batch_id: BatchId, engine: EngineDep) -> PlainTextResponse:
     """The report as CSV, one figure a line."""
     report = build_report(engine, batch_id)
     return PlainTextResponse(
@@ -48,15 +49,21 @@ def report_csv(batch_id: str, engine: EngineDep) -> PlainTextResponse:
     response_class=HTMLResponse,
     summary="A batch's report as a self-contained HTML page",
 )
-def report_html(batch_id: str, engine: EngineDep) -> HTMLResponse:
+def report_html(batch_id: BatchId, engine: EngineDep) -> HTMLResponse:
     """Tables and inline SVG figures; viewing it needs no network."""
     return HTMLResponse(render_html(build_report(engine, batch_id)))
 
 
 @router.get("/compare", summary="Compare two batches (differences a − b)")
 def compare_batches(
-    a: Annotated[str, Query(min_length=1, description="First batch id (or unique prefix)")],
-    b: Annotated[str, Query(min_length=1, description="Second batch id (or unique prefix)")],
+    a: Annotated[
+        str,
+        Query(pattern=BATCH_ID_PATTERN, max_length=32, description="First batch id (or prefix)"),
+    ],
+    b: Annotated[
+        str,
+        Query(pattern=BATCH_ID_PATTERN, max_length=32, description="Second batch id (or prefix)"),
+    ],
     engine: EngineDep,
 ) -> dict[str, Any]:
     """First-player advantage and per-seat win-share differences with intervals and p-values."""

@@ -7,13 +7,29 @@ them inherits from a table model, so a column added to a table never leaks into 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_AGENTS = 16
 MAX_OPTIONS = 64
 MAX_SEED = 2**63 - 1
+MAX_INT32 = 2**31 - 1
+"""Largest value of a 32-bit integer column (match counts, ply caps, match indices)."""
+BATCH_ID_PATTERN = r"^[0-9a-f]{1,32}$"
+"""A batch id or a prefix of one: lower-case hexadecimal digits."""
+GAME_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,40}$"
+
+BatchId = Annotated[
+    str,
+    Path(
+        pattern=BATCH_ID_PATTERN,
+        max_length=32,
+        description="Batch id, or a unique prefix of at least 4 of its hex digits.",
+    ),
+]
+"""A batch id in a route's path."""
 
 
 class BatchCreate(BaseModel):
@@ -34,7 +50,11 @@ class BatchCreate(BaseModel):
 
     game: str = Field(min_length=1, max_length=40, description="Game name (see GET /games).")
     players: int | None = Field(
-        default=None, ge=1, le=99, description="Player count; the game's minimum by default."
+        default=None,
+        strict=True,
+        ge=1,
+        le=99,
+        description="Player count; the game's minimum by default.",
     )
     options: dict[str, Any] = Field(
         default_factory=dict, max_length=MAX_OPTIONS, description="Game options by name."
@@ -45,9 +65,18 @@ class BatchCreate(BaseModel):
         description="One agent spec per seat (or one for every seat): a name or "
         '{"name": ..., <parameter>: ...}.',
     )
-    matches: int = Field(ge=1, description="Number of matches (at most MAX_MATCHES_PER_BATCH).")
+    matches: int = Field(
+        strict=True,
+        ge=1,
+        le=MAX_INT32,
+        description="Number of matches (at most MAX_MATCHES_PER_BATCH).",
+    )
     seed: int | None = Field(
-        default=None, ge=0, le=MAX_SEED, description="Batch seed; generated when omitted."
+        default=None,
+        strict=True,
+        ge=0,
+        le=MAX_SEED,
+        description="Batch seed; generated when omitted.",
     )
     seat_policy: Literal["balanced", "rotate", "fixed"] | None = Field(
         default=None,
@@ -57,12 +86,15 @@ class BatchCreate(BaseModel):
     )
     chunk_size: int | None = Field(
         default=None,
+        strict=True,
         ge=1,
-        le=1_000_000,
-        description="Matches per task; by default the workers size chunks from their own "
-        "measurements (about CHUNK_SECONDS of work each).",
+        le=5_000,
+        description="Matches per task (at most 5,000); by default the workers size chunks from "
+        "their own measurements (about CHUNK_SECONDS of work each).",
     )
-    max_plies: int | None = Field(default=None, ge=1, description="Ply cap (a draw when hit).")
+    max_plies: int | None = Field(
+        default=None, strict=True, ge=1, le=MAX_INT32, description="Ply cap (a draw when hit)."
+    )
     stop_rule: dict[str, Any] | None = Field(
         default=None, description="Optional early stopping rule (SPRT), see the reports docs."
     )

@@ -8,6 +8,7 @@ so ``(batch seed, match index)`` replays a match move for move.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from abc import ABC, abstractmethod
@@ -44,14 +45,14 @@ class OptionError(GameError):
 class UnknownGameError(OptionError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         super().__init__(
-            f"unknown game {name!r}; known games: {', '.join(sorted(known))}", field="game"
+            f"unknown game {shown(name)}; known games: {', '.join(sorted(known))}", field="game"
         )
 
 
 class UnknownAgentError(OptionError):
     def __init__(self, name: str, game: str, known: Sequence[str], *, field: str = "agent") -> None:
         super().__init__(
-            f"unknown agent {name!r} for {game}; known agents: {', '.join(sorted(known))}",
+            f"unknown agent {shown(name)} for {game}; known agents: {', '.join(sorted(known))}",
             field=field,
         )
 
@@ -84,8 +85,11 @@ class Option:
     """One declared option of a game or an agent.
 
     ``kind`` is the Python type accepted (``int``, ``float``, ``str``, ``bool`` or ``list`` for
-    structured data such as a layout grid). ``check`` may normalise and further validate the value
-    and raises ``ValueError`` with a plain message when it is wrong.
+    structured data such as a layout grid). Numbers must be finite; ``int`` and ``float``
+    options declare both ``minimum`` and ``maximum``. Text is stripped, and a text choice is
+    matched ignoring case and stored as declared. ``check`` may normalise and further validate
+    the value and raises ``ValueError`` with a plain message when it is wrong. ``record`` turns
+    a validated value into the JSON value a batch stores (by default the value itself).
     """
 
     name: str
@@ -96,26 +100,32 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     check: Callable[[Any], Any] | None = None
+    record: Callable[[Any], Any] | None = None
 
     def validate(self, value: Any, *, field: str) -> Any:
         value = _coerce(value, self.kind, field)
-        if self.choices is not None and value not in self.choices:
-            options = ", ".join(repr(c) for c in self.choices)
-            raise OptionError(f"{field} must be one of {options}, not {value!r}", field=field)
+        if self.choices is not None:
+            value = _choose(value, self.choices, field)
         if self.minimum is not None and value < self.minimum:
             raise OptionError(
-                f"{field} must be at least {self.minimum:g}, not {value}", field=field
+                f"{field} must be at least {self.minimum:g}, not {shown(value)}", field=field
             )
         if self.maximum is not None and value > self.maximum:
-            raise OptionError(f"{field} must be at most {self.maximum:g}, not {value}", field=field)
+            raise OptionError(
+                f"{field} must be at most {self.maximum:g}, not {shown(value)}", field=field
+            )
         if self.check is not None:
             try:
                 value = self.check(value)
             except OptionError:
                 raise
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, OverflowError) as exc:
                 raise OptionError(f"{field}: {exc}", field=field) from exc
         return value
+
+    def stored(self, value: Any) -> Any:
+        """The JSON value a batch stores for the validated ``value``."""
+        return value if self.record is None else self.record(value)
 
     def describe(self) -> dict[str, Any]:
         """A JSON-able description for ``playtester games`` and ``GET /games``."""
@@ -134,13 +144,51 @@ class Option:
         return out
 
 
+SHOWN_CHARS = 40
+"""Longest rendering of a user's value inside an error message."""
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to ``SHOWN_CHARS`` characters: a 4,000-digit number is not echoed."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def _choose(value: Any, choices: tuple[Any, ...], field: str) -> Any:
+    """The declared choice ``value`` names; text matches ignoring case and outer spaces."""
+    for choice in choices:
+        if value == choice or (
+            isinstance(value, str)
+            and isinstance(choice, str)
+            and value.casefold() == choice.casefold()
+        ):
+            return choice
+    options = ", ".join(repr(c) for c in choices)
+    raise OptionError(f"{field} must be one of {options}, not {shown(value)}", field=field)
+
+
+def _finite(number: float, field: str) -> float:
+    if not math.isfinite(number):
+        raise OptionError(f"{field} must be a finite number, not {number}", field=field)
+    return number
+
+
+TRUE_WORDS = frozenset({"true", "yes", "1"})
+FALSE_WORDS = frozenset({"false", "no", "0"})
+
+
 def _coerce(value: Any, kind: type, field: str) -> Any:
-    """Accept what a JSON body or a command line naturally gives, reject the rest."""
+    """Accept what a JSON body or a command line naturally gives, reject the rest.
+
+    Numbers must be finite: NaN and infinities (``"nan"``, ``1e999``) are refused, as are
+    whole numbers too large to be a float.
+    """
     if kind is bool:
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in {"true", "false", "yes", "no", "1", "0"}:
-            return value.lower() in {"true", "yes", "1"}
+        word = value.strip().lower() if isinstance(value, str) else None
+        if word in TRUE_WORDS | FALSE_WORDS:
+            return word in TRUE_WORDS
     elif kind is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
@@ -152,16 +200,21 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
             except ValueError:
                 pass
     elif kind is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
+        number: float | None = None
+        try:
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                number = float(value)
+            elif isinstance(value, str):
+                number = float(value.strip())
+        except OverflowError:
+            raise OptionError(f"{field} is too large: {shown(value)}", field=field) from None
+        except ValueError:
+            pass  # text that is no number: refused below
+        if number is not None:
+            return _finite(number, field)
     elif kind is str:
         if isinstance(value, str):
-            return value
+            return value.strip()
     elif kind is list:
         if isinstance(value, list | tuple):
             return list(value)
@@ -170,7 +223,7 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
     else:  # pragma: no cover - declared kinds are the ones above
         raise TypeError(f"unsupported option kind {kind!r}")
     raise OptionError(
-        f"{field} must be of type {kind.__name__}, not {type(value).__name__} ({value!r})",
+        f"{field} must be of type {kind.__name__}, not {type(value).__name__} ({shown(value)})",
         field=field,
     )
 
@@ -184,7 +237,7 @@ def validate_options(
     if unknown:
         known = ", ".join(sorted(by_name)) or "none"
         raise OptionError(
-            f"unknown option {unknown[0]!r} for {owner}; known options: {known}",
+            f"unknown option {shown(unknown[0])} for {owner}; known options: {known}",
             field=f"{prefix}{unknown[0]}",
         )
     out: dict[str, Any] = {}

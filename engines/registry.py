@@ -20,6 +20,7 @@ from engines.core import (
     OptionError,
     UnknownAgentError,
     UnknownGameError,
+    shown,
     validate_options,
 )
 
@@ -46,11 +47,20 @@ def game_names() -> list[str]:
 
 def load_game(name: str, players: int | None = None, **options: Any) -> Game:
     """Build a game with validated options. ``players`` defaults to the game's minimum."""
+    return build_game(name, players, options)
+
+
+def build_game(name: str, players: int | None, options: Mapping[str, Any]) -> Game:
+    """``load_game`` with the options as one mapping, for options a user typed.
+
+    Any key is an option name here, even ``players`` or ``name``: it is refused as an unknown
+    option naming ``options.<key>`` rather than taken for an argument.
+    """
     cls = game_class(name)
     gt = cls.game_type
     count = gt.min_players if players is None else players
     if isinstance(count, bool) or not isinstance(count, int):
-        raise OptionError(f"players must be a whole number, not {count!r}", field="players")
+        raise OptionError(f"players must be a whole number, not {shown(count)}", field="players")
     if not gt.min_players <= count <= gt.max_players:
         span = (
             str(gt.min_players)
@@ -62,6 +72,11 @@ def load_game(name: str, players: int | None = None, **options: Any) -> Game:
         )
     clean = validate_options(gt.options, options, owner=gt.short_name, prefix="options.")
     return cls(count, clean)
+
+
+def options_record(game: Game) -> dict[str, Any]:
+    """The game's validated options as the JSON data a batch stores (canonical values)."""
+    return {o.name: o.stored(game.options[o.name]) for o in game.game_type.options}
 
 
 @cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -63,7 +64,26 @@ class Settings(BaseSettings):
         default=16, ge=1, description="Upper bound on an agent's search depth in plies."
     )
 
-    @field_validator("broker_url", "api_key", "task_soft_time_limit", mode="before")
+    public_url: str | None = Field(
+        default=None,
+        description="Public base URL of the API (https://playtester.example.org); links in "
+        "answers start with it. Unset: links are relative (/batches/...), never taken from the "
+        "client's Host header.",
+    )
+    trusted_proxies: str | None = Field(
+        default=None,
+        description="Comma-separated addresses or networks of the reverse proxies whose "
+        "X-Forwarded-For/-Proto headers `playtester serve` believes; none by default.",
+    )
+
+    @field_validator(
+        "broker_url",
+        "api_key",
+        "task_soft_time_limit",
+        "public_url",
+        "trusted_proxies",
+        mode="before",
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value
@@ -94,6 +114,28 @@ class Settings(BaseSettings):
             "nodes": self.max_agent_nodes,
             "depth": self.max_agent_depth,
         }
+
+    @field_validator("public_url")
+    @classmethod
+    def _http_base(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        extra = parts.query or parts.fragment
+        if parts.scheme not in {"http", "https"} or not parts.netloc or extra:
+            raise ValueError(
+                "public_url must be an http(s) URL without query or fragment, "
+                "e.g. https://playtester.example.org"
+            )
+        return value.strip().rstrip("/")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        listed = [part.strip() for part in value.split(",") if part.strip()]
+        return ",".join(listed) or None
 
 
 @lru_cache(maxsize=1)

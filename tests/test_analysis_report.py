@@ -158,7 +158,8 @@ def test_api_report_routes(alquerque_batch: tuple[str, str]) -> None:
     assert res.status_code == 200 and "<svg" in res.text
     res = client.get("/compare", params={"a": bid, "b": bid})
     assert res.status_code == 200 and res.json()["seats"][0]["difference"] == 0
-    assert client.get("/batches/nothere1/report").status_code == 404
+    assert client.get("/batches/0ddba11/report").status_code == 404  # no such batch
+    assert client.get("/batches/nothere1/report").status_code == 422  # not a batch id
     assert client.get("/compare", params={"a": bid}).status_code == 422
 
 

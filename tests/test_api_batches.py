@@ -59,7 +59,7 @@ def test_missing_fields_and_oversized_bodies(api) -> None:
     assert missing.status_code == 422 and missing.json()["field"] == "matches"
     huge = {**GOOD, "options": {"x": "y" * 100_000}}
     response = client.post("/batches", json=huge)
-    assert response.status_code == 422 and response.json()["field"] == "body"
+    assert response.status_code == 413 and response.json()["field"] == "body"
     broken = client.post(
         "/batches", content=b"{not json", headers={"content-type": "application/json"}
     )

@@ -44,6 +44,16 @@ def check_one_line_error(exit_code: int, stderr: str, expected: str) -> None:
         (["show", "feedbeef"], "no batch 'feedbeef'"),
         (["replay", "feedbeef", "0"], "no batch 'feedbeef'"),
         (["resume", "ab"], "at least 4"),
+        (["run", "alquerque", "--agents", "mcts:exploration=nan"], "finite number"),
+        (["run", "alquerque", "--agents", "mcts:exploration=-inf"], "finite number"),
+        (["run", "alquerque", "--agents", "mcts:exploration=1e999"], "finite number"),
+        (["run", "alquerque", "--agents", "mcts:exploration=1000"], "at most 100"),
+        (["run", "alquerque", "--agents", "random", "-o", "players=3"], "unknown option 'players'"),
+        (["run", "alquerque", "--agents", "random", "-o", "name=x"], "unknown option 'name'"),
+        (
+            ["run", "alveoles", "--agents", "greedy", "-o", f"layout={[[10**7] * 8] * 8}"],
+            "at most 1000000",
+        ),
     ],
 )
 def test_bad_input_gives_one_line(args: list[str], expected: str, sqlite_url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -20,17 +21,94 @@ def test_compose_has_every_service(compose: dict) -> None:
     assert set(compose["services"]) == {"api", "worker", "redis", "postgres", "flower", "migrate"}
 
 
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose's ``${VAR}``, ``${VAR:-default}`` and ``${VAR:?error}`` as its specification
+    describes them; a missing required variable raises ``LookupError`` with its message."""
+
+    def one(found: re.Match[str]) -> str:
+        name, kind, word = found.group(1), found.group(2), found.group(3) or ""
+        given = env.get(name, "")
+        if given:
+            return given
+        if kind == "?":
+            raise LookupError(f"{name}: {word}")
+        return word if kind == "-" else ""
+
+    return re.sub(r"\$\{(\w+)(?::([?-])([^}]*))?\}", one, value)
+
+
+def resolved(compose: dict, service: str, env: dict[str, str]) -> dict[str, str]:
+    """The environment a service's container gets, for the given ``.env`` values."""
+    given = compose["services"][service].get("environment", {})
+    return {k: interpolate(str(v), env) for k, v in given.items()}
+
+
+SECRETS = {"API_KEY": "k3y", "POSTGRES_PASSWORD": "pw-9_x", "FLOWER_BASIC_AUTH": "admin:fl0wer"}
+
+
 def test_playtester_services_share_one_environment(compose: dict) -> None:
-    envs = [compose["services"][name]["environment"] for name in PLAYTESTER_SERVICES]
-    assert all(env == envs[0] for env in envs)
-    env = envs[0]
-    assert (
-        env["DATABASE_URL"].startswith("postgresql+psycopg://")
-        and "@postgres:" in env["DATABASE_URL"]
-    )
+    shared = compose["services"]["migrate"]["environment"]
+    for name in PLAYTESTER_SERVICES:
+        env = compose["services"][name]["environment"]
+        assert env.items() >= shared.items()
+        assert name == "flower" or env == shared  # Flower alone adds its password
+    env = resolved(compose, "api", SECRETS)
+    assert env["DATABASE_URL"] == "postgresql+psycopg://playtester:pw-9_x@postgres:5432/playtester"
     assert env["BROKER_URL"] == "redis://redis:6379/0"
-    # No default secret: compose refuses to start until the key is set.
-    assert env["API_KEY"].startswith("${API_KEY:?")
+    assert env["API_KEY"] == "k3y"
+
+
+@pytest.mark.parametrize("missing", sorted(SECRETS))
+def test_no_default_secret_compose_refuses_to_start_without_each(
+    compose: dict, missing: str
+) -> None:
+    env = {k: v for k, v in SECRETS.items() if k != missing}
+    with pytest.raises(LookupError, match=missing):
+        for name, service in compose["services"].items():
+            resolved(compose, name, env)
+            for port in service.get("ports", []):
+                interpolate(port, env)
+
+
+def test_postgres_password_comes_from_the_environment(compose: dict) -> None:
+    postgres = resolved(compose, "postgres", SECRETS)
+    assert postgres["POSTGRES_PASSWORD"] == "pw-9_x"
+    assert "playtester" not in postgres["POSTGRES_PASSWORD"]
+    for name in PLAYTESTER_SERVICES:
+        assert "pw-9_x@postgres" in resolved(compose, name, SECRETS)["DATABASE_URL"]
+
+
+def test_reads_need_the_key_by_default(compose: dict) -> None:
+    from storage.settings import Settings
+
+    env = resolved(compose, "api", SECRETS)
+    assert env["API_KEY_READS"] == "true"
+    assert resolved(compose, "api", {**SECRETS, "API_KEY_READS": "false"})["API_KEY_READS"] == (
+        "false"
+    )
+    # The values compose hands over are ones the settings read as meant.
+    settings = Settings(**{k.lower(): v for k, v in env.items()})
+    assert settings.api_key_reads is True and settings.api_key == "k3y"
+    assert settings.public_url is None and settings.trusted_proxies is None
+
+
+def test_flower_asks_for_a_password_and_listens_on_this_machine(compose: dict) -> None:
+    flower = compose["services"]["flower"]
+    env = resolved(compose, "flower", SECRETS)
+    assert env["FLOWER_BASIC_AUTH"] == "admin:fl0wer"  # Flower reads FLOWER_<option> itself
+    assert not any("basic" in part for part in flower["command"])  # not visible in `ps`
+    for other in ("api", "worker", "migrate"):
+        assert "FLOWER_BASIC_AUTH" not in compose["services"][other]["environment"]
+    assert [interpolate(p, SECRETS) for p in flower["ports"]] == ["127.0.0.1:5555:5555"]
+    opened = {**SECRETS, "FLOWER_BIND_ADDRESS": "0.0.0.0"}
+    assert [interpolate(p, opened) for p in flower["ports"]] == ["0.0.0.0:5555:5555"]
+
+
+def test_project_images_are_built_here_never_pulled(compose: dict) -> None:
+    for name in PLAYTESTER_SERVICES:
+        service = compose["services"][name]
+        assert service["build"] == "." and service["image"] == "playtester:latest"
+        assert service["pull_policy"] == "build"
 
 
 def test_commands(compose: dict) -> None:

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engines.core import Game, OptionError, agent_label
-from engines.registry import agent_type, load_game, normalise_agent_spec, spec_from_text
+from engines.registry import (
+    agent_type,
+    build_game,
+    normalise_agent_spec,
+    options_record,
+    spec_from_text,
+)
 from engines.seating import BALANCED, FIXED, POLICIES, seat_swapped_pairs
 from storage.models import AUTO_CHUNK_SIZE
 from storage.settings import Settings, get_settings
@@ -110,12 +116,11 @@ def _check_budgets(spec: Mapping[str, Any], field: str, settings: Settings) -> N
             )
 
 
-def _options_record(game: Game, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Options as stored: declared defaults overlaid with what was given (JSON-able)."""
-    record = {o.name: o.default for o in game.game_type.options}
-    record.update(given)
+def _options_record(game: Game) -> dict[str, Any]:
+    """Options as stored: every declared option's validated value, in canonical form."""
+    record = options_record(game)
     try:
-        json.dumps(record)
+        json.dumps(record, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise OptionError(f"options must be JSON data: {exc}", field="options") from exc
     return record
@@ -161,7 +166,7 @@ def plan_batch(
         raise OptionError("give at least one agent", field="agents")
     if players is None and len(agents) > 1:
         players = len(agents)
-    the_game = load_game(game, players=players, **dict(options))
+    the_game = build_game(game, players, options)
     n = the_game.num_players
     if len(agents) not in (1, n):
         raise OptionError(
@@ -201,7 +206,7 @@ def plan_batch(
     return BatchPlan(
         game=the_game.name,
         players=n,
-        options=_options_record(the_game, options),
+        options=_options_record(the_game),
         agents=specs,
         labels=labels,
         matches=matches,

@@ -131,7 +131,7 @@ MCTS = AgentType(
     factory=MctsAgent,
     params=(
         Option("iterations", int, 400, "search iterations per move", minimum=1, maximum=1_000_000),
-        Option("exploration", float, 1.4, "UCT exploration constant", minimum=0.0),
+        Option("exploration", float, 1.4, "UCT exploration constant", minimum=0.0, maximum=100.0),
         Option(
             "rollout",
             str,

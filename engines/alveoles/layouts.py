@@ -1,9 +1,9 @@
 """Square-value layouts of Les Alvéoles, as data, and their validation.
 
-A layout is given the way the rules page prints it: **8 rows of 8 positive integers, row 8
-(the top) first**, columns ``a`` to ``h`` left to right. A flat list of 64 integers is read in the
-same printed order (``a8 … h8, a7 … h7, …, a1 … h1``). The named layout ``classic`` is the
-reconstruction on the rules page.
+A layout is given the way the rules page prints it: **8 rows of 8 whole numbers from 1 to
+``MAX_VALUE`` (10⁶), row 8 (the top) first**, columns ``a`` to ``h`` left to right. A flat list
+of 64 integers is read in the same printed order (``a8 … h8, a7 … h7, …, a1 … h1``). The named
+layout ``classic`` is the reconstruction on the rules page.
 
 The option value is normalised to a tuple of 64 ints in that printed order, so
 ``load_game(**game.params())`` rebuilds the same game. The rules work in square order instead
@@ -15,9 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from engines.core import shown
+
 SIZE = 8
 CELLS = SIZE * SIZE
 FILES = "abcdefgh"
+MAX_VALUE = 1_000_000
+"""Largest square value: far above any designed layout, and small enough that every score,
+difference and statistic over a batch stays an exact float."""
 
 CLASSIC: tuple[tuple[int, ...], ...] = (
     (15, 1, 1, 10, 1, 1, 1, 15),  # row 8
@@ -39,15 +44,20 @@ Layout = tuple[int, ...]
 
 
 def _value(raw: Any, where: str) -> int:
-    """One square value: a whole number of at least 1 (JSON floats like 5.0 are accepted)."""
+    """One square value: a whole number from 1 to ``MAX_VALUE`` (JSON floats like 5.0 are
+    accepted)."""
     if isinstance(raw, bool):
         raise ValueError(f"{where}: {raw!r} is not a whole number")
     if isinstance(raw, float) and raw.is_integer():
         raw = int(raw)
     if not isinstance(raw, int):
-        raise ValueError(f"{where}: {raw!r} is not a whole number")
+        raise ValueError(f"{where}: {shown(raw)} is not a whole number")
     if raw < 1:
-        raise ValueError(f"{where}: {raw} is not a positive value (every square is worth ≥ 1)")
+        raise ValueError(
+            f"{where}: {shown(raw)} is not a positive value (every square is worth ≥ 1)"
+        )
+    if raw > MAX_VALUE:
+        raise ValueError(f"{where}: {shown(raw)} is too large; values are at most {MAX_VALUE}")
     return raw
 
 
@@ -94,6 +104,15 @@ def normalise_layout(value: Any) -> Layout:
             where = f"layout row {r + 1} (board row {board_row}), column {FILES[c]}"
             out.append(_value(raw, where))
     return tuple(out)
+
+
+def layout_record(layout: Layout) -> str | list[list[int]]:
+    """How a batch stores a normalised layout: its name when it has one, else 8 rows of 8
+    values, row 8 first (the form the option is given in)."""
+    name = layout_name(layout)
+    if name is not None:
+        return name
+    return [list(layout[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)]
 
 
 def square_values(layout: Layout) -> tuple[int, ...]:

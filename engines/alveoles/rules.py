@@ -18,7 +18,15 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from engines.alveoles import heuristics
-from engines.alveoles.layouts import CELLS, SIZE, layout_name, normalise_layout, square_values
+from engines.alveoles.layouts import (
+    CELLS,
+    MAX_VALUE,
+    SIZE,
+    layout_name,
+    layout_record,
+    normalise_layout,
+    square_values,
+)
 from engines.alveoles.notation import (
     GROOVE_NAMES,
     GROOVE_SQUARES,
@@ -57,10 +65,12 @@ LAYOUT_OPTION = Option(
     kind=list,
     default="classic",
     doc=(
-        "Square values: 'classic' (the rules page) or 8 rows of 8 positive integers, "
-        "row 8 (top) first, columns a–h left to right (a flat list of 64 reads the same way)."
+        "Square values: 'classic' (the rules page) or 8 rows of 8 whole numbers from 1 to "
+        f"{MAX_VALUE:,}, row 8 (top) first, columns a–h left to right (a flat list of 64 "
+        "reads the same way)."
     ),
     check=normalise_layout,
+    record=layout_record,
 )
 SQUARE_BONUS_OPTION = Option(
     name="square_bonus",
