@@ -7,17 +7,19 @@ import logging
 
 import pytest
 from api_support import client_for, make_api
+from service_fixtures import RedisServer, redis_server
 from typer.testing import CliRunner
 
 import api.routes_batches
 import api.routes_reports
 import storage.crud
-import workers.chunks
+import workers.delivery
 from api.cli import app as cli
 from api.cli import describe_error
 from storage.crud import NotFound
 
 BUGS = [KeyError("seat"), IndexError("list index out of range")]
+__all__ = ["redis_server"]
 
 
 @pytest.fixture
@@ -85,6 +87,18 @@ def test_an_unknown_batch_in_the_cli_is_exit_2(migrated_sqlite_url: str) -> None
     assert result.exit_code == 2 and "no batch 'feedbeef'" in result.stderr
 
 
+@pytest.fixture
+def broker(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch):
+    """A throwaway Redis as the broker: a delivery takes its chunk's lease there first."""
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("BROKER_URL", redis_server.url)
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+@pytest.mark.usefixtures("broker")
 @pytest.mark.parametrize("bug", BUGS, ids=type)
 def test_a_bug_in_a_chunk_task_fails_the_task(bug: Exception, monkeypatch) -> None:
     from workers.tasks import play_chunk
@@ -92,19 +106,20 @@ def test_a_bug_in_a_chunk_task_fails_the_task(bug: Exception, monkeypatch) -> No
     def broken(*_args: object, **_kwargs: object) -> None:
         raise bug
 
-    monkeypatch.setattr(workers.chunks, "run_chunk", broken)
+    monkeypatch.setattr(workers.delivery, "run_chunk", broken)
     result = play_chunk.apply(args=["abcdef", 0, 1])
     assert result.failed()
     assert result.result is bug
 
 
+@pytest.mark.usefixtures("broker")
 def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(monkeypatch) -> None:
     from workers.tasks import play_chunk
 
     def missing(*_args: object, **_kwargs: object) -> None:
         raise NotFound("no batch 'abcdef'")
 
-    monkeypatch.setattr(workers.chunks, "run_chunk", missing)
+    monkeypatch.setattr(workers.delivery, "run_chunk", missing)
     result = play_chunk.apply(args=["abcdef", 0, 1])
     assert result.successful()
     error = "no batch 'abcdef'"
