@@ -1,27 +1,82 @@
 """Report figures. Each function takes a DataFrame (columns in its docstring) and ``ax=None``
-and returns the axes it drew on; with no axes given it makes a new Agg figure (no display)."""
+and returns the axes it drew on; with no axes given it makes a new Agg figure (no display).
+
+Figures are rendered without touching matplotlib's process-wide state (no pyplot, no
+``rcParams`` or ``rc_context``): the API renders reports from several threads at once, and a
+setting changed by one thread would leak into another's figure. The two SVG settings this
+module needs (text kept as text, stable element ids) are built into its own SVG renderer.
+"""
 
 from __future__ import annotations
 
+import codecs
+import hashlib
 import io
 import re
+from typing import Any
 
-import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib import cbook
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_mixed import MixedModeRenderer
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 SIZE = (6.4, 3.2)
 COLOURS = ("#3465a4", "#cc0000", "#4e9a06", "#c4a000", "#75507b", "#ce5c00", "#555753")
+SVG_ID_SALT = "playtester"
+"""Seeds the SVG element ids, so the same figure always gives the same bytes."""
+
+
+class _ReportSVGRenderer(RendererSVG):
+    """matplotlib's SVG renderer with text kept as ``<text>`` and ids derived from content.
+
+    The stock renderer reads both choices from ``rcParams`` (``svg.fonttype``,
+    ``svg.hashsalt``) while drawing; here they are fixed, so no global setting is needed.
+    """
+
+    def _make_id(self, kind: str, content: Any) -> str:
+        digest = hashlib.sha256(f"{SVG_ID_SALT}{content}".encode()).hexdigest()
+        return f"{kind}{digest[:10]}"
+
+    def _draw_text_as_path(self, *args: Any, **kwargs: Any) -> None:
+        # Text as text: searchable, selectable and a fraction of the size of glyph outlines.
+        self._draw_text_as_text(*args, **kwargs)
+
+
+class _ReportCanvas(FigureCanvasAgg):
+    """An Agg canvas (for layout) whose SVG output goes through ``_ReportSVGRenderer``."""
+
+    def print_svg(self, target: Any, *, bbox_inches_restore: Any = None, **_: Any) -> None:
+        """Write the figure as SVG to ``target`` (``Figure.savefig`` calls it).
+
+        ``target`` is a text or binary stream: the layout pass probes with a ``BytesIO``.
+        """
+        unicode = cbook.file_requires_unicode(target)
+        stream = target if unicode else codecs.getwriter("utf-8")(target)
+        figure = self.figure
+        dpi = figure.dpi
+        figure.dpi = 72  # SVG user units are points
+        width, height = figure.get_size_inches()
+        renderer = MixedModeRenderer(
+            figure,
+            width,
+            height,
+            dpi,
+            _ReportSVGRenderer(width * 72, height * 72, stream, image_dpi=dpi, metadata=None),
+            bbox_inches_restore=bbox_inches_restore,
+        )
+        figure.draw(renderer)  # type: ignore[arg-type]  # a proxy for a RendererSVG
+        renderer.finalize()
 
 
 def new_axes(size: tuple[float, float] = SIZE) -> Axes:
     """A fresh axes on its own figure (object-oriented API, safe in threads)."""
     fig = Figure(figsize=size, layout="constrained")
-    FigureCanvasAgg(fig)  # no pyplot, no global state: safe in API threads
+    _ReportCanvas(fig)  # no pyplot, no global state: safe in API threads
     return fig.add_subplot()
 
 
@@ -117,12 +172,13 @@ def tier_shares(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
 
 def to_svg(ax: Axes) -> str:
     """The axes' figure as an inline ``<svg>`` element (text kept as text)."""
+    fig = ax.get_figure(root=True)
+    if not isinstance(fig, Figure):
+        raise TypeError("axes are not attached to a figure")
+    if not isinstance(fig.canvas, _ReportCanvas):
+        _ReportCanvas(fig)  # axes drawn on a caller's figure
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "playtester"}):
-        fig = ax.get_figure(root=True)
-        if not isinstance(fig, Figure):
-            raise TypeError("axes are not attached to a figure")
-        fig.savefig(buf, format="svg")
+    fig.savefig(buf, format="svg")
     svg = buf.getvalue()
     start = svg.find("<svg")
     svg = svg[start:]
