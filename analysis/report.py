@@ -22,9 +22,9 @@ from sqlalchemy import Engine
 from analysis import agents as agents_mod
 from analysis import frames, seats, shape, sprt
 from analysis.compensation import fair_compensation, points_vary
-from analysis.games.alquerque import alquerque_section
-from analysis.games.alveoles import alveoles_section
+from analysis.games import game_report
 from analysis.tidy import Wide, is_binary, to_wide
+from engines.registry import game_class
 from engines.seating import seating_design
 from storage import crud
 from storage.models import BatchStatus
@@ -53,15 +53,6 @@ def clean(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     return value
-
-
-def _is_points_game(game: str) -> bool:
-    try:
-        from engines.registry import game_class
-
-        return bool(game_class(game).game_type.points)
-    except (ValueError, ImportError, AttributeError):
-        return False
 
 
 def coverage_note(batch: Any, played: int) -> str | None:
@@ -179,14 +170,11 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     game_shape["failed"] = failed
 
     compensation = None
-    if _is_points_game(batch.game) and points_vary(w):
+    if game_class(batch.game).game_type.points and points_vary(w):
         compensation = fair_compensation(w, agent_groups(list(batch.agents)))
 
-    section: dict[str, Any] | None = None
-    if batch.game == "alveoles" and w.matches:
-        section = alveoles_section(frames.match_stats(engine, batch.id), w)
-    elif batch.game == "alquerque":
-        section = alquerque_section(frames.draw_endings(engine, batch.id))
+    game_section = game_report(batch.game)
+    section = game_section.build(engine, batch, w) if game_section else None
 
     report = {
         "batch": batch_meta(batch, w.matches, failed),

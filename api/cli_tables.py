@@ -5,43 +5,30 @@ Shared by ``run``, ``show``, ``report`` and ``compare`` so every command shows t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.table import Table
 
+from analysis.formatting import TextTable, elo_span, num, p_value, pct, span
+from analysis.games import game_report
 from storage.models import Batch
 
 
-def _pct(v: Any) -> str:
-    return "-" if v is None else f"{100 * float(v):.1f}%"
-
-
-def _num(v: Any, digits: int = 1) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return f"{float(v):.{digits}f}"
-
-
-def _p(v: Any) -> str:
-    return "-" if v is None else f"{float(v):.3g}"
-
-
-def _span(lo: Any, hi: Any, fmt: Callable[[Any], str] = _pct) -> str:
-    return "-" if lo is None or hi is None else f"{fmt(lo)}–{fmt(hi)}"
-
-
-def _elo_span(lo: Any, hi: Any) -> str:
-    """An Elo interval; a missing end is unbounded (the score interval reached 0 or 1)."""
-    return f"{'-∞' if lo is None else _num(lo)}–{'+∞' if hi is None else _num(hi)}"
-
-
-def _table(title: str, columns: list[str]) -> Table:
+def _table(title: str, columns: Sequence[str]) -> Table:
     table = Table(title=title, title_justify="left")
     for i, name in enumerate(columns):
         table.add_column(name, justify="left" if i == 0 else "right")
+    return table
+
+
+def rich_table(t: TextTable) -> Table:
+    """A report's ``TextTable`` as a terminal table."""
+    table = _table(t.title, t.columns)
+    for row in t.rows:
+        table.add_row(*row)
+    if t.note:
+        table.caption = t.note
     return table
 
 
@@ -55,17 +42,17 @@ def seat_table(report: Mapping[str, Any]) -> Table:
     for s in report["seats"]:
         t.add_row(
             str(s["seat"]),
-            _num(s["games"]),
-            _pct(s["win_share"]),
-            _span(s["ci_low"], s["ci_high"]),
-            _pct(s["expected"]),
-            _p(s["p_value"]),
-            _num(s["mean_points"], 2),
+            num(s["games"]),
+            pct(s["win_share"]),
+            span(s["ci_low"], s["ci_high"]),
+            pct(s["expected"]),
+            p_value(s["p_value"]),
+            num(s["mean_points"], 2),
         )
     f = report["first_player_advantage"]
     t.caption = (
-        f"first-player advantage {_pct(f.get('estimate'))} "
-        f"(95% CI {_span(f.get('ci_low'), f.get('ci_high'))}, p={_p(f.get('p_value'))})"
+        f"first-player advantage {pct(f.get('estimate'))} "
+        f"(95% CI {span(f.get('ci_low'), f.get('ci_high'))}, p={p_value(f.get('p_value'))})"
     )
     partial = report["batch"].get("partial_note")
     if partial:
@@ -79,11 +66,11 @@ def agents_table(report: Mapping[str, Any]) -> Table:
     for a in report["agents"]:
         t.add_row(
             a["agent"],
-            _num(a["games"]),
-            _pct(a["score"]),
-            _span(a["ci_low"], a["ci_high"]),
-            _num(a["elo"]),
-            _elo_span(a["elo_low"], a["elo_high"]),
+            num(a["games"]),
+            pct(a["score"]),
+            span(a["ci_low"], a["ci_high"]),
+            num(a["elo"]),
+            elo_span(a["elo_low"], a["elo_high"]),
             a["elo_model"],
         )
     return t
@@ -95,12 +82,12 @@ def pairings_table(report: Mapping[str, Any]) -> Table:
     for p in report["pairings"]:
         t.add_row(
             f"{p['agent_a']} vs {p['agent_b']}",
-            _num(p["games"]),
+            num(p["games"]),
             f"{p['wins']}/{p['draws']}/{p['losses']}",
-            _pct(p["score"]),
-            _num(p["elo"]),
-            _elo_span(p["elo_low"], p["elo_high"]),
-            _pct(p["los"]),
+            pct(p["score"]),
+            num(p["elo"]),
+            elo_span(p["elo_low"], p["elo_high"]),
+            pct(p["los"]),
         )
     return t
 
@@ -114,14 +101,14 @@ def shape_table(report: Mapping[str, Any]) -> Table:
         ["matches", "draw rate", "completion", "balance", "plies mean", "median", "p10", "p90"],
     )
     t.add_row(
-        _num(s["matches"]),
-        _pct(s["draw_rate"]),
-        _pct(s["completion"]),
-        _num(s["balance"], 3),
-        _num(p["mean"]),
-        _num(p["median"]),
-        _num(p["p10"]),
-        _num(p["p90"]),
+        num(s["matches"]),
+        pct(s["draw_rate"]),
+        pct(s["completion"]),
+        num(s["balance"], 3),
+        num(p["mean"]),
+        num(p["median"]),
+        num(p["p10"]),
+        num(p["p90"]),
     )
     t.caption = "ended by: " + ", ".join(f"{k} {v:,}" for k, v in s["ended_by"].items())
     return t
@@ -135,36 +122,29 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
     if report["strengths"]:
         t = _table("Bradley–Terry strengths (Elo scale)", ["agent", "strength", "95% CI"])
         for s in report["strengths"]:
-            t.add_row(s["agent"], _num(s["strength"]), _span(s["ci_low"], s["ci_high"], _num))
+            t.add_row(s["agent"], num(s["strength"]), span(s["ci_low"], s["ci_high"], num))
         tables.append(t)
     tables.append(shape_table(report))
     komi = report.get("fair_compensation")
     if komi:
         t = _table("Fair compensation (komi)", ["seat", "points to add", "95% CI"])
         for o in komi["offsets"] or []:
-            t.add_row(str(o["seat"]), _num(o["points"]), _span(o["ci_low"], o["ci_high"], _num))
+            t.add_row(str(o["seat"]), num(o["points"]), span(o["ci_low"], o["ci_high"], num))
         if komi.get("note"):
             t.caption = komi["note"]
         tables.append(t)
-    game = report.get("game") or {}
-    if game.get("name") == "alquerque":
-        t = _table("Draw causes", ["cause", "draws", "share"])
-        for c in game["draw_causes"]:
-            t.add_row(c["label"], _num(c["draws"]), _pct(c["share"]))
-        tables.append(t)
-    elif game.get("name") == "alveoles":
-        t = _table("Tiers that separate winners from losers", ["tier", "share diff", "95% CI"])
-        for d in game["deciding_tiers"]:
-            t.add_row(str(d["tier"]), _pct(d["difference"]), _span(d["ci_low"], d["ci_high"]))
-        tables.append(t)
+    game = report.get("game")
+    section = game_report(game["name"]) if game else None
+    if game and section:
+        tables.extend(rich_table(t) for t in section.tables(game))
     sprt = report.get("sprt")
     if sprt:
         t = _table("SPRT", ["agents", "LLR", "bounds", "games", "state"])
         t.add_row(
             " vs ".join(sprt["agents"]),
-            _num(sprt["llr"], 3),
-            _span(sprt["lower"], sprt["upper"], lambda x: _num(x, 3)),
-            _num(sprt["games"]),
+            num(sprt["llr"], 3),
+            span(sprt["lower"], sprt["upper"], lambda x: num(x, 3)),
+            num(sprt["games"]),
             sprt["verdict"],
         )
         tables.append(t)
@@ -185,11 +165,11 @@ def compare_table(result: Mapping[str, Any]) -> Table:
     for name, r in rows:
         t.add_row(
             name,
-            _pct(r["a"]),
-            _pct(r["b"]),
-            _pct(r["difference"]),
-            _span(r["ci_low"], r["ci_high"]),
-            _p(r["p_value"]),
+            pct(r["a"]),
+            pct(r["b"]),
+            pct(r["difference"]),
+            span(r["ci_low"], r["ci_high"]),
+            p_value(r["p_value"]),
         )
     return t
 

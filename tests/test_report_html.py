@@ -80,11 +80,11 @@ def test_html_report_renders_in_chromium(migrated_sqlite_url: str, tmp_path: Pat
         match = re.search(rf'<figure id="{fig}"[^>]*>\s*<svg', dom)
         assert match, f"figure {fig} missing from the rendered page"
     share = report["seats"][0]["win_share"]
-    assert f"{100 * share:.1f} %" in dom
+    assert f"{100 * share:.1f}%" in dom
     assert report["batch"]["id"] in dom
     assert "greedy owns the square" in dom  # SVG text is kept as text
     fpa = report["first_player_advantage"]["estimate"]
-    assert f"<b>{100 * fpa:.1f} %</b>" in dom
+    assert f"<b>{100 * fpa:.1f}%</b>" in dom
 
     shot = tmp_path / "report.png"
     run_chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())

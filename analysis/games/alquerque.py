@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+from sqlalchemy import Engine
+
+from analysis import frames
+from analysis.formatting import TextTable, num, pct
+from analysis.games import GameReport, register
+from analysis.tidy import Wide
 
 CAUSES = {
     "no_capture": "no-capture rule",
@@ -33,3 +40,19 @@ def alquerque_section(draw_endings: pd.DataFrame) -> dict[str, Any]:
             {"cause": key, "label": key, "draws": c, "share": c / total if total else None}
         )
     return {"name": "alquerque", "draws": total, "draw_causes": causes}
+
+
+def build(engine: Engine, batch: Any, w: Wide) -> dict[str, Any]:
+    """The section of a stored batch: causes of its drawn games."""
+    return alquerque_section(frames.draw_endings(engine, batch.id))
+
+
+def tables(g: Mapping[str, Any]) -> list[TextTable]:
+    """One table: each cause with its draws and share of all draws."""
+    rows = [[c["label"], num(c["draws"]), pct(c["share"])] for c in g["draw_causes"]]
+    return [TextTable("Draw causes", ("cause", "draws", "share"), rows, css_class="draws")]
+
+
+REPORT = register(
+    GameReport(name="alquerque", title="Alquerque: draw causes", build=build, tables=tables)
+)

@@ -17,8 +17,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sqlalchemy import Engine
 
-from analysis import stats
+from analysis import frames, plots, stats
+from analysis.formatting import TextTable, num, p_value, pct, span
+from analysis.games import GameReport, register
+from analysis.html_parts import figure, text_table
 from analysis.tidy import Wide
 
 BONUS_POINTS = 100
@@ -190,3 +194,105 @@ def alveoles_section(match_stats: pd.DataFrame, w: Wide) -> dict[str, Any]:
         "deciding_tiers": deciding_tiers(d, w),
         "heat_map": heat_maps(d, w),
     }
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def build(engine: Engine, batch: Any, w: Wide) -> dict[str, Any] | None:
+    """The section of a stored batch (None before any match is played)."""
+    if not w.matches:
+        return None
+    return alveoles_section(frames.match_stats(engine, batch.id), w)
+
+
+def tables(g: Mapping[str, Any]) -> list[TextTable]:
+    """Tier shares by agent, the tiers that decide games, bonus points by agent."""
+    return [
+        TextTable(
+            "Squares and points per value tier, by agent",
+            ("agent", "tier", "squares", "points", "share"),
+            [
+                [
+                    str(t["agent"]),
+                    str(t["tier"]),
+                    num(t["squares"], 2),
+                    num(t["points"]),
+                    pct(t["share"]),
+                ]
+                for t in g["tiers_by_agent"]
+            ],
+            css_class="tiers",
+        ),
+        TextTable(
+            "Tiers that separate winners from losers",
+            ("tier", "winners − losers (share)", "95% CI", "p-value"),
+            [
+                [
+                    str(d["tier"]),
+                    pct(d["difference"]),
+                    span(d["ci_low"], d["ci_high"]),
+                    p_value(d["p_value"]),
+                ]
+                for d in g["deciding_tiers"]
+            ],
+            css_class="deciding",
+        ),
+        TextTable(
+            "Bonus points per game",
+            ("agent", "rows", "columns", "3 × 3 blocks", "replays"),
+            [
+                [
+                    str(b["agent"]),
+                    num(b["row_points"]),
+                    num(b["column_points"]),
+                    num(b["block_points"]),
+                    num(b["replays"]),
+                ]
+                for b in g["bonus_by_agent"]
+            ],
+            css_class="bonus",
+        ),
+    ]
+
+
+def _heat_frame(grid: Iterable[Iterable[float | None]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [[math.nan if v is None else v for v in row] for row in grid],
+        index=range(1, 9),
+        columns=list("abcdefgh"),
+    )
+
+
+def html(g: Mapping[str, Any]) -> str:
+    """Heat maps of who takes each square, tier shares as a chart, then the tables."""
+    heat = g["heat_map"]
+    figs = [
+        figure(
+            "fig-heat-seat0",
+            plots.to_svg(
+                plots.heat_map(_heat_frame(heat["seat0"]), title="Seat 0 owns the square")
+            ),
+            "P(seat 0 owns square)",
+            True,
+        )
+    ]
+    for i, (agent, grid) in enumerate(heat["by_agent"].items()):
+        svg = plots.to_svg(plots.heat_map(_heat_frame(grid), title=f"{agent} owns the square"))
+        figs.append(figure(f"fig-heat-agent-{i}", svg, f"P({agent} owns square)", True))
+    if g["tiers_by_agent"]:
+        tiers = pd.DataFrame(g["tiers_by_agent"]).rename(columns={"agent": "group"})
+        figs.append(
+            figure(
+                "fig-tiers",
+                plots.to_svg(plots.tier_shares(tiers)),
+                "Share of each value tier's squares taken, per agent",
+            )
+        )
+    return "".join(figs) + "".join(text_table(t) for t in tables(g) if t.rows)
+
+
+REPORT = register(
+    GameReport(name="alveoles", title="Les Alvéoles: square values", build=build,
+               tables=tables, html=html)
+)  # fmt: skip
