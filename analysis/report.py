@@ -20,7 +20,7 @@ import pandas as pd
 from sqlalchemy import Engine
 
 from analysis import agents as agents_mod
-from analysis import frames, seats, shape, sprt
+from analysis import frames, seats, shape, stop_rule
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
 from analysis.tidy import Wide, is_binary, to_wide
@@ -188,7 +188,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "shape": game_shape,
         "fair_compensation": compensation,
         "game": section,
-        "sprt": sprt.sprt_status(engine, batch),
+        "sprt": stop_rule.sprt_status(engine, batch),
     }
     cleaned: dict[str, Any] = clean(report)
     return cleaned

@@ -8,10 +8,9 @@ then ``N · Σ p̂ log(p₁ / p₀)``. Bounds are ``ln(β/(1−α))`` (accept H0
 (accept H1). Seat-swapped pairs (two players, ``balanced`` or ``rotate``) use the five pair
 outcomes, everything else the three game outcomes.
 
-The rule is checked after every written chunk. Each chunk row stores its own outcome counts
-(``chunk_outcomes``, from the game result: a beats b when its win share is higher, a draw when
-equal), so a check sums chunk rows; batches whose chunks carry no counts are counted from their
-seat results (``frames.pair_outcomes``).
+Pure arithmetic and rule handling, no I/O: ``analysis.stop_rule`` reads a stored batch's
+counts and applies this. Each chunk row stores its own outcome counts (``chunk_outcomes``, from
+the game result: a beats b when its win share is higher, a draw when equal).
 """
 
 from __future__ import annotations
@@ -23,12 +22,10 @@ from typing import Any, Protocol
 
 import numpy as np
 from scipy.optimize import brentq
-from sqlalchemy import Engine
 
-from analysis import frames, stats
+from analysis import stats
 from engines.core import OptionError
 from engines.seating import seat_swapped_pairs
-from storage.crud import progress, stop_count_totals
 
 EMPTY_CELL = 1e-3
 """Pseudo-count for an outcome never seen, so the constrained fit exists (as fishtest does)."""
@@ -271,57 +268,6 @@ def chunk_outcomes(
     return counts
 
 
-# --------------------------------------------------------------------------- with the database
-
-
 def uses_pairs(batch: Any) -> bool:
     """Seat-swapped pairs: two players seated by ``balanced`` or ``rotate``."""
     return seat_swapped_pairs(batch.players, batch.seat_policy)
-
-
-def _rule(batch: Any) -> dict[str, Any] | None:
-    rule = batch.stop_rule
-    if not rule or rule.get("type", "sprt") != "sprt":
-        return None
-    return {**DEFAULTS, **rule}
-
-
-def _state(engine: Engine, batch: Any, rule: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
-    """The SPRT state and the matches written it covers.
-
-    Counts are the chunk rows' stored ones summed (one small query, however large the batch);
-    for a batch with a chunk written before counts were stored, they come from its seat
-    results instead.
-    """
-    model = "pentanomial" if uses_pairs(batch) else "trinomial"
-    size = 5 if model == "pentanomial" else 3
-    totals = stop_count_totals(engine, batch.id)
-    if totals.counts is not None:
-        counts = totals.counts[:size]
-        written = totals.matches
-    else:
-        a, b = rule["agents"]
-        counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=model == "pentanomial")
-        written = progress(engine, batch.id).finished_matches
-    return sprt_state(counts, model, rule), written
-
-
-def sprt_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
-    """Current SPRT state of a batch with a stop rule (None without one)."""
-    rule = _rule(batch)
-    return None if rule is None else _state(engine, batch, rule)[0]
-
-
-def check_stop_rule(engine: Engine, batch: Any) -> dict[str, Any] | None:
-    """The decision when a bound is crossed, else None (called after every written chunk).
-
-    The decision is the SPRT state plus ``decided_at_matches``: the matches written (played or
-    failed) when the check crossed the bound.
-    """
-    rule = _rule(batch)
-    if rule is None:
-        return None
-    state, written = _state(engine, batch, rule)
-    if state["result"] is None:
-        return None
-    return {**state, "decided_at_matches": written}

@@ -57,12 +57,12 @@ cpu = time.process_time() - c0 + children.ru_utime + children.ru_stime
 out = {"wall": wall, "cpu": cpu, "played": final.finished_matches, "chunk": plan.chunk_size,
        "chunks": final.chunks_written, "decision": crud.get_batch(engine, batch.id).decision}
 if KIND == "rule":
-    from analysis import frames, sprt
+    from analysis import frames, stop_rule
     stored = crud.get_batch(engine, batch.id)
-    sprt.check_stop_rule(engine, stored)  # warm
+    stop_rule.check_stop_rule(engine, stored)  # warm
     times = []
     for _ in range(50):
-        t = time.perf_counter(); sprt.check_stop_rule(engine, stored)
+        t = time.perf_counter(); stop_rule.check_stop_rule(engine, stored)
         times.append(time.perf_counter() - t)
     full = []
     for _ in range(5):

@@ -10,7 +10,7 @@ import pytest
 from analysis_data import store_batch, two_player_outcomes
 from scipy.optimize import minimize
 
-from analysis import frames, sprt, stats
+from analysis import frames, sprt, stats, stop_rule
 from engines.core import OptionError
 from storage import crud
 
@@ -125,8 +125,8 @@ def test_check_stop_rule_decides_on_a_stored_batch(migrated_sqlite_url: str) -> 
         stop_rule={**RULE, "elo1": 50.0},
     )
     batch = crud.get_batch(engine, bid)
-    decision = sprt.check_stop_rule(engine, batch)
+    decision = stop_rule.check_stop_rule(engine, batch)
     assert decision is not None and decision["result"] == "H1"
     assert decision["model"] == "pentanomial" and decision["games"] == 400
     assert decision["decided_at_matches"] == 400
-    assert {**sprt.sprt_status(engine, batch), "decided_at_matches": 400} == decision
+    assert {**stop_rule.sprt_status(engine, batch), "decided_at_matches": 400} == decision

@@ -8,7 +8,7 @@ from collections import defaultdict
 import pytest
 from sqlalchemy import select
 
-from analysis import sprt
+from analysis import sprt, stop_rule
 from storage import crud
 from storage.db import get_engine
 from storage.models import AUTO_CHUNK_SIZE, BatchStatus
@@ -154,7 +154,7 @@ def test_chunk_counts_sum_to_the_counts_of_the_raw_rows(migrated_sqlite_url: str
     rows = chunk_rows(url, two)
     assert all((stop - start) % 2 == 0 for start, stop, *_ in rows if stop != 401)
     assert [sum(r[2 + k] for r in rows) for k in range(5)] == expected
-    state = sprt.sprt_status(engine, crud.get_batch(engine, two))
+    state = stop_rule.sprt_status(engine, crud.get_batch(engine, two))
     assert state is not None and state["counts"] == expected and state["model"] == "pentanomial"
 
     expected = independent_counts(url, three, "random#2", "random", pairs=False)
@@ -162,7 +162,7 @@ def test_chunk_counts_sum_to_the_counts_of_the_raw_rows(migrated_sqlite_url: str
     rows = chunk_rows(url, three)
     assert [sum(r[2 + k] for r in rows) for k in range(3)] == expected
     assert all(r[5] == 0 and r[6] == 0 for r in rows)
-    state = sprt.sprt_status(engine, crud.get_batch(engine, three))
+    state = stop_rule.sprt_status(engine, crud.get_batch(engine, three))
     assert state is not None and state["counts"] == expected and state["model"] == "trinomial"
 
 
@@ -310,5 +310,5 @@ def test_a_rule_that_never_decides_plays_every_match(migrated_sqlite_url: str) -
     assert batch is not None and batch.status == BatchStatus.DONE
     assert final.finished_matches == 1000
     assert batch.decision is None and batch.stopped_early is False
-    state = sprt.sprt_status(get_engine(url), batch)
+    state = stop_rule.sprt_status(get_engine(url), batch)
     assert state is not None and state["result"] is None and state["games"] == 1000

@@ -9,7 +9,6 @@ agents. Chunk sizes are left to the runner, which measures the batch's own first
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import uuid
@@ -127,17 +126,10 @@ def _options_record(game: Game) -> dict[str, Any]:
 
 
 def _check_stop_rule(rule: Any, labels: list[str]) -> dict[str, Any]:
-    try:
-        sprt = importlib.import_module("analysis.sprt")
-    except ModuleNotFoundError:
-        sprt = None
-    validate = getattr(sprt, "validate_stop_rule", None)
-    if validate is None:
-        raise OptionError("stopping rules are not available in this version", field="stop_rule")
-    if not isinstance(rule, Mapping):
-        raise OptionError("stop_rule must be an object", field="stop_rule")
-    checked = validate(dict(rule), labels)
-    return dict(checked) if isinstance(checked, Mapping) else dict(rule)
+    # Imported here: NumPy and SciPy load only for batches that carry a stop rule.
+    from analysis.sprt import validate_stop_rule
+
+    return validate_stop_rule(rule, labels)
 
 
 def plan_batch(

@@ -17,7 +17,7 @@ ACTIVE = {BatchStatus.QUEUED, BatchStatus.RUNNING}
 def _stop_decision(engine: Engine, batch: Batch) -> dict[str, Any] | None:
     """The stopping rule's decision, or None to go on."""
     # Imported here: pandas and SciPy load only for batches that carry a stop rule.
-    from analysis.sprt import check_stop_rule
+    from analysis.stop_rule import check_stop_rule
 
     decision = check_stop_rule(engine, batch)
     return dict(decision) if decision else None
