@@ -6,23 +6,20 @@ is left with three plates. It tells who collects which square, so a sacrifice is
 chain it hands over, white squares alternating between players and numbered ones staying with
 whoever entered them.
 
-Everything here reads the position through the state's read API (``square_codes``, ``forced``,
-``empty_grooves``, ``filled_mask``, ``unsafe_mask``) and updates square codes with the tables of
+Everything here reads the position through the state's read API, the part of it that
+:class:`Position` names, and updates square codes with the tables of
 :mod:`engines.alveoles.notation`, the same ones the state's ``apply`` uses.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engines.alveoles.notation import GROOVE_SQUARES, GROOVE_SUM, PLATE_CODE
 from engines.core import Action, Seat
-
-if TYPE_CHECKING:
-    from engines.alveoles.rules import AlveolesState
 
 EVAL_SCALE = 60.0
 """Point lead that evaluates to tanh(1) ≈ 0.76."""
@@ -31,7 +28,49 @@ Closure = tuple[Seat, int]
 """(seat that closed it, square)."""
 
 
-def cascade(state: AlveolesState, first: Action | None = None) -> tuple[list[Closure], Seat]:
+class Rules(Protocol):
+    """What the heuristics read of the game (:class:`engines.alveoles.rules.Alveoles`)."""
+
+    @property
+    def values(self) -> Sequence[int]: ...
+
+    @property
+    def next_seat(self) -> Sequence[Seat]: ...
+
+
+class Position(Protocol):
+    """What the heuristics read of a position: part of the read API of
+    :class:`engines.alveoles.rules.AlveolesState`, documented there.
+
+    A protocol rather than the class itself, so that this module, which the state's hooks call,
+    does not import the state's module back.
+    """
+
+    @property
+    def game(self) -> Rules: ...
+
+    @property
+    def square_codes(self) -> Sequence[int]: ...
+
+    @property
+    def forced(self) -> Mapping[int, int]: ...
+
+    @property
+    def empty_grooves(self) -> Sequence[Action]: ...
+
+    @property
+    def unsafe_mask(self) -> int: ...
+
+    def current_player(self) -> Seat: ...
+
+    def legal_actions(self) -> list[Action]: ...
+
+    def safe_mask(self) -> int: ...
+
+    def square_points(self) -> list[int]: ...
+
+
+def cascade(state: Position, first: Action | None = None) -> tuple[list[Closure], Seat]:
     """Closures caused by placing ``first`` (or none) and then every forced closing after it.
 
     Each forced player closes the most valuable 3-sided square (lowest groove on ties). Returns
@@ -76,21 +115,21 @@ def cascade(state: AlveolesState, first: Action | None = None) -> tuple[list[Clo
     return closures, player
 
 
-def handover(state: AlveolesState, groove: Action, seat: Seat) -> int:
+def handover(state: Position, groove: Action, seat: Seat) -> int:
     """Points others collect minus points ``seat`` collects if ``seat`` places ``groove`` now."""
     values = state.game.values
     closures, _ = cascade(state, groove)
     return sum(values[sq] if who != seat else -values[sq] for who, sq in closures)
 
 
-def closing_value(state: AlveolesState, groove: Action) -> int:
+def closing_value(state: Position, groove: Action) -> int:
     """Value of the squares ``groove`` would close right now."""
     values = state.game.values
     code = state.square_codes
     return sum(values[sq] for sq in GROOVE_SQUARES[groove] if code[sq] & 7 == 3)
 
 
-def safe_grooves(state: AlveolesState) -> list[Action]:
+def safe_grooves(state: Position) -> list[Action]:
     """Empty grooves that give no square its third plate, ascending."""
     mask = state.safe_mask()
     out = []
@@ -111,7 +150,7 @@ def _exposed_value(values: Sequence[int], code: Sequence[int], groove: Action) -
     return total
 
 
-def evaluate(state: AlveolesState, seat: Seat) -> float:
+def evaluate(state: Position, seat: Seat) -> float:
     """Point lead over the best opponent after the pending forced closings, squashed by tanh.
 
     The forced chain (3-sided squares about to be handed over) is played out by
@@ -129,7 +168,7 @@ def evaluate(state: AlveolesState, seat: Seat) -> float:
     return math.tanh((mine - best_other) / EVAL_SCALE)
 
 
-def ordered_actions(state: AlveolesState) -> list[Action]:
+def ordered_actions(state: Position) -> list[Action]:
     """Closing moves (most valuable first), then safe moves, then sacrifices cheapest first."""
     if state.forced:
         return sorted(state.legal_actions(), key=lambda g: -closing_value(state, g))
