@@ -300,9 +300,9 @@ class AlveolesState(State):
         return "normal"
 
     # -- read API: live views for agents and heuristics ------------------------------
-    # These hand out the state's own containers, not copies: the playout policy and the searches
-    # read them on every ply. They are typed read-only (Sequence, Mapping) and change as the state
-    # is played; copy one to keep it or to change it.
+    # These hand out the state's own containers, not copies: the searches read them at every
+    # node. They are typed read-only (Sequence, Mapping) and change as the state is played; copy
+    # one to keep it or to change it.
 
     @property
     def square_codes(self) -> Sequence[int]:
@@ -332,7 +332,7 @@ class AlveolesState(State):
         forced, a plate in an empty one gives some square its third plate."""
         return self._unsafe
 
-    # -- queries used by agents and tests (copies) -----------------------------------
+    # -- queries used by agents and tests (values and copies) ------------------------
     def owners_string(self) -> str:
         """Owner seat of each square, a1 … h1 then a2 … h8; ``.`` for an unclaimed square."""
         return "".join("." if o < 0 else str(o) for o in self._owner)
