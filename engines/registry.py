@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -86,21 +86,35 @@ def _agent_types() -> dict[str, AgentType]:
     for path in modules:
         for agent_type in importlib.import_module(path).AGENTS:
             # A game's own agent may share a generic name (its tuned ``mcts``): keep both,
-            # keyed by (name, games), and let ``agent_type`` pick the most specific.
+            # keyed by (name, games), and let ``_most_specific`` pick per game.
             found[f"{agent_type.name}@{','.join(agent_type.games or ('*',))}"] = agent_type
     return found
 
 
-def agent_types(game: Game | None = None) -> list[AgentType]:
-    """Every agent, or those that can play ``game``, most specific first for each name."""
+def _most_specific(candidates: Iterable[AgentType]) -> list[AgentType]:
+    """One agent per name, sorted by name: a game's own over a generic one of the same name.
+
+    Callers pass only agents of one game, so a game's own agent overrides the generic one for
+    that game alone.
+    """
     chosen: dict[str, AgentType] = {}
-    for agent_type in _agent_types().values():
-        if game is not None and not agent_type.supports(game):
-            continue
+    for agent_type in candidates:
         current = chosen.get(agent_type.name)
         if current is None or (current.games is None and agent_type.games is not None):
             chosen[agent_type.name] = agent_type
     return sorted(chosen.values(), key=lambda a: a.name)
+
+
+def agent_types(game: Game) -> list[AgentType]:
+    """The agents that can play ``game`` (its player count included), one per name."""
+    return _most_specific(a for a in _agent_types().values() if a.supports(game))
+
+
+def game_agent_types(name: str) -> list[AgentType]:
+    """The agents of game ``name`` at any player count: the generic ones and the game's own,
+    one per name (the game's own where both exist)."""
+    game = game_class(name).game_type.short_name
+    return _most_specific(a for a in _agent_types().values() if a.games is None or game in a.games)
 
 
 def agent_type(game: Game, name: str, *, field: str = "agent") -> AgentType:
@@ -158,13 +172,15 @@ def make_agent(
 
 
 def describe_games() -> list[dict[str, Any]]:
-    """Games, their options, and the agents that can play them, as JSON-able data."""
+    """Games, their options, and the agents that can play them, as JSON-able data.
+
+    ``agents`` lists every agent of the game at any player count with its parameters;
+    ``agents_for_min_players`` names those that can play it with its minimum number of players.
+    """
     out = []
     for name in game_names():
         gt = game_class(name).game_type
-        sample = load_game(name)
-        agents = {a.name: a for a in agent_types()}
-        playable = [a.describe() for a in agents.values() if (a.games is None or name in a.games)]
+        at_min = load_game(name)
         out.append(
             {
                 "name": gt.short_name,
@@ -175,8 +191,8 @@ def describe_games() -> list[dict[str, Any]]:
                 "perfect_information": gt.perfect_information,
                 "max_game_length": gt.max_game_length,
                 "options": [o.describe() for o in gt.options],
-                "agents": sorted(playable, key=lambda a: a["name"]),
-                "default_agents": [a.name for a in agent_types(sample)],
+                "agents": [a.describe() for a in game_agent_types(name)],
+                "agents_for_min_players": [a.name for a in agent_types(at_min)],
             }
         )
     return out

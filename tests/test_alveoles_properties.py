@@ -72,3 +72,35 @@ def test_random_play_invariants(players: int, layout: object, mode: str, seed: i
         assert list(figures["squares_by_value"]) == [str(v) for v in stats["value_tiers"]]
     rescored = score_owners(stats["owners"], values, players, mode)
     assert state.scores() == [float(s.total) for s in rescored]
+
+
+@settings(max_examples=15, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 2**32))
+def test_read_api_agrees_with_the_plates_played(players: int, seed: int) -> None:
+    """The read API, checked against the set of grooves this test has played itself."""
+    game = load_game("alveoles", players=players)
+    state = game.new_initial_state()
+    assert isinstance(state, AlveolesState)
+    rng = random.Random(seed)
+    played: set[int] = set()
+    while True:
+        assert list(state.empty_grooves) == [g for g in range(144) if g not in played]
+        assert state.filled_mask == sum(1 << g for g in played)
+        plated = [[g for g in grooves if g in played] for grooves in SQUARE_GROOVES]
+        for sq, on in enumerate(plated):
+            assert state.square_codes[sq] & 7 == len(on)
+            assert state.square_codes[sq] >> 3 == sum(on)
+        assert dict(state.forced) == {
+            sq: next(g for g in SQUARE_GROOVES[sq] if g not in played)
+            for sq, on in enumerate(plated)
+            if len(on) == 3
+        }
+        assert state.unsafe_mask == sum(
+            {1 << g for sq, on in enumerate(plated) if len(on) >= 2 for g in SQUARE_GROOVES[sq]}
+        )
+        if state.is_terminal():
+            break
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        played.add(action)
+    assert len(played) == 144

@@ -115,18 +115,9 @@ class AlphaBetaAgent:
         if state.is_terminal():
             return self._terminal_value(state, ply)
         key = state.key()
-        entry = self.table.get(key)
-        tt_move: Action | None = None
-        if entry is not None:
-            e_depth, e_value, e_flag, tt_move = entry
-            if e_depth >= depth:
-                value = self._from_table(e_value, ply)
-                if e_flag == _EXACT:
-                    return value
-                if e_flag == _LOWER and value >= beta:
-                    return value
-                if e_flag == _UPPER and value <= alpha:
-                    return value
+        settled, tt_move = self._probe(key, depth, ply, alpha, beta)
+        if settled is not None:
+            return settled
         actions = state.ordered_actions()
         forced = len(actions) == 1 and ply < 3 * iteration
         if depth <= 0 and not forced:
@@ -165,14 +156,53 @@ class AlphaBetaAgent:
                         beta = value
                         if alpha >= beta:
                             break
-        if best <= alpha0:
+        self._store(key, depth, ply, best, best_move, alpha0, beta0)
+        return best
+
+    # ------------------------------------------------------------------------- table
+    def _probe(
+        self, key: Hashable, depth: int, ply: int, alpha: float, beta: float
+    ) -> tuple[float | None, Action | None]:
+        """Look the position up: (a value that settles the node, else None; the stored move).
+
+        An entry searched at least ``depth`` plies deep settles the node when it is exact, or
+        when its bound already falls outside the window (a lower bound at or above ``beta``, an
+        upper bound at or below ``alpha``). Its best move, if any, is tried first otherwise.
+        """
+        entry = self.table.get(key)
+        if entry is None:
+            return None, None
+        e_depth, e_value, e_flag, tt_move = entry
+        if e_depth >= depth:
+            value = self._from_table(e_value, ply)
+            if e_flag == _EXACT:
+                return value, tt_move
+            if e_flag == _LOWER and value >= beta:
+                return value, tt_move
+            if e_flag == _UPPER and value <= alpha:
+                return value, tt_move
+        return None, tt_move
+
+    def _store(
+        self,
+        key: Hashable,
+        depth: int,
+        ply: int,
+        best: float,
+        best_move: Action,
+        alpha: float,
+        beta: float,
+    ) -> None:
+        """Record a searched node: its value, as an upper bound when it failed low (at or below
+        the window ``alpha``–``beta`` it was searched with), a lower bound when it failed high,
+        else exact; with its depth and best move."""
+        if best <= alpha:
             flag = _UPPER
-        elif best >= beta0:
+        elif best >= beta:
             flag = _LOWER
         else:
             flag = _EXACT
         self.table[key] = (max(depth, 0), self._to_table(best, ply), flag, best_move)
-        return best
 
     # ------------------------------------------------------------------------- values
     def _terminal_value(self, state: State, ply: int) -> float:

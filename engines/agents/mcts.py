@@ -71,58 +71,84 @@ class MctsAgent:
         return best.action
 
     def search(self, state: State) -> _Node:
-        """Run the iterations from ``state`` (left untouched) and return the root node."""
+        """Run the iterations from ``state`` (left untouched) and return the root node.
+
+        Each iteration plays a copy of ``state`` down the tree (:meth:`_select`), adds one node
+        (:meth:`_expand`), plays on to the end or the rollout cap (:meth:`_simulate`) and credits
+        the result to every node it passed (:meth:`_backpropagate`).
+        """
+        root = _Node(-1, TERMINAL)
+        players = self.players
+        for _ in range(self.iterations):
+            sim = state.clone()
+            path = self._select(root, sim)
+            self._expand(path, sim)
+            self._simulate(sim)
+            self._backpropagate(path, _shares(sim, players))
+        return root
+
+    def _select(self, root: _Node, sim: State) -> list[_Node]:
+        """Descend from ``root`` through fully expanded nodes, playing their moves on ``sim``.
+
+        At each node the child with the highest UCT score (mean return of the seat to move plus
+        the exploration bonus) is taken. A node's legal moves are listed and shuffled on its
+        first visit. Returns the path, ending at a node with untried moves or no children.
+        """
         rng = self.rng
         c = self.exploration
-        root = _Node(-1, TERMINAL)
-        for _ in range(self.iterations):
-            node = root
-            sim = state.clone()
-            path = [root]
-            # Selection: descend through fully expanded nodes.
-            while True:
-                if node.untried is None:
-                    node.untried = sim.legal_actions()
-                    rng.shuffle(node.untried)
-                if node.untried or not node.children:
-                    break
-                log_n = math.log(node.visits)
-                best_child = node.children[0]
-                best_score = -math.inf
-                for child in node.children:
-                    score = child.total / child.visits + c * math.sqrt(log_n / child.visits)
-                    if score > best_score:
-                        best_score = score
-                        best_child = child
-                node = best_child
-                sim.apply(node.action)
-                path.append(node)
-            # Expansion: one new child unless the game is over here.
-            if node.untried:
-                action = node.untried.pop()
-                child = _Node(action, sim.current_player())
-                node.children.append(child)
-                sim.apply(action)
-                node = child
-                path.append(node)
-            # Simulation.
-            plies = 0
-            cap = self.rollout_cap
-            if self.game_rollout:
-                while plies < cap and not sim.is_terminal():
-                    sim.apply(sim.rollout_action(rng))
-                    plies += 1
-            else:
-                while plies < cap and not sim.is_terminal():
-                    sim.apply(rng.choice(sim.legal_actions()))
-                    plies += 1
-            shares = _shares(sim, self.players)
-            # Backpropagation: each node scores for the seat that moved into it.
-            for visited in path:
-                visited.visits += 1
-                if visited.mover >= 0:
-                    visited.total += shares[visited.mover]
-        return root
+        node = root
+        path = [root]
+        while True:
+            if node.untried is None:
+                node.untried = sim.legal_actions()
+                rng.shuffle(node.untried)
+            if node.untried or not node.children:
+                return path
+            log_n = math.log(node.visits)
+            best_child = node.children[0]
+            best_score = -math.inf
+            for child in node.children:
+                score = child.total / child.visits + c * math.sqrt(log_n / child.visits)
+                if score > best_score:
+                    best_score = score
+                    best_child = child
+            node = best_child
+            sim.apply(node.action)
+            path.append(node)
+
+    @staticmethod
+    def _expand(path: list[_Node], sim: State) -> None:
+        """Add one untried move of the path's last node as a new child, unless the game is over
+        there; play it on ``sim`` and extend ``path``."""
+        node = path[-1]
+        if node.untried:
+            action = node.untried.pop()
+            child = _Node(action, sim.current_player())
+            node.children.append(child)
+            sim.apply(action)
+            path.append(child)
+
+    def _simulate(self, sim: State) -> None:
+        """Play ``sim`` on with the rollout policy until the game ends or the cap is reached."""
+        rng = self.rng
+        plies = 0
+        cap = self.rollout_cap
+        if self.game_rollout:
+            while plies < cap and not sim.is_terminal():
+                sim.apply(sim.rollout_action(rng))
+                plies += 1
+        else:
+            while plies < cap and not sim.is_terminal():
+                sim.apply(rng.choice(sim.legal_actions()))
+                plies += 1
+
+    @staticmethod
+    def _backpropagate(path: list[_Node], shares: list[float]) -> None:
+        """Count a visit on every node of ``path``; each scores for the seat that moved into it."""
+        for visited in path:
+            visited.visits += 1
+            if visited.mover >= 0:
+                visited.total += shares[visited.mover]
 
 
 MCTS = AgentType(

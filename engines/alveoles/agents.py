@@ -55,7 +55,7 @@ class GreedyAgent:
         legal = st.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if st.forced_moves():
+        if st.forced:
             return _pick(self.rng, legal, lambda g: closing_value(st, g))
         safe = safe_grooves(st)
         if safe:
@@ -112,7 +112,7 @@ class ValueAgent:
         if len(legal) == 1:
             return legal[0]
         seat = st.current_player()
-        if st.forced_moves():
+        if st.forced:
             return _pick(self.rng, legal, lambda g: self.exchange(st, g, seat))
         safe = safe_grooves(st)
         if safe:

@@ -69,6 +69,21 @@ SQUARE_GROOVE_MASK: tuple[int, ...] = tuple(
 )
 """Bitmask of each square's four grooves."""
 
+ALL_GROOVES = (1 << NUM_GROOVES) - 1
+"""Bitmask of every groove."""
+
+# Square codes. The state keeps one int per square, its *code*: the number of plates around the
+# square in the low 3 bits (``code & 7``) and the sum of those plates' groove numbers above them.
+# Placing a plate adds the same amount to both squares it borders, and a 3-sided square's missing
+# groove is ``GROOVE_SUM[sq] - (code >> 3)``, with no look at its neighbours. The state and the
+# heuristics' look-ahead both update codes with these two tables.
+
+GROOVE_SUM: tuple[int, ...] = tuple(sum(g) for g in SQUARE_GROOVES)
+"""Sum of each square's four groove numbers."""
+
+PLATE_CODE: tuple[int, ...] = tuple(1 + (g << 3) for g in range(NUM_GROOVES))
+"""What a plate in each groove adds to the code of a square it borders: one plate, and ``g``."""
+
 
 def _names() -> tuple[tuple[str, ...], dict[str, Groove]]:
     canonical = [""] * NUM_GROOVES

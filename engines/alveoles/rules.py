@@ -4,16 +4,20 @@ Rules as on ``shared/rules/alveoles.md``. Geometry and action numbering: see
 :mod:`engines.alveoles.notation`. The position is kept incrementally so that ``apply`` is a
 handful of int operations:
 
-* ``_code[sq]`` packs, for each square, the number of plates around it (low 3 bits) and the sum of
-  the groove numbers already filled (the rest), so a 3-sided square's missing groove is
-  ``GROOVE_SUM[sq] - (code >> 3)`` without looking at its neighbours;
+* ``_code[sq]`` is the square's code (:mod:`engines.alveoles.notation`): the number of plates
+  around it (low 3 bits) and the sum of the groove numbers already filled (the rest), so a 3-sided
+  square's missing groove is ``GROOVE_SUM[sq] - (code >> 3)`` without looking at its neighbours;
 * ``_forced`` maps each unclaimed 3-sided square to its missing groove (the forced moves);
 * ``_empty`` is the sorted list of empty grooves; ``_unsafe`` the mask of grooves that would give
   some square its third plate.
+
+Agents and heuristics read them through the state's read API (``square_codes``, ``forced``,
+``empty_grooves``, ``filled_mask``, ``unsafe_mask`` and the query methods), never directly.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -28,12 +32,16 @@ from engines.alveoles.layouts import (
     square_values,
 )
 from engines.alveoles.notation import (
+    ALL_GROOVES,
     GROOVE_NAMES,
     GROOVE_SQUARES,
+    GROOVE_SUM,
     NOTATION_HELP,
     NUM_GROOVES,
+    PLATE_CODE,
     SQUARE_GROOVE_MASK,
-    SQUARE_GROOVES,
+    Groove,
+    Square,
     groove_name,
     parse_groove,
 )
@@ -56,9 +64,8 @@ from engines.core import (
     State,
 )
 
-GROOVE_SUM: tuple[int, ...] = tuple(sum(g) for g in SQUARE_GROOVES)
-_INC: tuple[int, ...] = tuple(1 + (g << 3) for g in range(NUM_GROOVES))
-ALL_GROOVES = (1 << NUM_GROOVES) - 1
+ROLLOUT_SAMPLES = 6
+"""Random picks a playout move tries before it lists the safe grooves."""
 
 LAYOUT_OPTION = Option(
     name="layout",
@@ -180,7 +187,7 @@ class AlveolesState(State):
         empty = self._empty
         empty.remove(action)
         code = self._code
-        inc = _INC[action]
+        inc = PLATE_CODE[action]
         replay = False
         for sq in GROOVE_SQUARES[action]:
             c = code[sq] + inc
@@ -302,7 +309,40 @@ class AlveolesState(State):
     def ended_by(self) -> str:
         return "normal"
 
-    # -- queries used by agents and tests -------------------------------------------
+    # -- read API: live views for agents and heuristics ------------------------------
+    # These hand out the state's own containers, not copies: the searches read them at every
+    # node. They are typed read-only (Sequence, Mapping) and change as the state is played; copy
+    # one to keep it or to change it.
+
+    @property
+    def square_codes(self) -> Sequence[int]:
+        """Each square's code, a1 … h8: its plates in the low 3 bits (``code & 7``) and the sum
+        of their groove numbers above (see :mod:`engines.alveoles.notation`)."""
+        return self._code
+
+    @property
+    def forced(self) -> Mapping[Square, Groove]:
+        """{unclaimed 3-sided square: its missing groove}; when not empty, the forced-closing
+        rule allows only these grooves."""
+        return self._forced
+
+    @property
+    def empty_grooves(self) -> Sequence[Groove]:
+        """The grooves without a plate, ascending."""
+        return self._empty
+
+    @property
+    def filled_mask(self) -> int:
+        """The grooves with a plate, as a bitmask (bit ``g`` set = plated)."""
+        return self._filled
+
+    @property
+    def unsafe_mask(self) -> int:
+        """The grooves of every square with two or more plates, as a bitmask: when nothing is
+        forced, a plate in an empty one gives some square its third plate."""
+        return self._unsafe
+
+    # -- queries used by agents and tests (values and copies) ------------------------
     def owners_string(self) -> str:
         """Owner seat of each square, a1 … h1 then a2 … h8; ``.`` for an unclaimed square."""
         return "".join("." if o < 0 else str(o) for o in self._owner)
@@ -316,6 +356,7 @@ class AlveolesState(State):
         return self._code[sq] & 7
 
     def has_plate(self, groove: Action) -> bool:
+        """Whether ``groove`` has a plate."""
         return bool(self._filled >> groove & 1)
 
     @property
@@ -324,7 +365,7 @@ class AlveolesState(State):
         return NUM_GROOVES - len(self._empty)
 
     def forced_moves(self) -> dict[int, int]:
-        """A copy of {3-sided square: its missing groove}."""
+        """A copy of {3-sided square: its missing groove} (``forced`` is the live view)."""
         return dict(self._forced)
 
     def owned_masks(self) -> list[int]:
@@ -351,8 +392,35 @@ class AlveolesState(State):
             return super().evaluate(seat)
         return heuristics.evaluate(self, seat)
 
-    # Bound directly (no wrapper call): it runs on every ply of every MCTS playout.
-    rollout_action = heuristics.rollout_action
+    def rollout_action(self, rng: random.Random) -> Action:
+        """Greedy playout move: close (numbered first), else a random safe groove, else any.
+
+        It runs on every ply of every MCTS playout, so unlike the other hooks it lives here and
+        reads the fields directly: through the read API's properties playouts ran 11 %
+        slower.
+        """
+        forced = self._forced
+        if forced:
+            if len(forced) == 1:
+                for g in forced.values():
+                    return g
+            values = self._values
+            numbered = [g for sq, g in forced.items() if values[sq] > 1]
+            if numbered:
+                return numbered[0] if len(numbered) == 1 else rng.choice(numbered)
+            grooves = list(forced.values())
+            return grooves[0] if len(grooves) == 1 else rng.choice(grooves)
+        empty = self._empty
+        unsafe = self._unsafe
+        if ALL_GROOVES & ~(unsafe | self._filled):
+            # Some safe groove exists: sample a few, then fall back to listing them.
+            n = len(empty)
+            for _ in range(ROLLOUT_SAMPLES):
+                g = empty[int(rng.random() * n)]
+                if not unsafe >> g & 1:
+                    return g
+            return rng.choice(heuristics.safe_grooves(self))
+        return empty[int(rng.random() * len(empty))]
 
     def ordered_actions(self) -> list[Action]:
         return heuristics.ordered_actions(self)
