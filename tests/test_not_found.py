@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import api.routes_batches
 import api.routes_reports
 import storage.crud
-import workers.chunks
+import workers.delivery
 from api.cli import app as cli
 from api.cli import describe_error
 from storage.crud import NotFound
@@ -92,7 +92,7 @@ def test_a_bug_in_a_chunk_task_fails_the_task(bug: Exception, monkeypatch) -> No
     def broken(*_args: object, **_kwargs: object) -> None:
         raise bug
 
-    monkeypatch.setattr(workers.chunks, "run_chunk", broken)
+    monkeypatch.setattr(workers.delivery, "deliver_chunk", broken)
     result = play_chunk.apply(args=["abcdef", 0, 1])
     assert result.failed()
     assert result.result is bug
@@ -104,7 +104,7 @@ def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(monkeypatch) -> None
     def missing(*_args: object, **_kwargs: object) -> None:
         raise NotFound("no batch 'abcdef'")
 
-    monkeypatch.setattr(workers.chunks, "run_chunk", missing)
+    monkeypatch.setattr(workers.delivery, "deliver_chunk", missing)
     result = play_chunk.apply(args=["abcdef", 0, 1])
     assert result.successful()
     error = "no batch 'abcdef'"
