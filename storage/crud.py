@@ -8,10 +8,10 @@ object per row costs about 100 µs, far too much for tens of thousands of rows a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, Insert, Table, case, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -20,23 +20,19 @@ from sqlalchemy.exc import IntegrityError
 from storage.db import session
 from storage.models import (
     AUTO_CHUNK_SIZE,
+    BATCH,
+    CHUNK,
+    MATCH,
+    MATCH_COLUMNS,
+    SEAT_COLUMNS,
+    SEAT_RESULT,  # noqa: F401 - callers read the tables through this module
+    STOP_COLUMNS,
     Batch,
+    BatchPlan,
     BatchStatus,
-    Chunk,
-    Match,
-    SeatResult,
-    SQLModel,
     utcnow,
 )
-
-if TYPE_CHECKING:
-    from workers.batches import BatchPlan
-    from workers.play import MatchRecord
-
-BATCH: Table = SQLModel.metadata.tables[Batch.__tablename__]
-CHUNK: Table = SQLModel.metadata.tables[Chunk.__tablename__]
-MATCH: Table = SQLModel.metadata.tables[Match.__tablename__]
-SEAT_RESULT: Table = SQLModel.metadata.tables[SeatResult.__tablename__]
+from storage.records import MatchRecord
 
 MIN_PREFIX = 4
 """Shortest batch id prefix accepted in place of a full id."""
@@ -55,8 +51,7 @@ class NotFound(LookupError):  # noqa: N818 - the name the API and CLI speak of
 
 def create_batch(engine: Engine, *, plan: BatchPlan) -> Batch:
     """Store a validated plan as a new queued batch and return it."""
-    values = {f.name: getattr(plan, f.name) for f in fields(plan)}
-    batch = Batch(**values, status=BatchStatus.QUEUED)
+    batch = Batch(**plan.model_dump(), status=BatchStatus.QUEUED)
     with session(engine) as s:
         s.add(batch)
         s.commit()
@@ -128,7 +123,7 @@ def set_status(
     status: str,
     *,
     error: str | None = None,
-    only_from: set[str] | None = None,
+    only_from: Collection[str] | None = None,
     stopped_early: bool | None = None,
     decision: dict[str, Any] | None = None,
 ) -> bool:
@@ -140,8 +135,8 @@ def set_status(
     finished statuses stamp ``finished_at``.
     """
     if status not in BatchStatus.ALL:
-        raise ValueError(f"unknown batch status {status!r}; one of {', '.join(BatchStatus.ALL)}")
-    values: dict[str, Any] = {"status": status}
+        raise ValueError(f"unknown batch status {status!r}; one of {', '.join(BatchStatus)}")
+    values: dict[str, Any] = {"status": str(status)}
     now = utcnow()
     if status == BatchStatus.RUNNING:
         values["started_at"] = func.coalesce(BATCH.c.started_at, now)
@@ -165,7 +160,7 @@ def set_status(
         values["decision"] = decision
     stmt = update(BATCH).where(BATCH.c.id == batch_id).values(**values)
     if only_from is not None:
-        stmt = stmt.where(BATCH.c.status.in_(sorted(only_from)))
+        stmt = stmt.where(BATCH.c.status.in_(sorted(str(s) for s in only_from)))
     with engine.begin() as conn:
         return conn.execute(stmt).rowcount == 1
 
@@ -347,9 +342,6 @@ def missing_chunks(engine: Engine, batch: _Chunked) -> list[tuple[int, int]]:
     return [piece for a, b in found for piece in split_aligned(a, b, batch.chunk_size)]
 
 
-STOP_COLUMNS = ("stop_0", "stop_1", "stop_2", "stop_3", "stop_4")
-
-
 @dataclass(frozen=True)
 class StopTotals:
     """Chunk rows of a batch summed for its stop rule.
@@ -441,30 +433,6 @@ def _insert_ignore(engine: Engine, table: Table, keys: Sequence[str]) -> Insert:
     if engine.dialect.name == "sqlite":
         return sqlite.insert(table).on_conflict_do_nothing(index_elements=list(keys))
     raise NotImplementedError(f"unsupported database dialect {engine.dialect.name!r}")
-
-
-MATCH_COLUMNS = (
-    "batch_id",
-    "match_index",
-    "seed",
-    "ok",
-    "plies",
-    "ended_by",
-    "duration",
-    "moves",
-    "stats",
-    "error",
-)
-SEAT_COLUMNS = (
-    "batch_id",
-    "match_index",
-    "seat",
-    "agent",
-    "agent_index",
-    "points",
-    "win_share",
-    "rank",
-)
 
 
 def match_rows(batch_id: str, records: Iterable[MatchRecord]) -> tuple[list[tuple], list[tuple]]:

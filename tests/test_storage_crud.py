@@ -7,9 +7,8 @@ from sqlalchemy import func, select
 
 from storage import crud
 from storage.db import get_engine
-from storage.models import BatchStatus
-from workers.batches import BatchPlan
-from workers.play import MatchRecord, SeatRecord
+from storage.models import BatchPlan, BatchStatus
+from storage.records import MatchRecord, SeatRecord
 
 
 def make_plan(matches: int = 10, chunk_size: int = 4, **overrides: object) -> BatchPlan:
