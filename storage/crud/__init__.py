@@ -1,7 +1,7 @@
 """Reading and writing batches and their results, one module per job:
 
-- ``ids``: ``NotFound`` and ``resolve_batch_id`` (short prefixes to full ids);
-- ``batches``: store a plan, read and list batches, move their status;
+- ``ids``: ``NotFound`` and ``resolve_batch_id``, the prefix resolution the edges call;
+- ``batches``: store a plan, read batches by full id, list them, move their status;
 - ``tally``: done, failed, rate and ETA from the chunk rows;
 - ``chunks``: written and missing ranges, stop-rule count totals;
 - ``writes``: ``write_chunk``, one chunk's rows in one idempotent transaction.

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Engine, case, func, select, update
 
-from storage.crud.ids import NotFound, resolve_batch_id
+from storage.crud.ids import NotFound
 from storage.db import session
 from storage.models import BATCH, CHUNK, MATCH, Batch, BatchPlan, BatchStatus, utcnow
 
@@ -23,17 +23,13 @@ def create_batch(engine: Engine, *, plan: BatchPlan) -> Batch:
 
 
 def get_batch(engine: Engine, batch_id: str) -> Batch | None:
-    """The batch with this id (or unique id prefix of >= 4 characters), else ``None``."""
+    """The batch with exactly this id, else ``None``.
+
+    A prefix finds nothing here: the edges turn what a person typed into a full id first
+    (``resolve_batch_id``), so the worker path can never pick a batch by a partial match.
+    """
     with session(engine) as s:
-        found = s.get(Batch, batch_id)
-    if found is not None:
-        return found
-    try:
-        full = resolve_batch_id(engine, batch_id)
-    except NotFound:
-        return None
-    with session(engine) as s:
-        return s.get(Batch, full)
+        return s.get(Batch, batch_id)
 
 
 def list_batches(
@@ -105,12 +101,12 @@ def set_status(
 
 def cancel_batch(engine: Engine, batch_id: str) -> Batch:
     """Cancel a queued or running batch (a finished one is returned unchanged)."""
-    full = resolve_batch_id(engine, batch_id)
     set_status(
-        engine, full, BatchStatus.CANCELLED, only_from={BatchStatus.QUEUED, BatchStatus.RUNNING}
+        engine, batch_id, BatchStatus.CANCELLED, only_from={BatchStatus.QUEUED, BatchStatus.RUNNING}
     )
-    batch = get_batch(engine, full)
-    assert batch is not None  # resolved above; batches are never deleted
+    batch = get_batch(engine, batch_id)
+    if batch is None:
+        raise NotFound(f"no batch {batch_id!r}")
     return batch
 
 

@@ -1,4 +1,8 @@
-"""Batch ids typed by people: what "not found" means, and short prefixes resolved to full ids."""
+"""Batch ids typed by people: what "not found" means, and short prefixes resolved to full ids.
+
+Only the edges (the command line and the HTTP API) resolve prefixes, on user input, with
+``resolve_batch_id``; everything past them, the worker path included, takes full ids.
+"""
 
 from __future__ import annotations
 
