@@ -77,7 +77,7 @@ def check_comparable(a: Any, b: Any) -> None:
 
 
 def compare(engine: Engine, batch_a: str, batch_b: str) -> dict[str, Any]:
-    """Compare two stored batches (ids or unique prefixes); ``NotFound`` if either is missing,
+    """Compare two stored batches (full ids); ``NotFound`` if either is missing,
     ``OptionError`` if they are of different games or player counts."""
     batches = []
     for name in (batch_a, batch_b):

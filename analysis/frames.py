@@ -11,10 +11,13 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, select, text
 
-from storage.crud import MATCH, SEAT_RESULT
+from storage.models import MATCH, MATCH_COLUMNS, SEAT_COLUMNS, SEAT_RESULT
 
-SEAT_COLUMNS = ["match_index", "seat", "agent", "agent_index", "points", "win_share", "rank"]
-MATCH_COLUMNS = ["match_index", "seed", "ok", "plies", "ended_by", "duration", "error"]
+SEAT_FRAME_COLUMNS = [c for c in SEAT_COLUMNS if c != "batch_id"]
+"""Columns of ``seat_results``: the stored seat columns of one batch."""
+MATCH_FRAME_COLUMNS = [c for c in MATCH_COLUMNS if c not in ("batch_id", "moves", "stats")]
+"""Columns of ``matches``: the stored match columns of one batch, without the move list and
+the stats (``match_stats`` reads those)."""
 
 
 def seat_results(engine: Engine, batch_id: str) -> pd.DataFrame:
@@ -26,13 +29,13 @@ def seat_results(engine: Engine, batch_id: str) -> pd.DataFrame:
     """
     t = SEAT_RESULT
     query = (
-        select(*(t.c[name] for name in SEAT_COLUMNS))
+        select(*(t.c[name] for name in SEAT_FRAME_COLUMNS))
         .where(t.c.batch_id == batch_id)
         .order_by(t.c.match_index, t.c.seat)
     )
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    frame = pd.DataFrame(rows, columns=SEAT_COLUMNS)
+    frame = pd.DataFrame(rows, columns=SEAT_FRAME_COLUMNS)
     return frame.astype(
         {
             "match_index": "int64",
@@ -53,13 +56,13 @@ def matches(engine: Engine, batch_id: str) -> pd.DataFrame:
     """
     t = MATCH
     query = (
-        select(*(t.c[name] for name in MATCH_COLUMNS))
+        select(*(t.c[name] for name in MATCH_FRAME_COLUMNS))
         .where(t.c.batch_id == batch_id)
         .order_by(t.c.match_index)
     )
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    frame = pd.DataFrame(rows, columns=MATCH_COLUMNS)
+    frame = pd.DataFrame(rows, columns=MATCH_FRAME_COLUMNS)
     return frame.astype(
         {
             "match_index": "int64",

@@ -152,7 +152,7 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
 
 
 def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
-    """The full report of one batch (``batch_id`` may be a unique prefix); ``NotFound`` if none."""
+    """The full report of the batch with this full id; ``NotFound`` if there is none."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")

@@ -12,8 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-LONG_COLUMNS = ("match_index", "seat", "agent", "agent_index", "points", "win_share")
-"""Columns of the long seat-results DataFrame the analysis reads.
+from storage.models import SEAT_COLUMNS
+
+LONG_COLUMNS = tuple(c for c in SEAT_COLUMNS if c not in ("batch_id", "rank"))
+"""Columns of the long seat-results DataFrame the analysis reads: the stored seat columns of
+one batch but ``rank``.
 
 ``rank`` (a placing by result, then points) is stored for display but never read here: every
 head-to-head figure comes from the game result, ``win_share``, so a draw stays a draw whatever

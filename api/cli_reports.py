@@ -10,6 +10,7 @@ import typer
 
 from api.cli import DbOption, app, fail, open_db, out, user_errors
 from api.cli_tables import compare_table, report_tables
+from storage import crud
 
 FORMATS = ("table", "json", "csv", "html")
 
@@ -38,7 +39,7 @@ def report(
         fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     with user_errors(db):
         engine = open_db(db)
-        result = build_report(engine, batch_id)
+        result = build_report(engine, crud.resolve_batch_id(engine, batch_id))
     if fmt == "json":
         _emit(json.dumps(result, indent=2, allow_nan=False) + "\n", out_file)
     elif fmt == "csv":
@@ -83,7 +84,8 @@ def compare(
         fail(f"--format must be table or json, not {fmt!r}")
     with user_errors(db):
         engine = open_db(db)
-        result = compare_batches(engine, batch_a, batch_b)
+        full_a, full_b = (crud.resolve_batch_id(engine, b) for b in (batch_a, batch_b))
+        result = compare_batches(engine, full_a, full_b)
     if fmt == "json":
         typer.echo(json.dumps(result, indent=2, allow_nan=False))
     else:

@@ -1,7 +1,8 @@
 """Report routes of the HTTP API: a batch's report as JSON, CSV or HTML, and batch comparison.
 
 Routes are plain functions (run in the thread pool) because a report over millions of matches is
-CPU work; unknown batches raise ``storage.crud.NotFound``, which the app answers with 404.
+CPU work. Batch ids (or unique prefixes) are resolved here; unknown batches raise
+``storage.crud.NotFound``, which the app answers with 404.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from analysis.report import build_report, to_csv
 from api.auth import require_read
 from api.deps import EngineDep
 from api.schemas import BATCH_ID_PATTERN, BatchId
+from storage.crud import resolve_batch_id
 
 router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)])
 
@@ -24,7 +26,7 @@ router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)])
 @router.get("/batches/{batch_id}/report", summary="A batch's report (JSON)")
 def report_json(batch_id: BatchId, engine: EngineDep) -> dict[str, Any]:
     """Seats, first-player advantage, agents, pairings, shape, komi, game section and SPRT."""
-    return build_report(engine, batch_id)
+    return build_report(engine, resolve_batch_id(engine, batch_id))
 
 
 @router.get(
@@ -34,7 +36,7 @@ def report_json(batch_id: BatchId, engine: EngineDep) -> dict[str, Any]:
 )
 def report_csv(batch_id: BatchId, engine: EngineDep) -> PlainTextResponse:
     """The report as CSV, one figure a line."""
-    report = build_report(engine, batch_id)
+    report = build_report(engine, resolve_batch_id(engine, batch_id))
     return PlainTextResponse(
         to_csv(report),
         media_type="text/csv; charset=utf-8",
@@ -51,7 +53,7 @@ def report_csv(batch_id: BatchId, engine: EngineDep) -> PlainTextResponse:
 )
 def report_html(batch_id: BatchId, engine: EngineDep) -> HTMLResponse:
     """Tables and inline SVG figures; viewing it needs no network."""
-    return HTMLResponse(render_html(build_report(engine, batch_id)))
+    return HTMLResponse(render_html(build_report(engine, resolve_batch_id(engine, batch_id))))
 
 
 @router.get("/compare", summary="Compare two batches (differences a − b)")
@@ -67,4 +69,4 @@ def compare_batches(
     engine: EngineDep,
 ) -> dict[str, Any]:
     """First-player advantage and per-seat win-share differences with intervals and p-values."""
-    return compare(engine, a, b)
+    return compare(engine, resolve_batch_id(engine, a), resolve_batch_id(engine, b))

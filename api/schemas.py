@@ -1,16 +1,20 @@
 """What the HTTP API reads and answers, in layers apart from the tables.
 
 ``BatchCreate`` is the request body; ``BatchPublic`` and ``MatchPublic`` are answers. None of
-them inherits from a table model, so a column added to a table never leaks into the API.
+them inherits from a table model, so a column added to a table never leaks into the API:
+``BatchPublic`` shares the batch's columns through ``storage.models.BatchState``, the base the
+table derives from too.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel.main import SQLModelConfig
+
+from storage.models import BatchState
 
 MAX_AGENTS = 16
 MAX_OPTIONS = 64
@@ -112,28 +116,14 @@ class ProgressPublic(BaseModel):
     eta_seconds: float | None
 
 
-class BatchPublic(BaseModel):
+class BatchPublic(BatchState):
     """A batch as the API shows it, with its progress and where to look next."""
 
-    id: str
-    status: str
-    game: str
-    players: int
-    options: dict[str, Any]
-    agents: list[dict[str, Any]]
-    labels: list[str]
-    matches: int
-    seed: int
-    seat_policy: str
-    chunk_size: int = Field(description="Matches per task as asked; 0 when the workers size them.")
-    max_plies: int
-    stop_rule: dict[str, Any] | None
-    stopped_early: bool
-    decision: dict[str, Any] | None
-    error: str | None
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
+    # The columns are the stored batch's (``BatchState``: the request and where the batch is),
+    # the table's run bookkeeping left out. Every one of them is in every answer, defaults or
+    # not, and the schema says so.
+    model_config = SQLModelConfig(json_schema_serialization_defaults_required=True)
+
     progress: ProgressPublic | None = None
     links: dict[str, str]
 

@@ -69,7 +69,7 @@ def make_batch(path: Path, matches: int, seed: int = 1) -> tuple[str, str]:
     """A migrated SQLite file holding one batch of ``matches`` synthetic two-player matches."""
     from storage import crud
     from storage.db import dispose_engine, get_engine, upgrade
-    from workers.batches import BatchPlan
+    from storage.models import BatchPlan
 
     url = f"sqlite:///{path}"
     upgrade(url)

@@ -108,7 +108,7 @@ def post_latency(api: Api, game: str, spec: dict[str, Any], repeats: int) -> tup
 
 def write_rate(url: str, game: str, chunks: int = 20, size: int = 2000) -> float:
     from storage.crud import write_chunk
-    from workers.play import MatchRecord, SeatRecord
+    from storage.records import MatchRecord, SeatRecord
 
     batch_id = make_batch(url, game, chunks * size, size)
     engine = get_engine(url)

@@ -28,9 +28,8 @@ from sqlalchemy import create_engine, text
 
 from storage import crud
 from storage.db import dispose_engine, get_engine, session, upgrade
-from storage.models import Match, SeatResult
-from workers.batches import BatchPlan
-from workers.play import MatchRecord, SeatRecord
+from storage.models import BatchPlan, Match, SeatResult
+from storage.records import MatchRecord, SeatRecord
 
 MOVES = tuple(f"{c}{r}-{c}{r + 1}" for c in "abcde" for r in range(1, 7))
 

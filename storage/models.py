@@ -5,15 +5,23 @@ and ``seat_result`` (batch_id, match_index, seat) are primary keys, and every wr
 insert that ignores rows already there, so a chunk delivered twice changes nothing. A
 submission is one transaction too: the batch, its start request (``outbox``) and, when the
 client sent one, its ``idempotency_key`` row.
+
+A batch's columns are declared once: ``BatchBase`` holds those a request decides and
+``BatchState`` adds where the batch is. The plan ``BatchPlan`` (a validated request ready to
+store), the table ``Batch`` and the API's public model derive from them; nothing inherits from
+a table model.
 """
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
+from enum import StrEnum, nonmember
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Text
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Table, Text
 from sqlmodel import Field, SQLModel
+from sqlmodel.main import SQLModelConfig
 
 AUTO_CHUNK_SIZE = 0
 """``Batch.chunk_size`` of a batch whose chunks the runner sizes (about ``chunk_seconds`` each,
@@ -24,47 +32,71 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class BatchStatus:
+def new_batch_id() -> str:
+    """A fresh 12-hex-digit batch id."""
+    return uuid.uuid4().hex[:12]
+
+
+class BatchStatus(StrEnum):
+    """Where a batch is. Stored as its text value; a plain string compares equal to it."""
+
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
     CANCELLED = "cancelled"
     FAILED = "failed"
-    FINISHED = frozenset({DONE, CANCELLED, FAILED})
-    ALL = (QUEUED, RUNNING, DONE, CANCELLED, FAILED)
+    # Not members: the statuses a batch never leaves, and every status.
+    FINISHED = nonmember(frozenset({DONE, CANCELLED, FAILED}))
+    ALL = nonmember(frozenset({QUEUED, RUNNING, DONE, CANCELLED, FAILED}))
 
 
-class Batch(SQLModel, table=True):
+class BatchBase(SQLModel):
+    """The columns of a batch a request decides: what the plan, the table and the API share."""
+
+    id: str = Field(default_factory=new_batch_id, primary_key=True, max_length=32)
+    game: str = Field(index=True, max_length=40)
+    players: int
+    options: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    agents: list[dict[str, Any]] = Field(sa_type=JSON)
+    """Normalised agent specs in base seat order (every parameter filled in)."""
+    labels: list[str] = Field(sa_type=JSON)
+    """One label per agent spec, unique within the batch (``hard``, ``random#2``)."""
+    matches: int
+    seed: int = Field(sa_type=BigInteger)
+    seat_policy: str = Field(default="rotate", max_length=16)
+    chunk_size: int = Field(description="Matches per task as asked; 0 when the workers size them.")
+    """Matches per chunk, or ``AUTO_CHUNK_SIZE`` (0) when the runner sizes chunks."""
+    max_plies: int
+    stop_rule: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+
+
+class BatchPlan(BatchBase):
+    """A validated batch request, ready to store (``storage.crud.create_batch``)."""
+
+    model_config = SQLModelConfig(frozen=True)
+
+
+class BatchState(BatchBase):
+    """A stored batch as it can be shown: the request plus where the batch is."""
+
+    status: str = Field(default=BatchStatus.QUEUED, index=True, max_length=16)
+    stopped_early: bool = False
+    decision: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    error: str | None = Field(default=None, sa_type=Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
+    started_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+    finished_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
+
+
+class Batch(BatchState, table=True):
     """A request for ``matches`` matches of one game between one agent spec per seat."""
 
     __tablename__ = "batch"
 
-    id: str = Field(primary_key=True, max_length=32)
-    created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
-    started_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     run_started_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
     """When the current run began (the latest move from queued to running, e.g. a resume)."""
     run_start_finished: int | None = None
     """Matches already finished when the current run began: rate and ETA count from there."""
-    finished_at: datetime | None = Field(default=None, sa_type=DateTime(timezone=True))
-    game: str = Field(index=True, max_length=40)
-    players: int
-    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    agents: list[dict[str, Any]] = Field(sa_column=Column(JSON, nullable=False))
-    """Normalised agent specs in base seat order (every parameter filled in)."""
-    labels: list[str] = Field(sa_column=Column(JSON, nullable=False))
-    """One label per agent spec, unique within the batch (``hard``, ``random#2``)."""
-    matches: int
-    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
-    seat_policy: str = Field(default="rotate", max_length=16)
-    chunk_size: int
-    """Matches per chunk, or ``AUTO_CHUNK_SIZE`` (0) when the runner sizes chunks."""
-    max_plies: int
-    stop_rule: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
-    status: str = Field(default=BatchStatus.QUEUED, index=True, max_length=16)
-    stopped_early: bool = False
-    decision: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
-    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Chunk(SQLModel, table=True):
@@ -162,3 +194,39 @@ class IdempotencyKey(SQLModel, table=True):
     fingerprint: str = Field(max_length=64)
     batch_id: str = Field(foreign_key="batch.id", max_length=32)
     created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
+
+
+# Core handles of the tables: the write path and the aggregates build statements on these,
+# without ORM objects.
+BATCH: Table = SQLModel.metadata.tables[Batch.__tablename__]
+CHUNK: Table = SQLModel.metadata.tables[Chunk.__tablename__]
+MATCH: Table = SQLModel.metadata.tables[Match.__tablename__]
+SEAT_RESULT: Table = SQLModel.metadata.tables[SeatResult.__tablename__]
+
+MATCH_COLUMNS = (
+    "batch_id",
+    "match_index",
+    "seed",
+    "ok",
+    "plies",
+    "ended_by",
+    "duration",
+    "moves",
+    "stats",
+    "error",
+)
+"""The columns of the ``match`` table, in the order the writer fills them."""
+SEAT_COLUMNS = (
+    "batch_id",
+    "match_index",
+    "seat",
+    "agent",
+    "agent_index",
+    "points",
+    "win_share",
+    "rank",
+)
+"""The columns of the ``seat_result`` table, in the order the writer fills them (after
+``batch_id`` and ``match_index``, the fields of a ``storage.records.SeatRecord``)."""
+STOP_COLUMNS = ("stop_0", "stop_1", "stop_2", "stop_3", "stop_4")
+"""The stop-rule count columns of the ``chunk`` table, worst outcome first."""

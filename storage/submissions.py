@@ -13,18 +13,23 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Engine, Table, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from storage.crud import get_batch
 from storage.db import session
-from storage.models import Batch, BatchStatus, IdempotencyKey, Outbox, SQLModel, utcnow
-
-if TYPE_CHECKING:
-    from workers.batches import BatchPlan
+from storage.models import (
+    Batch,
+    BatchPlan,
+    BatchStatus,
+    IdempotencyKey,
+    Outbox,
+    SQLModel,
+    utcnow,
+)
 
 OUTBOX: Table = SQLModel.metadata.tables[Outbox.__tablename__]
 IDEMPOTENCY_KEY: Table = SQLModel.metadata.tables[IdempotencyKey.__tablename__]
@@ -94,8 +99,7 @@ def submit_batch(
         earlier = _earlier(engine, idempotency)
         if earlier is not None:
             return earlier
-    values = {f.name: getattr(plan, f.name) for f in fields(plan)}
-    batch = Batch(**values, status=BatchStatus.QUEUED)
+    batch = Batch(**plan.model_dump(), status=BatchStatus.QUEUED)
     now = utcnow()
     try:
         with session(engine) as s:

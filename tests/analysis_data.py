@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 from engines.seating import seat_agents
 from storage import crud
 from storage.db import get_engine, upgrade
-from workers.batches import BatchPlan
-from workers.play import MatchRecord, SeatRecord
+from storage.models import BatchPlan
+from storage.records import MatchRecord, SeatRecord
 
 Outcome = tuple[Sequence[float], Sequence[float]]
 """(win shares per seat, points per seat) of one match."""

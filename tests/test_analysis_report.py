@@ -44,7 +44,7 @@ def test_report_has_the_documented_keys_and_strict_json(alquerque_batch: tuple[s
     from storage.db import get_engine
 
     url, bid = alquerque_batch
-    report = build_report(get_engine(url), bid[:6])
+    report = build_report(get_engine(url), bid)
     assert tuple(report) == REPORT_KEYS
     json.dumps(report, allow_nan=False)
     assert report["batch"]["id"] == bid
@@ -141,6 +141,10 @@ def test_cli_report_and_compare(alquerque_batch: tuple[str, str], tmp_path) -> N
     res = runner.invoke(app, ["compare", bid, bid, "--db", url, "-f", "json"])
     assert res.exit_code == 0
     assert json.loads(res.stdout)["first_player_advantage"]["difference"] == 0
+    res = runner.invoke(app, ["compare", bid[:4], bid, "--db", url, "-f", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["a"]["id"] == bid
+    res = runner.invoke(app, ["compare", bid[:3], bid, "--db", url])
+    assert res.exit_code == 2 and "at least 4 characters" in res.stderr
 
 
 def test_api_report_routes(alquerque_batch: tuple[str, str]) -> None:
@@ -158,6 +162,13 @@ def test_api_report_routes(alquerque_batch: tuple[str, str]) -> None:
     assert res.status_code == 200 and "<svg" in res.text
     res = client.get("/compare", params={"a": bid, "b": bid})
     assert res.status_code == 200 and res.json()["seats"][0]["difference"] == 0
+    # A unique prefix of 4 or more characters names the batch at the edge, as the full id does.
+    assert client.get(f"/batches/{bid[:4]}/report").json()["batch"]["id"] == bid
+    assert client.get(f"/batches/{bid[:5]}/report.csv").status_code == 200
+    assert client.get(f"/batches/{bid[:6]}/report.html").status_code == 200
+    res = client.get("/compare", params={"a": bid[:4], "b": bid})
+    assert res.status_code == 200 and res.json()["a"]["id"] == bid
+    assert client.get(f"/batches/{bid[:3]}/report").status_code == 404  # too short a prefix
     assert client.get("/batches/0ddba11/report").status_code == 404  # no such batch
     assert client.get("/batches/nothere1/report").status_code == 422  # not a batch id
     assert client.get("/compare", params={"a": bid}).status_code == 422

@@ -8,6 +8,7 @@ import logging
 import pytest
 from api_support import client_for, make_api
 from service_fixtures import RedisServer, redis_server
+from test_storage_crud import make_plan
 from typer.testing import CliRunner
 
 import api.routes_batches
@@ -17,6 +18,7 @@ import workers.delivery
 from api.cli import app as cli
 from api.cli import describe_error
 from storage.crud import NotFound
+from storage.db import get_engine
 
 BUGS = [KeyError("seat"), IndexError("list index out of range")]
 __all__ = ["redis_server"]
@@ -36,11 +38,17 @@ def test_not_found_is_a_lookup_error_with_its_message() -> None:
 
 @pytest.mark.parametrize("bug", BUGS, ids=type)
 def test_a_bug_in_a_report_route_is_a_logged_500(
-    client, bug: Exception, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    client,
+    migrated_sqlite_url: str,
+    bug: Exception,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     def broken(*_args: object, **_kwargs: object) -> None:
         raise bug
 
+    # The batch exists, so the id resolves and the route reaches the broken report.
+    storage.crud.create_batch(get_engine(migrated_sqlite_url), plan=make_plan(id="abcdef000000"))
     monkeypatch.setattr(api.routes_reports, "build_report", broken)
     with caplog.at_level(logging.ERROR, logger="api.app"):
         response = client.get("/batches/abcdef/report")

@@ -15,7 +15,7 @@ from sqlalchemy import select
 import workers.play
 from storage import crud
 from storage.db import get_engine
-from storage.models import BatchStatus
+from storage.models import Batch, BatchStatus
 from workers import attempts, dispatch
 from workers.batches import plan_batch
 from workers.delivery import deliver_chunk
@@ -40,7 +40,7 @@ def service(
     get_settings.cache_clear()
 
 
-def new_batch(url: str, matches: int, chunk_size: int | None) -> crud.Batch:
+def new_batch(url: str, matches: int, chunk_size: int | None) -> Batch:
     plan = plan_batch(
         game="alquerque",
         players=None,

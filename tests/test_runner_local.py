@@ -19,6 +19,7 @@ from storage.db import get_engine
 from storage.models import BatchStatus
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
+from workers.lifecycle import after_chunk
 from workers.local import run_local
 
 
@@ -207,6 +208,21 @@ def test_run_chunk_skips_a_cancelled_batch(migrated_sqlite_url: str) -> None:
     assert outcome.skipped and outcome.batch_status == BatchStatus.CANCELLED
     assert stored_indices(url, batch_id) == []
     assert run_local(batch_id, database_url=url).done == 0
+
+
+def test_the_worker_path_takes_full_ids_only(migrated_sqlite_url: str) -> None:
+    """A prefix is resolved at the edges; past them it names no batch, so nothing is played."""
+    url = migrated_sqlite_url
+    batch_id = new_batch(url, matches=4, chunk_size=2)
+    prefix = batch_id[:6]
+    with pytest.raises(crud.NotFound):
+        run_chunk(prefix, 0, 2, database_url=url)
+    with pytest.raises(crud.NotFound):
+        run_local(prefix, database_url=url)
+    with pytest.raises(crud.NotFound):
+        after_chunk(get_engine(url), prefix)
+    assert stored_indices(url, batch_id) == []
+    assert crud.progress(get_engine(url), batch_id).status == BatchStatus.QUEUED
 
 
 CLI = [sys.executable, "-c", "from api.cli import main; main()"]

@@ -11,12 +11,12 @@ from sqlalchemy import select
 from analysis import sprt, stop_rule
 from storage import crud
 from storage.db import get_engine
-from storage.models import AUTO_CHUNK_SIZE, BatchStatus
-from workers.batches import BatchPlan, plan_batch, stop_rule_chunk_cap, stop_rule_chunk_size
+from storage.models import AUTO_CHUNK_SIZE, BatchPlan, BatchStatus
+from storage.records import MatchRecord, SeatRecord
+from workers.batches import plan_batch, stop_rule_chunk_cap, stop_rule_chunk_size
 from workers.chunks import run_chunk
 from workers.lifecycle import after_chunk
 from workers.local import IN_FLIGHT_PER_WORKER, run_local
-from workers.play import MatchRecord, SeatRecord
 from workers.sizing import largest_chunk, next_chunk_size
 
 NEVER = {"elo0": -1.0, "elo1": 1.0, "alpha": 0.001, "beta": 0.001}

@@ -7,9 +7,8 @@ from sqlalchemy import func, select
 
 from storage import crud
 from storage.db import get_engine
-from storage.models import BatchStatus
-from workers.batches import BatchPlan
-from workers.play import MatchRecord, SeatRecord
+from storage.models import BatchPlan, BatchStatus
+from storage.records import MatchRecord, SeatRecord
 
 
 def make_plan(matches: int = 10, chunk_size: int = 4, **overrides: object) -> BatchPlan:
@@ -213,8 +212,7 @@ def test_batch_ids_resolve_from_unique_prefixes(migrated_sqlite_url: str) -> Non
     a = crud.create_batch(engine, plan=make_plan(id="abcd1111aaaa"))
     crud.create_batch(engine, plan=make_plan(id="abcd2222bbbb"))
     assert crud.resolve_batch_id(engine, "abcd1") == a.id
-    got = crud.get_batch(engine, "abcd1")
-    assert got is not None and got.id == a.id
+    assert crud.resolve_batch_id(engine, a.id) == a.id
     with pytest.raises(LookupError, match="ambiguous"):
         crud.resolve_batch_id(engine, "abcd")
     with pytest.raises(LookupError, match="at least 4"):
@@ -222,6 +220,20 @@ def test_batch_ids_resolve_from_unique_prefixes(migrated_sqlite_url: str) -> Non
     with pytest.raises(LookupError, match="no batch"):
         crud.resolve_batch_id(engine, "ffff")
     assert crud.get_batch(engine, "ffff") is None
+
+
+def test_get_batch_takes_full_ids_only(migrated_sqlite_url: str) -> None:
+    engine = get_engine(migrated_sqlite_url)
+    batch = crud.create_batch(engine, plan=make_plan(id="beef0000cafe"))
+    found = crud.get_batch(engine, "beef0000cafe")
+    assert found is not None and found.id == batch.id
+    for prefix in ("beef", "beef0", "beef0000caf"):
+        assert crud.resolve_batch_id(engine, prefix) == batch.id  # what the edges call
+        assert crud.get_batch(engine, prefix) is None
+        with pytest.raises(crud.NotFound):
+            crud.cancel_batch(engine, prefix)
+    stored = crud.get_batch(engine, batch.id)
+    assert stored is not None and stored.status == BatchStatus.QUEUED
 
 
 def test_progress_of_an_unknown_batch_is_a_lookup_error(migrated_sqlite_url: str) -> None:

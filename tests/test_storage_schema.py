@@ -56,3 +56,51 @@ def test_urls_are_normalised_and_passwords_hidden() -> None:
 
 def test_engines_are_cached_per_url(sqlite_url: str) -> None:
     assert db.get_engine(sqlite_url) is db.get_engine(sqlite_url)
+
+
+def test_the_column_lists_are_the_tables_columns_in_order() -> None:
+    from storage.models import (
+        CHUNK,
+        MATCH,
+        MATCH_COLUMNS,
+        SEAT_COLUMNS,
+        SEAT_RESULT,
+        STOP_COLUMNS,
+    )
+    from storage.records import SeatRecord
+
+    assert tuple(MATCH.c.keys()) == MATCH_COLUMNS
+    assert tuple(SEAT_RESULT.c.keys()) == SEAT_COLUMNS
+    assert set(STOP_COLUMNS) <= set(CHUNK.c.keys())
+    # A seat record is a seat_result row after its batch and match: same order, same meaning.
+    renamed = {"agent_label": "agent"}
+    assert tuple(renamed.get(f, f) for f in SeatRecord._fields) == SEAT_COLUMNS[2:]
+
+
+def test_batch_columns_are_declared_once_for_plan_table_and_api() -> None:
+    from api.schemas import BatchPublic
+    from storage.models import Batch, BatchBase, BatchPlan, BatchState
+
+    request = set(BatchBase.model_fields)
+    assert set(BatchPlan.model_fields) == request
+    assert request < set(BatchState.model_fields) < set(Batch.model_fields)
+    # The API shows every column but the table's run bookkeeping, and never derives from the
+    # table model itself.
+    assert set(Batch.model_fields) - set(BatchPublic.model_fields) == {
+        "run_started_at",
+        "run_start_finished",
+    }
+    assert set(BatchPublic.model_fields) - set(Batch.model_fields) == {"progress", "links"}
+    assert not issubclass(BatchPublic, Batch) and not issubclass(BatchPlan, Batch)
+
+
+def test_batch_statuses_keep_their_stored_values() -> None:
+    from storage.models import BatchStatus
+
+    assert [s.value for s in BatchStatus] == ["queued", "running", "done", "cancelled", "failed"]
+    assert {"done", "cancelled", "failed"} == BatchStatus.FINISHED
+    assert {"queued", "running", "done", "cancelled", "failed"} == BatchStatus.ALL
+    # Rows hand back plain strings: they must find themselves in the sets and equal the members.
+    assert "cancelled" in BatchStatus.FINISHED and "running" not in BatchStatus.FINISHED
+    assert BatchStatus.DONE in BatchStatus.FINISHED and BatchStatus("done") == "done"
+    assert f"{BatchStatus.RUNNING}" == "running"

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from engines.core import Game, OptionError, agent_label
@@ -25,7 +23,7 @@ from engines.registry import (
     spec_from_text,
 )
 from engines.seating import BALANCED, FIXED, POLICIES, seat_swapped_pairs
-from storage.models import AUTO_CHUNK_SIZE
+from storage.models import AUTO_CHUNK_SIZE, BatchPlan
 from storage.settings import Settings, get_settings
 
 MAX_SEED = 2**63 - 1
@@ -54,29 +52,6 @@ def stop_rule_chunk_size(chunk_size: int, matches: int, *, pairs: bool) -> int:
     if pairs:
         size = max(2, size - size % 2)
     return size
-
-
-def new_batch_id() -> str:
-    """A fresh 12-hex-digit batch id."""
-    return uuid.uuid4().hex[:12]
-
-
-@dataclass(frozen=True)
-class BatchPlan:
-    """A validated batch, ready to store: the columns of ``Batch`` a request decides."""
-
-    game: str
-    players: int
-    options: dict[str, Any]
-    agents: list[dict[str, Any]]
-    labels: list[str]
-    matches: int
-    seed: int
-    seat_policy: str
-    chunk_size: int
-    max_plies: int
-    stop_rule: dict[str, Any] | None = None
-    id: str = field(default_factory=new_batch_id)
 
 
 def _short_label(game: Game, spec: Mapping[str, Any]) -> str:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from storage import crud
 from storage.db import get_engine
 from storage.models import Batch, BatchStatus
+from storage.records import MatchRecord
 from workers.lifecycle import after_chunk
-from workers.play import ABANDONED, MatchRecord, failed_record, play_chunk
+from workers.play import ABANDONED, failed_record, play_chunk
 from workers.timelimit import soft_limit_held
 
 

@@ -41,11 +41,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import redis
-import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from storage import crud
-from storage.models import AUTO_CHUNK_SIZE, Batch, BatchStatus, Chunk
+from storage import chunking, crud
+from storage.chunking import Range
+from storage.models import Batch, BatchStatus
 from storage.settings import Settings, get_settings
 from workers.chunks import ChunkOutcome
 from workers.sizing import next_chunk_size
@@ -56,8 +56,6 @@ if TYPE_CHECKING:
 KEY_PREFIX = "playtester:batch:"
 KEY_TTL = 30 * 24 * 3600
 """Per-batch keys outlive any sensible batch, then vanish instead of piling up in Redis."""
-
-Range = tuple[int, int]
 
 
 @lru_cache(maxsize=8)
@@ -133,7 +131,7 @@ def start(batch_id: str, settings: Settings | None = None, *, retry: bool = True
 
 
 def is_fixed(batch: Batch) -> bool:
-    return batch.chunk_size != AUTO_CHUNK_SIZE
+    return chunking.is_fixed(batch.chunk_size)
 
 
 def current_size(
@@ -169,8 +167,7 @@ def fill(batch: Batch, count: int, size: int, settings: Settings | None = None) 
     end = int(client.incrby(key, count * size))
     client.expire(key, KEY_TTL)
     begin = end - count * size
-    last = min(end, batch.matches)
-    ranges = [(s, min(s + size, batch.matches)) for s in range(begin, last, size)]
+    ranges = chunking.cut(begin, min(end, batch.matches), size)
     _queue(client, batch, ranges, settings)
     return ranges
 
@@ -256,8 +253,7 @@ def lost_ranges(
             if e is None or e > b:
                 i = bisect_right(starts, s)
                 following = starts[i] if i < len(starts) else b
-                step = (s // size + 1) * size if aligned else s + size
-                e = min(b, following, step)
+                e = min(b, following, chunking.chunk_end(s, size, aligned=aligned))
             out.append((s, e))
             s = e
     return out
@@ -291,10 +287,7 @@ def requeue_lost(
 
 def last_activity(engine: Engine, batch: Batch) -> datetime:
     """When the batch last showed life: creation, start, or its latest chunk write."""
-    with engine.connect() as conn:
-        latest = conn.execute(
-            sa.select(sa.func.max(Chunk.finished_at)).where(Chunk.batch_id == batch.id)  # type: ignore[arg-type]
-        ).scalar()
+    latest = crud.last_written_at(engine, batch.id)
     moments = [m for m in (batch.created_at, batch.started_at, latest) if m is not None]
     return max(_aware(m) for m in moments)
 

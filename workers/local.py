@@ -66,19 +66,20 @@ def run_local(
     database_url: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> Progress:
-    """Play every missing chunk of a batch on ``workers`` processes (default: all cores).
+    """Play every missing chunk of a batch (its full id) on ``workers`` processes (default:
+    all cores).
 
     ``progress`` is called with the batch's progress at the start and after every chunk.
     Returns the final progress; raises ``KeyboardInterrupt`` after a clean stop on Ctrl-C.
     """
     engine = get_engine(database_url)
-    full_id = crud.resolve_batch_id(engine, batch_id)
-    batch = crud.get_batch(engine, full_id)
-    assert batch is not None
+    batch = crud.get_batch(engine, batch_id)
+    if batch is None:
+        raise crud.NotFound(f"no batch {batch_id!r}")
     report = progress or (lambda _p: None)
-    report(crud.progress(engine, full_id))
+    report(crud.progress(engine, batch_id))
     if batch.status in BatchStatus.FINISHED:
-        return crud.progress(engine, full_id)
+        return crud.progress(engine, batch_id)
     ranges = crud.missing_chunks(engine, batch)
     planner = RangePlanner(batch, ranges, target_seconds=get_settings().chunk_seconds)
     # No more processes than there can be chunks: a fixed size says how many are missing;
@@ -92,24 +93,24 @@ def run_local(
     try:
         if count == 1:
             while (chunk := planner.take()) is not None:
-                outcome = run_chunk(full_id, *chunk, database_url=database_url)
+                outcome = run_chunk(batch_id, *chunk, database_url=database_url)
                 planner.measured(outcome.played, outcome.seconds)
-                report(crud.progress(engine, full_id))
+                report(crud.progress(engine, batch_id))
                 if outcome.batch_status in BatchStatus.FINISHED:
                     break  # done, cancelled elsewhere, or its stopping rule decided
         else:
             _run_pool(
-                full_id,
+                batch_id,
                 planner,
                 count,
                 database_url,
-                lambda: report(crud.progress(engine, full_id)),
+                lambda: report(crud.progress(engine, batch_id)),
             )
     except KeyboardInterrupt:
-        crud.set_status(engine, full_id, BatchStatus.QUEUED, only_from={BatchStatus.RUNNING})
+        crud.set_status(engine, batch_id, BatchStatus.QUEUED, only_from={BatchStatus.RUNNING})
         raise
-    after_chunk(engine, full_id)
-    final = crud.progress(engine, full_id)
+    after_chunk(engine, batch_id)
+    final = crud.progress(engine, batch_id)
     report(final)
     return final
 

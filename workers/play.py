@@ -1,6 +1,7 @@
 """Playing a range of matches of a batch: pure computation, no database.
 
-Match ``i`` of a batch is fully determined by the batch and ``i``: its seed is
+A batch here is what a request decides (``storage.models.BatchBase``): a stored ``Batch`` or a
+``BatchPlan``. Match ``i`` of a batch is fully determined by the batch and ``i``: its seed is
 ``match_seed(batch.seed, i)``, the seat order comes from the seat policy, and each seat's
 agent draws from ``agent_rng(seed, seat)``. Replaying ``(batch, i)`` gives the same moves.
 
@@ -14,12 +15,12 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
 
 from engines.core import Game, agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent
 from engines.seating import seat_agents
+from storage.models import BatchBase
+from storage.records import MatchRecord, SeatRecord
 from workers.timelimit import is_soft_limit
 
 TIME_LIMIT = "time_limit"
@@ -28,60 +29,12 @@ ABANDONED = "abandoned"
 """``ended_by`` of a match whose chunk was given up after too many deliveries without result."""
 
 
-class SeatRecord(NamedTuple):
-    """One seat of one match, in the column order of the seat_result table."""
-
-    seat: int
-    agent_label: str
-    agent_index: int
-    points: float
-    win_share: float
-    rank: int
-
-
-@dataclass(slots=True)
-class MatchRecord:
-    """Everything stored about one match; ``ok`` False means it raised and ``error`` says how."""
-
-    match_index: int
-    seed: int
-    ok: bool
-    plies: int
-    ended_by: str
-    moves: tuple[str, ...]
-    stats: dict[str, Any]
-    duration: float
-    error: str | None = None
-    seats: list[SeatRecord] = field(default_factory=list)
-
-
-class BatchLike(Protocol):
-    """What playing needs from a batch: a stored ``Batch`` and a ``BatchPlan`` both fit."""
-
-    @property
-    def game(self) -> str: ...
-    @property
-    def players(self) -> int: ...
-    @property
-    def options(self) -> dict[str, Any]: ...
-    @property
-    def agents(self) -> list[dict[str, Any]]: ...
-    @property
-    def labels(self) -> list[str]: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def seat_policy(self) -> str: ...
-    @property
-    def max_plies(self) -> int: ...
-
-
-def build_game(batch: BatchLike) -> Game:
+def build_game(batch: BatchBase) -> Game:
     """The batch's game with its stored options."""
     return load_game(batch.game, players=batch.players, **batch.options)
 
 
-def play_one(game: Game, batch: BatchLike, index: int) -> MatchRecord:
+def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
     """Play match ``index`` of ``batch``; a match that raises comes back with ok=False."""
     seed = match_seed(batch.seed, index)
     started = time.perf_counter()
@@ -135,7 +88,7 @@ def play_one(game: Game, batch: BatchLike, index: int) -> MatchRecord:
 
 
 def failed_record(
-    batch: BatchLike, index: int, ended_by: str, error: str, duration: float = 0.0
+    batch: BatchBase, index: int, ended_by: str, error: str, duration: float = 0.0
 ) -> MatchRecord:
     """The record of match ``index`` when it was not (fully) played: failed, with the reason."""
     return MatchRecord(
@@ -151,7 +104,7 @@ def failed_record(
     )
 
 
-def play_chunk(batch: BatchLike, start: int, stop: int) -> list[MatchRecord]:
+def play_chunk(batch: BatchBase, start: int, stop: int) -> list[MatchRecord]:
     """Play matches ``start`` .. ``stop - 1`` of ``batch``, one record each, in order.
 
     When the soft time limit interrupts match ``i``, matches ``i`` .. ``stop - 1`` are

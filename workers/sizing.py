@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from engines.seating import seat_swapped_pairs
-from storage.models import AUTO_CHUNK_SIZE
+from storage.chunking import chunk_end, is_fixed
 from workers.batches import MAX_CHUNK_SIZE, stop_rule_chunk_cap
 
 GROWTH = 8
@@ -68,7 +68,7 @@ def next_chunk_size(batch: Sized, *, matches: int, seconds: float, target_second
     A fixed ``chunk_size`` is returned as it is. With nothing measured (no match played) the
     smallest chunk is the answer.
     """
-    if batch.chunk_size != AUTO_CHUNK_SIZE:
+    if is_fixed(batch.chunk_size):
         return batch.chunk_size
     low = smallest_chunk(batch)
     if matches <= 0 or seconds <= 0:
@@ -95,8 +95,7 @@ class RangePlanner:
         self.batch = batch
         self.target_seconds = target_seconds
         self.todo: deque[tuple[int, int]] = deque((a, b) for a, b in missing if a < b)
-        fixed = batch.chunk_size != AUTO_CHUNK_SIZE
-        self.size: int | None = batch.chunk_size if fixed else None
+        self.size: int | None = batch.chunk_size if is_fixed(batch.chunk_size) else None
         self.measuring = False
         self.played = 0
         self.seconds = 0.0
@@ -118,10 +117,7 @@ class RangePlanner:
         else:
             size = self.size
         start, stop = self.todo[0]
-        if self.batch.chunk_size != AUTO_CHUNK_SIZE:
-            end = min(stop, (start // size + 1) * size)  # the fixed chunking's boundary
-        else:
-            end = min(stop, start + size)
+        end = min(stop, chunk_end(start, size, aligned=is_fixed(self.batch.chunk_size)))
         if end == stop:
             self.todo.popleft()
         else:
