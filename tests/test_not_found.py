@@ -14,7 +14,7 @@ import api.routes_reports
 import storage.crud
 import workers.chunks
 from api.cli import app as cli
-from api.cli import describe_error
+from api.cli.common import describe_error
 from storage.crud import NotFound
 
 BUGS = [KeyError("seat"), IndexError("list index out of range")]

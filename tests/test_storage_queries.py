@@ -1,6 +1,10 @@
-"""The read queries the faces use (``storage.queries``), on both dialects."""
+"""The read queries the faces use (``storage.queries``), on both dialects, and the rule that
+the faces (``api/``) build no query of their own."""
 
 from __future__ import annotations
+
+import ast
+from pathlib import Path
 
 import pytest
 from test_storage_crud import make_plan, record
@@ -14,6 +18,8 @@ from storage.queries import (
     list_matches,
     ping,
 )
+
+API = Path(__file__).resolve().parent.parent / "api"
 
 
 @pytest.fixture
@@ -125,3 +131,23 @@ def test_ping_answers_and_fails_loudly(db_url: str) -> None:
     ping(get_engine(db_url))
     with pytest.raises(sqlalchemy.exc.OperationalError):
         ping(get_engine("postgresql+psycopg://postgres@127.0.0.1:1/nothing"))
+
+
+def test_the_faces_build_no_queries() -> None:
+    """Every query of the HTTP API and the command line lives in ``storage``: no ``select(``
+    in ``api/``, and of SQLAlchemy the faces import only the ``Engine`` type and errors."""
+    selects = []
+    imported = set()
+    for path in sorted(API.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        where = path.relative_to(API.parent)
+        selects += [
+            f"{where}:{n}" for n, line in enumerate(source.splitlines(), 1) if "select(" in line
+        ]
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+                imported |= {f"{node.module}.{alias.name}" for alias in node.names}
+            elif isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names if a.name.startswith("sqlalchemy")}
+    assert selects == []
+    assert imported <= {"sqlalchemy.Engine", "sqlalchemy.exc", "sqlalchemy.exc.SQLAlchemyError"}
