@@ -4,18 +4,23 @@ stays a bug at every catch site (API 500 logged, CLI traceback, Celery task fail
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import pytest
 from api_support import client_for, make_api
+from service_fixtures import RedisServer, redis_server
 from typer.testing import CliRunner
 
 import api.routes_batches
 import api.routes_reports
 import storage.crud
-import workers.chunks
+import workers.delivery
+import workers.dispatch
 from api.cli import app as cli
 from api.cli.common import describe_error
 from storage.crud import NotFound
+
+__all__ = ["redis_server"]
 
 BUGS = [KeyError("seat"), IndexError("list index out of range")]
 
@@ -85,27 +90,47 @@ def test_an_unknown_batch_in_the_cli_is_exit_2(migrated_sqlite_url: str) -> None
     assert result.exit_code == 2 and "no batch 'feedbeef'" in result.stderr
 
 
+@pytest.fixture
+def worker_settings(
+    migrated_sqlite_url: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A worker's settings: a fresh SQLite file and the private Redis (which holds the chunk
+    leases a delivery takes before it plays)."""
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("DATABASE_URL", migrated_sqlite_url)
+    monkeypatch.setenv("BROKER_URL", redis_server.url)
+    get_settings.cache_clear()
+    workers.dispatch.broker().flushdb()
+    yield
+    get_settings.cache_clear()
+
+
 @pytest.mark.parametrize("bug", BUGS, ids=type)
-def test_a_bug_in_a_chunk_task_fails_the_task(bug: Exception, monkeypatch) -> None:
-    from workers.tasks import play_chunk
+def test_a_bug_in_a_chunk_task_fails_the_task(
+    bug: Exception, worker_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.tasks import play_chunk_task
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise bug
 
-    monkeypatch.setattr(workers.chunks, "run_chunk", broken)
-    result = play_chunk.apply(args=["abcdef", 0, 1])
+    monkeypatch.setattr(workers.delivery, "run_chunk", broken)
+    result = play_chunk_task.apply(args=["abcdef", 0, 1])
     assert result.failed()
     assert result.result is bug
 
 
-def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(monkeypatch) -> None:
-    from workers.tasks import play_chunk
+def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(
+    worker_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.tasks import play_chunk_task
 
     def missing(*_args: object, **_kwargs: object) -> None:
         raise NotFound("no batch 'abcdef'")
 
-    monkeypatch.setattr(workers.chunks, "run_chunk", missing)
-    result = play_chunk.apply(args=["abcdef", 0, 1])
+    monkeypatch.setattr(workers.delivery, "run_chunk", missing)
+    result = play_chunk_task.apply(args=["abcdef", 0, 1])
     assert result.successful()
     error = "no batch 'abcdef'"
     assert result.result == {"batch_id": "abcdef", "start": 0, "stop": 1, "error": error}
