@@ -45,7 +45,7 @@ def test_a_bug_in_a_report_route_is_a_logged_500(
         raise bug
 
     monkeypatch.setattr(api.routes_reports, "build_report", broken)
-    with caplog.at_level(logging.ERROR, logger="api.app"):
+    with caplog.at_level(logging.ERROR, logger="api.errors"):
         response = client.get("/batches/abcdef/report")
     assert response.status_code == 500, response.text
     assert response.json()["message"].startswith("internal error")
