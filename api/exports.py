@@ -1,7 +1,8 @@
 """Streamed exports of a batch's results: one row per seat of every stored match.
 
-Rows are read in slices of ``SLICE`` matches (keyset pagination on the match index), so the
-memory used does not grow with the batch and the first bytes leave at once.
+Rows are read in slices of matches (``storage.queries.export_row_slices``, keyset pagination on
+the match index), so the memory used does not grow with the batch and the first bytes leave at
+once.
 """
 
 from __future__ import annotations
@@ -13,28 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from sqlalchemy import Engine, and_, select
+from sqlalchemy import Engine
 
-from storage.crud import MATCH, SEAT_RESULT
-
-SLICE = 2000
-
-COLUMNS = (
-    "batch_id",
-    "match_index",
-    "seed",
-    "ok",
-    "plies",
-    "ended_by",
-    "duration",
-    "error",
-    "seat",
-    "agent",
-    "agent_index",
-    "points",
-    "win_share",
-    "rank",
-)
+from storage.queries import EXPORT_COLUMNS, export_row_slices
 
 SCHEMA = pa.schema(
     [
@@ -56,65 +38,13 @@ SCHEMA = pa.schema(
 )
 
 
-def row_slices(engine: Engine, batch_id: str, size: int = SLICE) -> Iterator[list[dict[str, Any]]]:
-    """Export rows, ``size`` matches at a time, in (match index, seat) order."""
-    after = -1
-    while True:
-        with engine.connect() as conn:
-            indices = list(
-                conn.execute(
-                    select(MATCH.c.match_index)
-                    .where(MATCH.c.batch_id == batch_id, MATCH.c.match_index > after)
-                    .order_by(MATCH.c.match_index)
-                    .limit(size)
-                ).scalars()
-            )
-            if not indices:
-                return
-            query = (
-                select(
-                    MATCH.c.batch_id,
-                    MATCH.c.match_index,
-                    MATCH.c.seed,
-                    MATCH.c.ok,
-                    MATCH.c.plies,
-                    MATCH.c.ended_by,
-                    MATCH.c.duration,
-                    MATCH.c.error,
-                    SEAT_RESULT.c.seat,
-                    SEAT_RESULT.c.agent,
-                    SEAT_RESULT.c.agent_index,
-                    SEAT_RESULT.c.points,
-                    SEAT_RESULT.c.win_share,
-                    SEAT_RESULT.c.rank,
-                )
-                .select_from(
-                    MATCH.outerjoin(
-                        SEAT_RESULT,
-                        and_(
-                            SEAT_RESULT.c.batch_id == MATCH.c.batch_id,
-                            SEAT_RESULT.c.match_index == MATCH.c.match_index,
-                        ),
-                    )
-                )
-                .where(
-                    MATCH.c.batch_id == batch_id,
-                    MATCH.c.match_index.between(after + 1, indices[-1]),
-                )
-                .order_by(MATCH.c.match_index, SEAT_RESULT.c.seat)
-            )
-            rows = [dict(r._mapping) for r in conn.execute(query)]
-        yield rows
-        after = indices[-1]
-
-
 def csv_stream(engine: Engine, batch_id: str) -> Iterator[bytes]:
     """The export as CSV with a header line, in pieces."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
     writer.writeheader()
     yield buffer.getvalue().encode()
-    for rows in row_slices(engine, batch_id):
+    for rows in export_row_slices(engine, batch_id):
         buffer.seek(0)
         buffer.truncate()
         writer.writerows(rows)
@@ -150,7 +80,7 @@ def parquet_stream(engine: Engine, batch_id: str) -> Iterator[bytes]:
     """The export as a Parquet file, one row group per slice, in pieces."""
     sink = _Drain()
     with pq.ParquetWriter(pa.PythonFile(sink, mode="w"), SCHEMA) as writer:
-        for rows in row_slices(engine, batch_id):
+        for rows in export_row_slices(engine, batch_id):
             table = pa.Table.from_pylist(rows, schema=SCHEMA)
             writer.write_table(table)
             yield sink.take()

@@ -16,7 +16,7 @@ from fastapi import (
     status,
 )
 from fastapi.responses import JSONResponse, StreamingResponse
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from api import exports
 from api.auth import require_read, require_write
@@ -37,8 +37,6 @@ from api.schemas import (
 )
 from storage import submissions
 from storage.crud import (
-    MATCH,
-    SEAT_RESULT,
     NotFound,
     cancel_batch,
     get_batch,
@@ -47,6 +45,7 @@ from storage.crud import (
     resolve_batch_id,
 )
 from storage.models import Batch
+from storage.queries import StoredMatch, get_match, list_matches
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -233,33 +232,8 @@ def cancel(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPubli
     return to_public(request, cancel_batch(engine, full), engine)
 
 
-def _match_pages(
-    engine: Engine, batch_id: str, *, first: int | None, limit: int, offset: int
-) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    query = select(MATCH).where(MATCH.c.batch_id == batch_id)
-    if first is not None:
-        query = query.where(MATCH.c.match_index == first)
-    query = query.order_by(MATCH.c.match_index).limit(limit).offset(offset)
-    with engine.connect() as conn:
-        rows = [dict(r._mapping) for r in conn.execute(query)]
-        if not rows:
-            return []
-        low, high = rows[0]["match_index"], rows[-1]["match_index"]
-        seats = conn.execute(
-            select(SEAT_RESULT)
-            .where(
-                SEAT_RESULT.c.batch_id == batch_id,
-                SEAT_RESULT.c.match_index.between(low, high),
-            )
-            .order_by(SEAT_RESULT.c.match_index, SEAT_RESULT.c.seat)
-        )
-        by_match: dict[int, list[dict[str, Any]]] = {}
-        for s in seats:
-            by_match.setdefault(s.match_index, []).append(dict(s._mapping))
-    return [(r, by_match.get(r["match_index"], [])) for r in rows]
-
-
-def _match_fields(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+def _match_fields(stored: StoredMatch) -> dict[str, Any]:
+    row, seats = stored
     seat_models = [
         SeatPublic(
             seat=s["seat"],
@@ -297,8 +271,10 @@ def read_matches(
 ) -> MatchList:
     """Matches in index order with seats, agents, returns, scores, plies and how they ended."""
     full = _batch_or_404(engine, batch_id).id
-    pages = _match_pages(engine, full, first=None, limit=limit, offset=offset)
-    items = [MatchPublic(**_match_fields(row, seats)) for row, seats in pages]
+    items = [
+        MatchPublic(**_match_fields(stored))
+        for stored in list_matches(engine, full, limit=limit, offset=offset)
+    ]
     return MatchList(items=items, limit=limit, offset=offset)
 
 
@@ -315,14 +291,14 @@ def read_match(
 ) -> MatchDetail:
     """One match with its full move list: replaying the moves gives the same game."""
     full = _batch_or_404(engine, batch_id).id
-    pages = _match_pages(engine, full, first=index, limit=1, offset=0)
-    if not pages:
+    stored = get_match(engine, full, index)
+    if stored is None:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND, f"match {index} of batch {full} is not stored (yet)"
         )
-    row, seats = pages[0]
+    row = stored.match
     moves = row["moves"].split() if row["moves"] else []
-    return MatchDetail(**_match_fields(row, seats), moves=moves, stats=row["stats"] or {})
+    return MatchDetail(**_match_fields(stored), moves=moves, stats=row["stats"] or {})
 
 
 @router.get(

@@ -6,13 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
 from api.auth import require_read
 from api.deps import DispatcherDep
 from api.schemas import Health
 from engines.registry import describe_games
 from storage.db import get_engine
+from storage.queries import ping
 
 router = APIRouter(tags=["service"])
 
@@ -29,9 +29,7 @@ def healthz(request: Request, dispatcher: DispatcherDep) -> JSONResponse:
     database = "ok"
     broker = "ok"
     try:
-        engine = get_engine(request.app.state.settings.database_url)
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
+        ping(get_engine(request.app.state.settings.database_url))
     except Exception as exc:  # any failure to reach it is the answer itself
         database = f"unreachable: {type(exc).__name__}"
     try:

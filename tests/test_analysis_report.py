@@ -212,7 +212,7 @@ def test_match_frame_lists_played_and_failed_matches(migrated_sqlite_url: str) -
 
 def test_report_of_a_batch_with_nothing_played_yet(migrated_sqlite_url: str) -> None:
     from analysis.render_html import render_html
-    from api.cli_reports import report_tables
+    from api.cli_tables import report_tables
     from storage.db import get_engine
 
     _, bid = store_batch(migrated_sqlite_url, game="alveoles", players=3,

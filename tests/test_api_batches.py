@@ -224,7 +224,7 @@ def test_writes_need_the_key_when_it_is_set(migrated_sqlite_url: str) -> None:
 def test_cli_submit_and_status_through_the_api(api, monkeypatch) -> None:
     from typer.testing import CliRunner
 
-    import api.cli_service as cli_service
+    import api.cli.service as cli_service
     from api.cli import app as cli
     from api.client import ServiceClient
 

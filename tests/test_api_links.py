@@ -141,7 +141,7 @@ def test_forwarded_headers_count_only_from_configured_proxies(serve) -> None:
 
 
 def test_serve_passes_the_proxy_settings_to_uvicorn() -> None:
-    from api.cli_service import uvicorn_options
+    from api.cli.service import uvicorn_options
     from storage.settings import Settings
 
     assert uvicorn_options(Settings()) == {"proxy_headers": False}

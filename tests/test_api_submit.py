@@ -185,7 +185,7 @@ def test_the_client_does_not_retry_a_refusal(api) -> None:
 def test_cli_submit_with_a_key_twice_makes_one_batch(api, monkeypatch) -> None:
     from typer.testing import CliRunner
 
-    import api.cli_service as cli_service
+    import api.cli.service as cli_service
     from api.cli import app as cli
     from api.client import ServiceClient
 

@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from api.cli import app, split_agents
+from api.cli import app
+from api.cli.common import split_agents
 from engines.core import replay as replay_moves
 from engines.registry import load_game
 from storage import crud
@@ -115,3 +116,33 @@ def test_agents_text_splits_between_agents_not_parameters() -> None:
         "random",
     ]
     assert split_agents(" random , mcts:iterations=5 ") == ["random", "mcts:iterations=5"]
+
+
+def test_replay_of_a_failed_match_says_why(sqlite_url: str) -> None:
+    from test_storage_crud import make_plan, record
+
+    runner.invoke(app, ["db", "upgrade", "--db", sqlite_url])
+    engine = get_engine(sqlite_url)
+    batch = crud.create_batch(engine, plan=make_plan(matches=4, chunk_size=4))
+    records = [record(i, ok=i != 2) for i in range(4)]
+    args = {"batch_id": batch.id, "start": 0, "stop": 4, "duration": 0.1}
+    assert crud.write_chunk(engine, records=records, **args)
+    result = runner.invoke(app, ["replay", batch.id, "2", "--db", sqlite_url])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == "error: match 2 failed: RuntimeError: boom"
+
+
+def test_the_root_command_lists_every_command_in_order() -> None:
+    """The commands come from one sub-app per module; none may be dropped on the way."""
+    import typer
+
+    root = typer.main.get_command(app)
+    assert list(root.commands) == [
+        *("run", "resume", "games", "batches", "show", "replay", "report", "compare"),
+        *("serve", "worker", "submit", "status", "db"),
+    ]
+    db = root.commands["db"]
+    assert list(db.commands) == ["upgrade"]
+    for name in root.commands:
+        shown = runner.invoke(app, [name, "--help"])
+        assert shown.exit_code == 0 and "Usage: playtester " + name in shown.stdout, name

@@ -10,11 +10,11 @@ from service_fixtures import wait_for
 from sqlalchemy import func, select
 
 from api.app import create_app
-from api.deps import LocalDispatcher
 from storage import crud
 from storage.db import get_engine
 from storage.models import BatchStatus
 from storage.settings import Settings
+from workers.dispatchers import LocalDispatcher
 from workers.local import run_local
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]

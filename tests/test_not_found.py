@@ -4,6 +4,7 @@ stays a bug at every catch site (API 500 logged, CLI traceback, Celery task fail
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import pytest
 from api_support import client_for, make_api
@@ -15,13 +16,15 @@ import api.routes_batches
 import api.routes_reports
 import storage.crud
 import workers.delivery
+import workers.dispatch
 from api.cli import app as cli
-from api.cli import describe_error
+from api.cli.common import describe_error
 from storage.crud import NotFound
 from storage.db import get_engine
 
-BUGS = [KeyError("seat"), IndexError("list index out of range")]
 __all__ = ["redis_server"]
+
+BUGS = [KeyError("seat"), IndexError("list index out of range")]
 
 
 @pytest.fixture
@@ -50,7 +53,7 @@ def test_a_bug_in_a_report_route_is_a_logged_500(
     # The batch exists, so the id resolves and the route reaches the broken report.
     storage.crud.create_batch(get_engine(migrated_sqlite_url), plan=make_plan(id="abcdef000000"))
     monkeypatch.setattr(api.routes_reports, "build_report", broken)
-    with caplog.at_level(logging.ERROR, logger="api.app"):
+    with caplog.at_level(logging.ERROR, logger="api.errors"):
         response = client.get("/batches/abcdef/report")
     assert response.status_code == 500, response.text
     assert response.json()["message"].startswith("internal error")
@@ -96,39 +99,46 @@ def test_an_unknown_batch_in_the_cli_is_exit_2(migrated_sqlite_url: str) -> None
 
 
 @pytest.fixture
-def broker(redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch):
-    """A throwaway Redis as the broker: a delivery takes its chunk's lease there first."""
+def worker_settings(
+    migrated_sqlite_url: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """A worker's settings: a fresh SQLite file and the private Redis (which holds the chunk
+    leases a delivery takes before it plays)."""
     from storage.settings import get_settings
 
+    monkeypatch.setenv("DATABASE_URL", migrated_sqlite_url)
     monkeypatch.setenv("BROKER_URL", redis_server.url)
     get_settings.cache_clear()
+    workers.dispatch.broker().flushdb()
     yield
     get_settings.cache_clear()
 
 
-@pytest.mark.usefixtures("broker")
 @pytest.mark.parametrize("bug", BUGS, ids=type)
-def test_a_bug_in_a_chunk_task_fails_the_task(bug: Exception, monkeypatch) -> None:
-    from workers.tasks import play_chunk
+def test_a_bug_in_a_chunk_task_fails_the_task(
+    bug: Exception, worker_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.tasks import play_chunk_task
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise bug
 
     monkeypatch.setattr(workers.delivery, "run_chunk", broken)
-    result = play_chunk.apply(args=["abcdef", 0, 1])
+    result = play_chunk_task.apply(args=["abcdef", 0, 1])
     assert result.failed()
     assert result.result is bug
 
 
-@pytest.mark.usefixtures("broker")
-def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(monkeypatch) -> None:
-    from workers.tasks import play_chunk
+def test_a_chunk_of_a_missing_batch_is_recorded_not_retried(
+    worker_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workers.tasks import play_chunk_task
 
     def missing(*_args: object, **_kwargs: object) -> None:
         raise NotFound("no batch 'abcdef'")
 
     monkeypatch.setattr(workers.delivery, "run_chunk", missing)
-    result = play_chunk.apply(args=["abcdef", 0, 1])
+    result = play_chunk_task.apply(args=["abcdef", 0, 1])
     assert result.successful()
     error = "no batch 'abcdef'"
     assert result.result == {"batch_id": "abcdef", "start": 0, "stop": 1, "error": error}

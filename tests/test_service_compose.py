@@ -168,6 +168,20 @@ def test_celery_finds_the_app_as_workers() -> None:
     assert {"playtester.play_chunk", "playtester.start_batch"} <= set(app.tasks)
 
 
+def test_the_chunk_task_keeps_its_registered_name() -> None:
+    """Queued messages name the task "playtester.play_chunk"; the Python name differs from the
+    pure function that plays the matches."""
+    import workers.play
+    import workers.tasks
+    from workers.celery_app import app
+
+    assert workers.tasks.play_chunk_task.name == "playtester.play_chunk"
+    registered = app.tasks["playtester.play_chunk"].run
+    assert (registered.__module__, registered.__name__) == ("workers.tasks", "play_chunk_task")
+    assert not hasattr(workers.tasks, "play_chunk")
+    assert callable(workers.play.play_chunk)
+
+
 def test_backoff_is_capped_and_jittered() -> None:
     from workers.tasks import BACKOFF_CAP, backoff
 

@@ -180,10 +180,10 @@ def test_a_stop_rule_stops_the_workers_on_time(service_factory) -> None:
     submitted = service.submit(
         game="alquerque", agents=["easy", "random"], matches=6000, seed=1, stop_rule=rule
     )
-    # The workers size the chunks (chunk_size 0), at most the stop rule's cap: 1 % of 6000.
+    # Chunks are sized by the runner: under a stop rule at most min(200, 1 % of 6000) = 60.
     assert submitted["chunk_size"] == 0
-    chunk = stop_rule_chunk_cap(6000, pairs=True)
-    assert chunk == 60
+    largest_chunk = stop_rule_chunk_cap(6000, pairs=True)
+    assert largest_chunk == 60
     batch = service.wait_finished(submitted["id"])
     assert batch["status"] == "done" and batch["decision"]["result"] == "H1"
     # A warm shutdown lets each worker finish the chunk it is playing: after it, nothing more
@@ -192,5 +192,13 @@ def test_a_stop_rule_stops_the_workers_on_time(service_factory) -> None:
     final = service.batch(submitted["id"])
     decided_at = final["decision"]["decided_at_matches"]
     assert decided_at <= 1000
-    assert final["progress"]["finished"] <= decided_at + 2 * chunk
+    assert final["progress"]["finished"] <= decided_at + 2 * largest_chunk
+    from storage.db import get_engine
+
+    with get_engine(service.database_url).connect() as conn:
+        sizes = conn.execute(
+            text("SELECT stop - start FROM chunk WHERE batch_id = :b"), {"b": submitted["id"]}
+        ).scalars()
+        sizes = list(sizes)
+    assert sizes and all(2 <= size <= largest_chunk and size % 2 == 0 for size in sizes)
     assert final["stopped_early"] is True

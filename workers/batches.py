@@ -107,6 +107,61 @@ def _check_stop_rule(rule: Any, labels: list[str]) -> dict[str, Any]:
     return validate_stop_rule(rule, labels)
 
 
+def _seat_specs(
+    game: Game, agents: Sequence[str | Mapping[str, Any]], settings: Settings
+) -> list[dict[str, Any]]:
+    """One validated agent spec per seat: ``agents`` gives one per seat, or one for them all."""
+    n = game.num_players
+    if len(agents) not in (1, n):
+        raise OptionError(
+            f"{game.name} with {n} players needs 1 or {n} agents, got {len(agents)}",
+            field="agents",
+        )
+    specs = []
+    for i, raw in enumerate(agents):
+        spec = spec_from_text(raw) if isinstance(raw, str) else raw
+        specs.append(normalise_agent_spec(game, spec, field=f"agents[{i}]"))
+        _check_budgets(specs[-1], f"agents[{i}]", settings)
+    if len(specs) == 1:
+        specs = [dict(specs[0]) for _ in range(n)]
+    return specs
+
+
+def _seed(seed: Any) -> int:
+    """The batch seed asked for, else a fresh random one."""
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(63)
+    return _whole(seed, "seed", 0, MAX_SEED)
+
+
+def _seat_policy(policy: str | None, specs: Sequence[Mapping[str, Any]]) -> str:
+    """The seat policy asked for; by default ``fixed`` when every seat has the same agent (seat
+    balance is what is measured), else ``balanced``."""
+    if policy is None:
+        policy = FIXED if all(s == specs[0] for s in specs) else BALANCED
+    if policy not in POLICIES:
+        raise OptionError(
+            f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
+            field="seat_policy",
+        )
+    return policy
+
+
+def _max_plies(max_plies: Any, game: Game, settings: Settings) -> int:
+    """The ply cap asked for, else the game's own, within ``MAX_PLIES``."""
+    if max_plies is None:
+        max_plies = min(game.game_type.max_game_length, settings.max_plies)
+    return _whole(max_plies, "max_plies", 1, settings.max_plies)
+
+
+def _chunk_size(chunk_size: Any) -> int:
+    """The fixed chunk size asked for, else ``AUTO_CHUNK_SIZE`` (the runner sizes chunks from
+    the batch's own first chunks)."""
+    if chunk_size is None:
+        return AUTO_CHUNK_SIZE
+    return _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+
+
 def plan_batch(
     *,
     game: str,
@@ -134,45 +189,21 @@ def plan_batch(
     if players is None and len(agents) > 1:
         players = len(agents)
     the_game = build_game(game, players, options)
-    n = the_game.num_players
-    if len(agents) not in (1, n):
-        raise OptionError(
-            f"{the_game.name} with {n} players needs 1 or {n} agents, got {len(agents)}",
-            field="agents",
-        )
-    specs = []
-    for i, raw in enumerate(agents):
-        spec = spec_from_text(raw) if isinstance(raw, str) else raw
-        specs.append(normalise_agent_spec(the_game, spec, field=f"agents[{i}]"))
-        _check_budgets(specs[-1], f"agents[{i}]", settings)
-    if len(specs) == 1:
-        specs = [dict(specs[0]) for _ in range(n)]
+    specs = _seat_specs(the_game, agents, settings)
     labels = unique_labels([_short_label(the_game, s) for s in specs])
-
+    # Each check raises at once: a request with several mistakes is told of the first one here.
     matches = _whole(matches, "matches", 1, settings.max_matches_per_batch)
-    if seed is None:
-        seed = random.SystemRandom().getrandbits(63)
-    seed = _whole(seed, "seed", 0, MAX_SEED)
-    all_equal = all(s == specs[0] for s in specs)
-    policy = (FIXED if all_equal else BALANCED) if seat_policy is None else seat_policy
-    if policy not in POLICIES:
-        raise OptionError(
-            f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
-            field="seat_policy",
-        )
-    if max_plies is None:
-        max_plies = min(the_game.game_type.max_game_length, settings.max_plies)
-    max_plies = _whole(max_plies, "max_plies", 1, settings.max_plies)
-    if chunk_size is None:
-        chunk_size = AUTO_CHUNK_SIZE  # sized by the runner from the batch's own chunks
-    else:
-        chunk_size = _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+    seed = _seed(seed)
+    policy = _seat_policy(seat_policy, specs)
+    max_plies = _max_plies(max_plies, the_game, settings)
+    chunk_size = _chunk_size(chunk_size)
     rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
     if rule is not None and chunk_size != AUTO_CHUNK_SIZE:
+        n = the_game.num_players
         chunk_size = stop_rule_chunk_size(chunk_size, matches, pairs=seat_swapped_pairs(n, policy))
     return BatchPlan(
         game=the_game.name,
-        players=n,
+        players=the_game.num_players,
         options=_options_record(the_game),
         agents=specs,
         labels=labels,

@@ -1,6 +1,6 @@
 """The one sweeper of distributed mode: delivers waiting start requests, rescues stalled batches.
 
-It runs in the API processes (``api.app`` starts ``run_forever`` when ``BROKER_URL`` is set),
+It runs in the API processes (``api.lifespan`` starts ``run_forever`` when ``BROKER_URL`` is set),
 but only the process holding a lease in Redis works: ``SET playtester:sweeper:lease <owner>
 NX PX`` takes it, the holder renews it every tick (compare-and-expire, so only the holder can)
 and deletes it when it stops (compare-and-delete). However many API processes run, one sweeps;

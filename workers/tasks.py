@@ -28,7 +28,7 @@ from workers.delivery import TRANSIENT_ERRORS
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TRANSIENT_ERRORS", "backoff", "play_chunk", "start_batch"]
+__all__ = ["TRANSIENT_ERRORS", "backoff", "play_chunk_task", "start_batch"]
 
 MAX_RETRIES = 40
 BACKOFF_BASE = 0.5
@@ -59,9 +59,11 @@ def _fail_batch(batch_id: str, exc: BaseException) -> None:
     )
 
 
+# Registered as "playtester.play_chunk": queued messages name the task by that, so it stays.
 @app.task(bind=True, name="playtester.play_chunk", max_retries=MAX_RETRIES)
-def play_chunk(self: Task, batch_id: str, start: int, stop: int) -> dict[str, Any]:
-    """Play matches ``[start, stop)`` of a batch, store them, and queue the next chunk."""
+def play_chunk_task(self: Task, batch_id: str, start: int, stop: int) -> dict[str, Any]:
+    """Play matches ``[start, stop)`` of a batch, store them, and queue the next chunk (the
+    task around ``workers.delivery.deliver_chunk``; ``workers.play.play_chunk`` plays them)."""
     from workers.delivery import deliver_chunk
 
     where = {"batch_id": batch_id, "start": start, "stop": stop}

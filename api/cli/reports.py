@@ -1,4 +1,5 @@
-"""Report commands (``report``, ``compare``) registered on the main CLI app."""
+"""``report`` and ``compare``: a batch's full report as a table, JSON, CSV or HTML, and the
+differences between two batches."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import Annotated
 
 import typer
 
-from api.cli import DbOption, app, fail, open_db, out, user_errors
+from api.cli.common import DbOption, fail, open_db, out, user_errors
 from api.cli_tables import compare_table, report_tables
 from storage import crud
+
+app = typer.Typer()
 
 FORMATS = ("table", "json", "csv", "html")
 

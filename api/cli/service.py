@@ -10,8 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from api.cli import (
-    app,
+from api.cli.common import (
     err,
     fail,
     out,
@@ -25,6 +24,8 @@ from api.cli_tables import chunking
 from api.client import ServiceClient, ServiceError
 from engines.registry import spec_from_text
 from storage.settings import Settings, get_settings
+
+app = typer.Typer()
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 

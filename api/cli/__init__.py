@@ -1,0 +1,49 @@
+"""The ``playtester`` command line: the root Typer app, assembled from one sub-app per module.
+
+- ``run``: ``run``, ``resume`` (play a batch on this machine)
+- ``batches``: ``games``, ``batches``, ``show``, ``replay``
+- ``reports``: ``report``, ``compare``
+- ``service``: ``serve``, ``worker``, ``submit``, ``status`` (the HTTP API and its workers)
+- ``db``: ``db upgrade``
+
+What they share (consoles, ``--db``, error lines, option parsing) is in ``api.cli.common``. A
+new command goes in the module of its kind; ``--help`` lists commands in the order below.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from api.cli import batches, db, reports, run, service
+from api.cli.common import describe_error, err
+
+app = typer.Typer(
+    name="playtester",
+    help="Answer board-game balance questions with large batches of computer-vs-computer matches.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+)
+for commands in (run.app, batches.app, reports.app, service.app):
+    app.add_typer(commands)  # no name: the commands sit at the top level
+app.add_typer(db.app, name="db")
+
+
+def main() -> None:
+    """Entry point of the ``playtester`` console script."""
+    try:
+        app(prog_name="playtester")
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:
+        message = describe_error(exc)
+        if message is None:
+            raise
+        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,150 @@
+"""``games``, ``batches``, ``show`` and ``replay``: what can be played, what is stored, one
+batch's figures and one match's moves."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+
+from analysis.report import build_report
+from api.cli.common import DbOption, fail, open_db, out, user_errors
+from api.cli_tables import agents_table, describe_batch, seat_table, shape_table
+from engines.core import replay as replay_moves
+from engines.registry import describe_games, load_game
+from engines.seating import seat_agents
+from storage import crud
+from storage.queries import get_match
+
+app = typer.Typer()
+
+
+@app.command()
+def games() -> None:
+    """List games, their options, and the agents (with parameters) that can play them."""
+    with user_errors():
+        for g in describe_games():
+            lo, hi = g["players"]
+            span = str(lo) if lo == hi else f"{lo}–{hi}"
+            out.print(f"[bold]{g['name']}[/bold] — {g['long_name']} ({span} players)")
+            if g["description"]:
+                out.print(f"  {g['description']}", highlight=False)
+            for o in g["options"]:
+                choices = f" one of {o['choices']}" if "choices" in o else ""
+                out.print(
+                    f"  option {o['name']} ({o['type']}, default {o['default']!r}{choices}): "
+                    f"{o['doc']}",
+                    highlight=False,
+                )
+            for a in g["agents"]:
+                out.print(f"  agent [cyan]{a['name']}[/cyan]: {a['description']}", highlight=False)
+                for p in a["params"]:
+                    out.print(
+                        f"      {p['name']} ({p['type']}, default {p['default']!r}): {p['doc']}",
+                        highlight=False,
+                    )
+
+
+@app.command()
+def batches(
+    game: Annotated[str | None, typer.Option(help="Only batches of this game.")] = None,
+    status: Annotated[str | None, typer.Option(help="Only batches in this status.")] = None,
+    limit: Annotated[int, typer.Option(help="How many, newest first.")] = 50,
+    db: DbOption = None,
+) -> None:
+    """List batches with their status and progress."""
+    with user_errors(db):
+        engine = open_db(db)
+        found = crud.list_batches(engine, game=game, status=status, limit=limit)
+        if not found:
+            out.print("no batches yet; start one with `playtester run`")
+            return
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for name in ("id", "created", "game", "status", "progress"):
+            table.add_column(name, no_wrap=True)
+        table.add_column("agents", overflow="fold", ratio=1, min_width=12)
+        for b in found:
+            p = crud.progress(engine, b.id)
+            failed = f", {p.failed} failed" if p.failed else ""
+            table.add_row(
+                b.id,
+                b.created_at.strftime("%m-%d %H:%M"),
+                f"{b.game}/{b.players}",
+                b.status,
+                f"{p.done + p.failed}/{b.matches}{failed}",
+                " vs ".join(b.labels),
+            )
+        out.print(table)
+
+
+@app.command()
+def show(
+    batch_id: Annotated[str, typer.Argument(help="Batch id or a unique prefix of it.")],
+    db: DbOption = None,
+) -> None:
+    """Seat balance, agent scores, game length and how games ended, for one batch."""
+    with user_errors(db):
+        engine = open_db(db)
+        batch = crud.get_batch(engine, crud.resolve_batch_id(engine, batch_id))
+        assert batch is not None
+        p = crud.progress(engine, batch.id)
+        out.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
+        rate = f", {p.rate:.1f} matches/s" if p.rate else ""
+        out.print(f"status {batch.status}: {p.done} played, {p.failed} failed of {p.matches}{rate}")
+        if batch.error:
+            out.print(f"first error: {batch.error}", highlight=False)
+        if batch.stopped_early:
+            out.print(f"stopped early: {json.dumps(batch.decision)}", highlight=False)
+        report = build_report(engine, batch.id)
+        out.print(seat_table(report))
+        out.print(agents_table(report))
+        out.print(shape_table(report))
+
+
+@app.command()
+def replay(
+    batch_id: Annotated[str, typer.Argument(help="Batch id or a unique prefix of it.")],
+    match_index: Annotated[int, typer.Argument(help="Match index within the batch (from 0).")],
+    check: Annotated[
+        bool,
+        typer.Option(help="Also re-play the match from its seed and compare the moves."),
+    ] = True,
+    db: DbOption = None,
+) -> None:
+    """Print a stored match's moves (numbered, with who moved) and its final position."""
+    from workers.play import play_chunk
+
+    with user_errors(db):
+        engine = open_db(db)
+        batch = crud.get_batch(engine, crud.resolve_batch_id(engine, batch_id))
+        assert batch is not None
+        stored = get_match(engine, batch.id, match_index)
+        if stored is None:
+            raise crud.NotFound(f"batch {batch.id} has no stored match {match_index}")
+        row = stored.match
+        if not row["ok"]:
+            fail(f"match {match_index} failed: {row['error']}", code=1)
+        game = load_game(batch.game, players=batch.players, **batch.options)
+        moves = row["moves"].split() if row["moves"] else []
+        order = seat_agents(len(batch.agents), batch.seat_policy, match_index)
+        seats = [batch.labels[a] for a in order]
+        out.print(
+            f"match {match_index} of batch {batch.id}, seed {row['seed']}: "
+            + ", ".join(f"seat {s} {label}" for s, label in enumerate(seats)),
+            highlight=False,
+        )
+        state = replay_moves(game, [], seed=row["seed"])
+        for ply, text in enumerate(moves, start=1):
+            seat = state.current_player()
+            state.apply_string(text)  # checked: raises IllegalActionError if not legal
+            out.print(f"{ply:4d}. seat {seat} ({seats[seat]}): {text}", highlight=False)
+        out.print(f"ended by {row['ended_by']} after {row['plies']} plies; final position:")
+        out.print(str(state), highlight=False, markup=False)
+        if check:
+            again = play_chunk(batch, match_index, match_index + 1)[0]
+            if list(again.moves) != moves:
+                fail("re-playing the match from its seed gives different moves", code=1)
+            out.print("re-played from its seed: same moves")

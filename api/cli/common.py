@@ -1,0 +1,143 @@
+"""What every command of the ``playtester`` command line shares: the two consoles, the
+``--db`` option, turning input and database errors into one ``error:`` line, and reading
+agents, game options and stop rules from the command line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from engines.core import GameError, OptionError
+from engines.seating import seating_design
+from storage import crud
+from storage.db import ensure_schema, get_engine, safe_url
+
+out = Console()
+err = Console(stderr=True)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL (default: DATABASE_URL, else ./playtester.db)."),
+]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one red ``error:`` line on stderr and exit with ``code``."""
+    err.print(f"[red]error:[/red] {message}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def describe_error(exc: BaseException, url: str | None = None) -> str | None:
+    """The one-line message for an error a user can fix, or None for a genuine bug."""
+    if isinstance(exc, GameError | crud.NotFound):
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, SQLAlchemyError | ModuleNotFoundError | FileNotFoundError):
+        where = safe_url(url)
+        if isinstance(exc, ModuleNotFoundError) and "psycopg" in str(exc):
+            return f"PostgreSQL needs psycopg: pip install 'playtester[postgres]' ({where})"
+        detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        first = detail[0] if detail else type(exc).__name__
+        return f"cannot use the database {where}: {first}"
+    return None
+
+
+@contextmanager
+def user_errors(url: str | None = None) -> Iterator[None]:
+    """Turn input and database errors into one ``error:`` line and exit code 2."""
+    try:
+        yield
+    except (GameError, crud.NotFound, SQLAlchemyError, ModuleNotFoundError, FileNotFoundError) as e:
+        message = describe_error(e, url)
+        if message is None:
+            raise
+        fail(message)
+
+
+def open_db(url: str | None) -> Engine:
+    """The engine for ``url``, with the schema created or upgraded if needed."""
+    engine = get_engine(url)
+    ensure_schema(url)
+    return engine
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def split_agents(text: str) -> list[str]:
+    """``hard,mcts:iterations=200,exploration=1.2,random`` -> one spec text per agent.
+
+    A comma-separated piece with ``=`` but no ``:`` continues the previous agent's parameters.
+    """
+    pieces = [p.strip() for p in text.split(",")]
+    specs: list[str] = []
+    for piece in pieces:
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    if not specs:
+        raise OptionError("give at least one agent, e.g. --agents hard,easy", field="agents")
+    return specs
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: JSON when it parses (numbers, lists, true), else the text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_options(pairs: list[str], files: list[str]) -> dict[str, Any]:
+    """``--option key=value`` and ``--option-file key=path.json`` into one dict."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(f"--option {pair!r} should look like key=value", field="options")
+        options[key.strip()] = parse_value(value.strip())
+    for pair in files:
+        key, eq, path = pair.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(
+                f"--option-file {pair!r} should look like key=path.json", field="options"
+            )
+        try:
+            options[key.strip()] = json.loads(Path(path).read_text())
+        except OSError as exc:
+            raise OptionError(f"cannot read {path!r}: {exc.strerror}", field="options") from exc
+        except ValueError as exc:
+            raise OptionError(f"{path!r} is not JSON: {exc}", field="options") from exc
+    return options
+
+
+def parse_stop(text: str | None) -> dict[str, Any] | None:
+    """``--stop`` text (JSON, or the short form of ``analysis.sprt.parse_stop_rule``)."""
+    if text is None:
+        return None
+    from analysis.sprt import parse_stop_rule
+
+    return parse_stop_rule(text)
+
+
+# --------------------------------------------------------------------------- warnings
+
+
+def warn_incomplete_seating(players: int, policy: str, matches: int) -> None:
+    """One warning line when the batch's size leaves its seating design incomplete."""
+    design = seating_design(players, policy, matches)
+    if not design.complete:
+        err.print(f"[yellow]warning:[/yellow] {design.note}", highlight=False)

@@ -1,0 +1,197 @@
+"""``run`` and ``resume``: play a batch on this machine with a progress bar, then print its
+seat balance and agent scores."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from sqlalchemy import Engine
+
+from analysis.report import build_report
+from api.cli.common import (
+    DbOption,
+    err,
+    open_db,
+    out,
+    parse_options,
+    parse_stop,
+    split_agents,
+    user_errors,
+    warn_incomplete_seating,
+)
+from api.cli_tables import agents_table, describe_batch, seat_table
+from engines.core import OptionError
+from storage import crud
+from storage.db import safe_url
+from storage.models import BatchStatus
+
+app = typer.Typer()
+
+
+@app.command()
+def run(
+    game: Annotated[str, typer.Argument(help="Game name (see `playtester games`).")],
+    agents: Annotated[
+        str,
+        typer.Option(
+            "--agents",
+            "-a",
+            help="Agents by seat, comma-separated; parameters after a colon: "
+            "hard,mcts:iterations=200,exploration=1.2. One agent plays every seat.",
+        ),
+    ],
+    players: Annotated[
+        int | None,
+        typer.Option(help="Players (default: number of agents if >1, else the game minimum)."),
+    ] = None,
+    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 100,
+    seed: Annotated[int | None, typer.Option(help="Batch seed (default: random).")] = None,
+    seat_policy: Annotated[
+        str | None,
+        typer.Option(help="balanced (default when agents differ), rotate or fixed."),
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option("--option", "-o", help="Game option key=value (JSON values allowed)."),
+    ] = None,
+    option_file: Annotated[
+        list[str] | None,
+        typer.Option("--option-file", help="Game option key=path.json (value read from file)."),
+    ] = None,
+    max_plies: Annotated[
+        int | None, typer.Option(help="Ply cap; a match reaching it is a draw.")
+    ] = None,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option(help="Matches per chunk (default: measured, ~CHUNK_SECONDS of work)."),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Processes (default: all cores).")
+    ] = None,
+    stop: Annotated[
+        str | None,
+        typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Play a batch of matches on this machine and print the seat balance."""
+    from workers.batches import plan_batch
+
+    with user_errors(db):
+        if workers is not None and workers < 1:
+            raise OptionError("--workers must be at least 1", field="workers")
+        plan = plan_batch(
+            game=game,
+            players=players,
+            options=parse_options(option or [], option_file or []),
+            agents=split_agents(agents),
+            matches=matches,
+            seed=seed,
+            seat_policy=seat_policy,
+            chunk_size=chunk_size,
+            max_plies=max_plies,
+            stop_rule=parse_stop(stop),
+        )
+        engine = open_db(db)
+        batch = crud.create_batch(engine, plan=plan)
+        err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
+        warn_incomplete_seating(batch.players, batch.seat_policy, batch.matches)
+        _play(engine, batch.id, workers, db)
+
+
+@app.command()
+def resume(
+    batch_id: Annotated[str, typer.Argument(help="Batch id or a unique prefix of it.")],
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Processes (default: all cores).")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Play only the missing matches of an interrupted batch."""
+    with user_errors(db):
+        engine = open_db(db)
+        full = crud.resolve_batch_id(engine, batch_id)
+        batch = crud.get_batch(engine, full)
+        assert batch is not None
+        if batch.status in BatchStatus.FINISHED:
+            err.print(f"batch {full} is already {batch.status}; nothing to resume")
+        else:
+            err.print(f"resuming batch [bold]{full}[/bold] — {describe_batch(batch)}")
+        _play(engine, full, workers, db)
+
+
+def _play(engine: Engine, batch_id: str, workers: int | None, url: str | None) -> None:
+    try:
+        progress_runner(batch_id, workers, url)
+    except KeyboardInterrupt:
+        db_hint = f" --db '{safe_url(url)}'" if url else ""
+        err.print(
+            f"\ninterrupted; finished chunks are saved. Continue with:\n"
+            f"  playtester resume {batch_id}{db_hint}"
+        )
+        raise typer.Exit(130) from None
+    finish_report(engine, batch_id, url)
+
+
+def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud.Progress:
+    """``run_local`` with a rich progress bar (done/failed, rate, ETA)."""
+    from workers.local import run_local
+
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("failed {task.fields[failed]}"),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=False) as bar:
+        task = bar.add_task("matches", total=None, failed=0, rate="")
+
+        first: list[tuple[float, int]] = []
+
+        def show(p: crud.Progress) -> None:
+            # The rate of this session: a resumed batch's stored start may be days old.
+            now = time.monotonic()
+            if not first:
+                first.append((now, p.finished_matches))
+            since, base = first[0]
+            played = p.finished_matches - base
+            rate = f"{played / (now - since):.1f}/s" if played and now > since else ""
+            bar.update(task, total=p.matches, completed=p.finished_matches, failed=p.failed)
+            bar.update(task, rate=rate)
+
+        return run_local(batch_id, workers=workers, database_url=url, progress=show)
+
+
+def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:
+    """Status line, seat balance, agent scores, and how to look further."""
+    batch = crud.get_batch(engine, batch_id)
+    assert batch is not None
+    p = crud.progress(engine, batch_id)
+    out.print(
+        f"batch [bold]{batch.id}[/bold]: {batch.status}, {p.done} played, {p.failed} failed"
+        + (f" — first error: {batch.error}" if batch.error else "")
+    )
+    report = build_report(engine, batch.id)
+    out.print(seat_table(report))
+    if len({json.dumps(a, sort_keys=True) for a in batch.agents}) > 1:
+        out.print(agents_table(report))
+    db_hint = f" --db '{safe_url(url)}'" if url else ""
+    out.print(
+        f"More: playtester show {batch.id}{db_hint}  ·  playtester replay {batch.id} 0{db_hint}"
+        f"\nSQL: seat_result / match / chunk tables, WHERE batch_id = '{batch.id}'"
+    )
