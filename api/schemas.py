@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel.main import SQLModelConfig
 
 from storage.models import BatchState
+from workers.batches import MAX_SEED
 
 MAX_AGENTS = 16
 MAX_OPTIONS = 64
-MAX_SEED = 2**63 - 1
 MAX_INT32 = 2**31 - 1
 """Largest value of a 32-bit integer column (match counts, ply caps, match indices)."""
 BATCH_ID_PATTERN = r"^[0-9a-f]{1,32}$"

@@ -45,6 +45,7 @@ from sqlalchemy import Engine
 
 from storage import chunking, crud
 from storage.chunking import Range
+from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
 from storage.settings import Settings, get_settings
 from workers.chunks import ChunkOutcome
@@ -288,13 +289,8 @@ def requeue_lost(
 def last_activity(engine: Engine, batch: Batch) -> datetime:
     """When the batch last showed life: creation, start, or its latest chunk write."""
     latest = crud.last_written_at(engine, batch.id)
-    moments = [m for m in (batch.created_at, batch.started_at, latest) if m is not None]
-    return max(_aware(m) for m in moments)
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes; every timestamp here is written in UTC.
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    moments = (batch.created_at, batch.started_at, latest)
+    return max(m for m in map(aware, moments) if m is not None)
 
 
 def sweep(
