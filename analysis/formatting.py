@@ -42,12 +42,12 @@ def p_value(v: Any) -> str:
 
 def span(lo: Any, hi: Any, fmt: Callable[[Any], str] = pct) -> str:
     """An interval; missing when either end is."""
-    return MISSING if lo is None or hi is None else f"{fmt(lo)} – {fmt(hi)}"
+    return MISSING if lo is None or hi is None else f"{fmt(lo)}–{fmt(hi)}"
 
 
 def elo_span(lo: Any, hi: Any) -> str:
     """An Elo interval; a missing end is unbounded (the score interval reached 0 or 1)."""
-    return f"{'−∞' if lo is None else num(lo)} – {'+∞' if hi is None else num(hi)}"
+    return f"{'−∞' if lo is None else num(lo)}–{'+∞' if hi is None else num(hi)}"
 
 
 @dataclass(frozen=True)
