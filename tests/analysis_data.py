@@ -174,3 +174,23 @@ def alveoles_outcome(st: dict) -> Outcome:
     winners = [p == top for p in pts]
     share = 1.0 / sum(winners)
     return ([share if w else 0.0 for w in winners], pts)
+
+
+def stored_alveoles_report(url: str, matches: int, p_seat0: float, seed: int) -> dict:
+    """The report of a stored two-player Alvéoles batch (greedy vs random) whose squares each
+    go to seat 0 with probability ``p_seat0``."""
+    from analysis.report import build_report
+
+    rng = np.random.default_rng(seed)
+    stats = [
+        alveoles_stats([int(rng.random() < p_seat0) for _ in range(64)]) for _ in range(matches)
+    ]
+    _, bid = store_batch(
+        url,
+        game="alveoles",
+        players=2,
+        labels=["greedy", "random"],
+        outcomes=[alveoles_outcome(s) for s in stats],
+        stats=lambda i: stats[i],
+    )
+    return build_report(get_engine(url), bid)

@@ -57,3 +57,16 @@ def make_api(database_url: str, **settings: Any) -> tuple[FastAPI, RecordingDisp
 
 def client_for(app: FastAPI) -> TestClient:
     return TestClient(app, raise_server_exceptions=False)
+
+
+def route_cli_to(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``playtester submit`` / ``status`` talk to ``app`` in process, whatever server
+    they are given."""
+    import api.cli.service as cli_service
+    from api.client import ServiceClient
+
+    monkeypatch.setattr(
+        cli_service,
+        "_client",
+        lambda server, key: ServiceClient(server, api_key=key, http=client_for(app)),
+    )

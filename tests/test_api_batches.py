@@ -8,7 +8,7 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-from api_support import client_for, forget_settings, make_api, point_settings_at
+from api_support import client_for, forget_settings, make_api, point_settings_at, route_cli_to
 from sqlalchemy import text
 
 GOOD = {"game": "alquerque", "agents": ["random", "random"], "matches": 10, "chunk_size": 5}
@@ -224,16 +224,10 @@ def test_writes_need_the_key_when_it_is_set(migrated_sqlite_url: str) -> None:
 def test_cli_submit_and_status_through_the_api(api, monkeypatch) -> None:
     from typer.testing import CliRunner
 
-    import api.cli.service as cli_service
     from api.cli import app as cli
-    from api.client import ServiceClient
 
     client, dispatcher, url = api
-    monkeypatch.setattr(
-        cli_service,
-        "_client",
-        lambda server, key: ServiceClient(server, api_key=key, http=client_for(client.app)),
-    )
+    route_cli_to(client.app, monkeypatch)
     runner = CliRunner()
     submitted = runner.invoke(
         cli,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from api_support import client_for, forget_settings, make_api, point_settings_at
+from api_support import client_for, forget_settings, make_api, point_settings_at, route_cli_to
 from sqlalchemy import func, select, text
 
 from storage.crud import BATCH
@@ -185,16 +185,10 @@ def test_the_client_does_not_retry_a_refusal(api) -> None:
 def test_cli_submit_with_a_key_twice_makes_one_batch(api, monkeypatch) -> None:
     from typer.testing import CliRunner
 
-    import api.cli.service as cli_service
     from api.cli import app as cli
-    from api.client import ServiceClient
 
     client, dispatcher, url = api
-    monkeypatch.setattr(
-        cli_service,
-        "_client",
-        lambda server, key: ServiceClient(server, api_key=key, http=client_for(client.app)),
-    )
+    route_cli_to(client.app, monkeypatch)
     runner = CliRunner()
     command = ["submit", "alquerque", "--agents", "random", "-n", "4", "--chunk-size", "2"]
     first = runner.invoke(cli, [*command, "--idempotency-key", "nightly-run-7"])

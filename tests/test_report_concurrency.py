@@ -7,30 +7,16 @@ import threading
 from typing import Any
 
 import matplotlib
-import numpy as np
 import pytest
-from analysis_data import alveoles_outcome, alveoles_stats, store_batch
+from analysis_data import stored_alveoles_report
 
 from analysis.render_html import render_html
-from analysis.report import build_report
 
 THREADS = 8
 
 
 def alveoles_report(url: str) -> dict[str, Any]:
-    from storage.db import get_engine
-
-    rng = np.random.default_rng(11)
-    stats = [alveoles_stats([int(rng.random() < 0.45) for _ in range(64)]) for _ in range(120)]
-    _, bid = store_batch(
-        url,
-        game="alveoles",
-        players=2,
-        labels=["greedy", "random"],
-        outcomes=[alveoles_outcome(s) for s in stats],
-        stats=lambda i: stats[i],
-    )
-    return build_report(get_engine(url), bid)
+    return stored_alveoles_report(url, matches=120, p_seat0=0.45, seed=11)
 
 
 @pytest.mark.slow

@@ -8,12 +8,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
-from analysis_data import alveoles_outcome, alveoles_stats, store_batch
+from analysis_data import stored_alveoles_report
 
 from analysis.render_html import render_html
-from analysis.report import build_report
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -48,19 +46,7 @@ def run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]
 
 @pytest.mark.slow
 def test_html_report_renders_in_chromium(migrated_sqlite_url: str, tmp_path: Path) -> None:
-    from storage.db import get_engine
-
-    rng = np.random.default_rng(5)
-    stats = [alveoles_stats([int(rng.random() < 0.4) for _ in range(64)]) for _ in range(200)]
-    _, bid = store_batch(
-        migrated_sqlite_url,
-        game="alveoles",
-        players=2,
-        labels=["greedy", "random"],
-        outcomes=[alveoles_outcome(s) for s in stats],
-        stats=lambda i: stats[i],
-    )
-    report = build_report(get_engine(migrated_sqlite_url), bid)
+    report = stored_alveoles_report(migrated_sqlite_url, matches=200, p_seat0=0.4, seed=5)
     page = tmp_path / "report.html"
     page.write_text(render_html(report), encoding="utf-8")
     text = page.read_text()
