@@ -1,0 +1,31 @@
+"""The dashboard's Jinja2 templates and the filters they format numbers with.
+
+Numbers are formatted by ``analysis.formatting``, the report's own formatter, so the pages
+and the report never disagree on a figure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import HTMLResponse
+
+from analysis.formatting import num, p_value, pct, span
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = Jinja2Templates(directory=HERE / "templates")
+TEMPLATES.env.filters.update(num=num, pct=pct, p_value=p_value, span=span)
+TEMPLATES.env.globals["STATUSES"] = ("queued", "running", "done", "cancelled", "failed")
+
+
+def page(
+    request: Request, template: str, context: dict[str, Any], status_code: int = 200
+) -> HTMLResponse:
+    """Render ``template`` with ``context`` (plus the request and the app's root path)."""
+    root = request.scope.get("root_path", "")
+    return TEMPLATES.TemplateResponse(
+        request, template, {"root": root, **context}, status_code=status_code
+    )
