@@ -8,6 +8,7 @@ with the key kept in the browser's session storage.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -106,8 +107,18 @@ def live(
     return JSONResponse({"items": rows})
 
 
-def _report_html(engine: Engine, batch: Batch) -> str:
-    return render_sections(build_report(engine, batch.id))
+@lru_cache(maxsize=32)
+def _cached_report(url: str, batch_id: str, status: str, finished: int) -> str:
+    from storage.db import get_engine
+
+    return render_sections(build_report(get_engine(url), batch_id))
+
+
+def _report_html(engine: Engine, batch: Batch, finished: int) -> str:
+    """The report's sections; kept while the batch's status and finished count stand still,
+    so paging through its matches does not rebuild it."""
+    url = engine.url.render_as_string(hide_password=False)
+    return _cached_report(url, batch.id, str(batch.status), finished)
 
 
 @router.get("/ui/batches/{batch_id}", response_class=HTMLResponse)
@@ -136,7 +147,7 @@ def batch_page(
         limit=MATCHES_PER_PAGE,
         offset=(page_no - 1) * MATCHES_PER_PAGE,
     )
-    report = _report_html(engine, batch) if row["finished"] else ""
+    report = _report_html(engine, batch, row["finished"]) if row["finished"] else ""
     return page(
         request,
         "batch.html",
@@ -166,12 +177,6 @@ def _match_view(match: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str,
         "seats": seats,
         "error": match["error"],
     }
-
-
-@router.get("/ui/batches/{batch_id}/report", response_class=HTMLResponse)
-def report_fragment(batch_id: BatchId, engine: EngineDep) -> HTMLResponse:
-    """The report's sections alone, which the batch page swaps in when the batch finishes."""
-    return HTMLResponse(_report_html(engine, _batch(engine, batch_id)))
 
 
 @router.get("/ui/compare", response_class=HTMLResponse)

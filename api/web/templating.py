@@ -17,7 +17,15 @@ from analysis.formatting import num, p_value, pct, span
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=HERE / "templates")
-TEMPLATES.env.filters.update(num=num, pct=pct, p_value=p_value, span=span)
+
+
+def points(value: float) -> str:
+    """Game points: whole numbers as such (``1,250``), others with one decimal."""
+    x = float(value)
+    return f"{int(x):,}" if x.is_integer() else num(x, 1)
+
+
+TEMPLATES.env.filters.update(num=num, pct=pct, p_value=p_value, span=span, points=points)
 TEMPLATES.env.globals["STATUSES"] = ("queued", "running", "done", "cancelled", "failed")
 
 

@@ -41,7 +41,9 @@
     setLink("next", Math.min(last, ply + 1));
     p.scores.forEach((score, seat) => {
       const cell = document.querySelector("[data-score='" + seat + "']");
-      if (cell) cell.textContent = Number.isInteger(score) ? score.toLocaleString("en-US") : score.toFixed(1);
+      if (cell) cell.textContent = Number.isInteger(score)
+          ? score.toLocaleString("en-US")
+          : score.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
       const row = document.querySelector("tr[data-seat='" + seat + "']");
       if (row) row.classList.toggle("to-move", p.to_move === seat);
     });
