@@ -39,14 +39,13 @@ def render(state: State, last_move: str | None) -> str:
         f"{s.black.bit_count()} black</title>",
         f'<rect width="{SPAN}" height="{SPAN}" fill="#f4ecd8"/>',
     ]
+    parts.append('<g stroke="#6b5a3a" stroke-width="2">')
     for p in range(POINTS):
         for q in sorted(NEIGHBOURS[p]):
             if q > p:
                 (x1, y1), (x2, y2) = _xy(p), _xy(q)
-                parts.append(
-                    f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#6b5a3a" '
-                    'stroke-width="2"/>'
-                )
+                parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+    parts.append("</g>")
     path = _path(last_move)
     if path:
         points = " ".join(f"{x},{y}" for x, y in map(_xy, path))

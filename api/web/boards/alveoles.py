@@ -56,6 +56,7 @@ def render(state: State, last_move: str | None) -> str:
             f'font-weight="{weight}" fill="{colour}" text-anchor="middle" '
             f'dominant-baseline="central">{text(value)}</text>'
         )
+    empty: list[str] = []
     for groove in range(NUM_GROOVES):
         x1, y1, x2, y2 = _groove_ends(groove)
         if s.has_plate(groove):
@@ -67,10 +68,10 @@ def render(state: State, last_move: str | None) -> str:
                 f'stroke="{colour}" stroke-width="{width}" stroke-linecap="round"/>'
             )
         else:
-            parts.append(
-                f'<line class="groove" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
-                'stroke="#b9b2a3" stroke-width="1.5" stroke-dasharray="4 4"/>'
-            )
+            empty.append(f'<line class="groove" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
+    parts.append('<g stroke="#b9b2a3" stroke-width="1.5" stroke-dasharray="4 4">')
+    parts.extend(empty)
+    parts.append("</g>")
     for i in range(SIZE):
         cx = MARGIN + i * CELL + CELL // 2
         parts.append(
