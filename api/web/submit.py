@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from analysis.sprt import DEFAULTS as SPRT_DEFAULTS
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.errors import validation_error_body
 from api.routes_batches import submit_batch
@@ -50,6 +51,7 @@ def _form_page(
             "form": form,
             "error": error,
             "error_slot": slot,
+            "sprt_defaults": SPRT_DEFAULTS,
         },
         status_code,
     )
