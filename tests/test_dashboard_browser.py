@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from analysis_data import store_batch
+from analysis_data import played_batch, store_batch
 from service_fixtures import ROOT, Api, pg_cluster, redis_server, service_factory
 
 __all__ = ["pg_cluster", "redis_server", "service_factory"]
@@ -243,6 +243,41 @@ def test_compare_page_shows_both_batches_side_by_side(page: Any, local_api: Api)
     expect(row.locator("td").nth(1)).to_have_text("-10.0%")
     expect(row.locator("td").nth(2)).to_have_text("26.7%")
     shoot(page, "local-compare")
+
+
+def test_with_javascript_off_the_form_submits_and_the_replay_steps_by_links(
+    browser: Any, local_api: Api
+) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    try:
+        fill_form(tab, local_api.url, "alveoles", ["random", "greedy"], "4")
+        tab.locator("#submit").click()
+        tab.wait_for_url("**/ui/batches/*")
+        expect(tab.locator("h1")).to_have_text(re.compile(r"^Batch [0-9a-f]{12}$"))
+        # A batch played in this process, to replay without waiting for the server's.
+        batch_id = played_batch(local_api.database_url, "alveoles", ["random", "greedy"], 2)
+        tab.goto(f"{local_api.url}/ui/batches/{batch_id}")
+        expect(tab.locator("#progress [data-cell='status']")).to_have_text("done")
+        expect(tab.locator("#report-body #fpa")).to_contain_text("First-player advantage")
+        moves = httpx.get(f"{local_api.url}/batches/{batch_id}/matches/1").json()["moves"]
+        tab.locator("a[href$='/matches/1']").click()
+        plates = tab.locator("#board line.plate")
+        expect(plates).to_have_count(0)
+        tab.locator("#next").click()
+        tab.wait_for_url("**?ply=1")
+        expect(plates).to_have_count(1)
+        expect(tab.locator("#moves a.current")).to_have_text(moves[0])
+        tab.locator("#next").click()
+        tab.wait_for_url("**?ply=2")
+        expect(plates).to_have_count(2)
+        expect(tab.locator("#moves a.current")).to_have_text(moves[1])
+        tab.locator("#prev").click()
+        tab.wait_for_url("**?ply=1")
+        expect(tab.locator("#moves a.current")).to_have_text(moves[0])
+        shoot(tab, "nojs-replay")
+    finally:
+        context.close()
 
 
 @pytest.mark.integration

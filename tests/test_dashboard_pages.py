@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from analysis_data import CLASSIC_VALUES, store_batch
+from analysis_data import CLASSIC_VALUES, played_batch, store_batch
 from api_support import RecordingDispatcher, client_for, make_api
 from fastapi.testclient import TestClient
 
@@ -104,40 +104,12 @@ def test_alquerque_board_highlights_a_capture_path() -> None:
 # --------------------------------------------------------------------------- replay
 
 
-def _played_batch(url: str, game: str, agents: list[str], matches: int) -> str:
-    """A batch really played by the workers' code, stored through storage."""
-    from storage import crud
-    from storage.db import get_engine
-    from workers.batches import plan_batch
-    from workers.play import play_chunk
-
-    plan = plan_batch(
-        game=game,
-        players=None,
-        options={},
-        agents=agents,
-        matches=matches,
-        seed=5,
-        seat_policy=None,
-        chunk_size=None,
-        max_plies=None,
-    )
-    engine = get_engine(url)
-    batch = crud.create_batch(engine, plan=plan)
-    records = play_chunk(batch, 0, matches)
-    crud.write_chunk(
-        engine, batch_id=batch.id, start=0, stop=matches, records=records, duration=0.1
-    )
-    crud.set_status(engine, batch.id, "done")
-    return batch.id
-
-
 @pytest.mark.parametrize("game", ["alveoles", "alquerque"])
 def test_replay_positions_follow_the_stored_moves_to_the_stored_scores(
     app_client: tuple[TestClient, RecordingDispatcher, str], game: str
 ) -> None:
     client, _, url = app_client
-    batch_id = _played_batch(url, game, ["random", "random"], 2)
+    batch_id = played_batch(url, game, ["random", "random"], 2)
     for index in (0, 1):
         stored = client.get(f"/batches/{batch_id}/matches/{index}").json()
         data = client.get(f"/ui/batches/{batch_id}/matches/{index}/positions").json()
@@ -159,7 +131,7 @@ def test_a_match_that_is_not_stored_is_a_404_page(
     app_client: tuple[TestClient, RecordingDispatcher, str],
 ) -> None:
     client, _, url = app_client
-    batch_id = _played_batch(url, "alquerque", ["random"], 1)
+    batch_id = played_batch(url, "alquerque", ["random"], 1)
     assert client.get(f"/ui/batches/{batch_id}/matches/7").status_code == 404
     missing = client.get("/ui/batches/abcdef123456")
     assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text

@@ -8,6 +8,7 @@ with the key kept in the browser's session storage.
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
@@ -28,7 +29,6 @@ from engines.registry import game_names
 from storage.crud import NotFound, get_batch, list_batches, resolve_batch_id
 from storage.models import Batch
 from storage.queries import (
-    MATCH_SORTS,
     batch_tallies,
     count_batches,
     list_matches_page,
@@ -126,7 +126,7 @@ def batch_page(
     batch_id: BatchId,
     request: Request,
     engine: EngineDep,
-    sort: Annotated[Literal[MATCH_SORTS], Query()] = "index",  # type: ignore[valid-type]
+    sort: Annotated[Literal["index", "plies", "points"], Query()] = "index",
     order: Annotated[Literal["asc", "desc"], Query()] = "asc",
     ended: Annotated[str | None, Query(max_length=32)] = None,
     page_no: Annotated[int, Query(alias="page", ge=1, le=10**9)] = 1,
@@ -225,6 +225,4 @@ def compare_page(
 
 
 def _is_id(value: str) -> bool:
-    import re
-
     return re.fullmatch(BATCH_ID_PATTERN, value) is not None

@@ -13,16 +13,19 @@ from urllib.parse import parse_qsl
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from pydantic import ValidationError
+from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
 from analysis.sprt import DEFAULTS as SPRT_DEFAULTS
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.errors import validation_error_body
 from api.routes_batches import submit_batch
-from api.schemas import BatchCreate
+from api.schemas import BatchCreate, BatchPublic
 from api.web import forms
 from api.web.templating import page
 from engines.core import GameError, OptionError
+from storage.settings import Settings
+from workers.dispatchers import Dispatcher
 
 router = APIRouter(include_in_schema=False)
 MAX_FORM_BYTES = 64 * 1024
@@ -70,7 +73,7 @@ def new_batch_form(
     return _form_page(request, form)
 
 
-def _key_error(request: Request, settings: Any, form: dict[str, str]) -> dict[str, Any] | None:
+def _key_error(request: Request, settings: Settings, form: dict[str, str]) -> dict[str, Any] | None:
     expected = settings.api_key
     if expected is None:
         return None
@@ -85,10 +88,21 @@ def _key_error(request: Request, settings: Any, form: dict[str, str]) -> dict[st
     }
 
 
-def _submit(body: dict[str, Any], request: Request, engine: Any, settings: Any, dispatcher: Any):  # type: ignore[no-untyped-def]
-    return submit_batch(
+def _submit(
+    body: dict[str, Any],
+    request: Request,
+    engine: Engine,
+    settings: Settings,
+    dispatcher: Dispatcher,
+) -> str:
+    """Validate ``body`` with the API's request model and submit it as ``POST /batches`` does;
+    the new batch's id. Raises what that route raises for bad input."""
+    answer = submit_batch(
         BatchCreate.model_validate(body), request, Response(), engine, settings, dispatcher
     )
+    if isinstance(answer, BatchPublic):
+        return answer.id
+    raise GameError("the submission was refused")  # pragma: no cover - needs an idempotency key
 
 
 @router.post("/ui/new", response_model=None)
@@ -107,7 +121,7 @@ async def submit_form(
         info = forms.game_info(form.get("game"))
         body = forms.form_to_body(form, info)
         try:
-            batch = await run_in_threadpool(_submit, body, request, engine, settings, dispatcher)
+            batch_id = await run_in_threadpool(_submit, body, request, engine, settings, dispatcher)
         except ValidationError as exc:
             error, status_code = validation_error_body(exc.errors()), 422
         except OptionError as exc:
@@ -116,9 +130,9 @@ async def submit_form(
             error, status_code = {"message": str(exc), "field": None}, 422
         else:
             root = request.scope.get("root_path", "")
-            url = f"{root}/ui/batches/{batch.id}"
+            url = f"{root}/ui/batches/{batch_id}"
             if wants_json:
-                return JSONResponse({"id": batch.id, "url": url}, status_code=202)
+                return JSONResponse({"id": batch_id, "url": url}, status_code=202)
             return RedirectResponse(url, status_code=303)
     if wants_json:
         return JSONResponse(error, status_code=status_code)
