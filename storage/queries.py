@@ -259,7 +259,9 @@ def list_matches_page(
     elif ended_by is not None:
         where.extend([MATCH.c.ok.is_(True), MATCH.c.ended_by == ended_by])
     key = {"index": MATCH.c.match_index, "plies": MATCH.c.plies, "points": _top_points()}[sort]
-    order = [key.desc() if descending else key.asc(), MATCH.c.match_index]
+    # A failed match has no points: last in either order, on every dialect (PostgreSQL would
+    # put NULL first when descending, SQLite last).
+    order = [(key.desc() if descending else key.asc()).nulls_last(), MATCH.c.match_index]
     query = select(MATCH).where(*where).order_by(*order).limit(limit).offset(offset)
     with engine.connect() as conn:
         total = int(

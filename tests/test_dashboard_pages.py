@@ -323,3 +323,48 @@ def test_pages_fetch_nothing_from_elsewhere(
             assert not re.match(r"^[a-z]+:", ref) or ref.startswith("http://www.w3.org"), ref
         for ref in re.findall(r'src="([^"]*)"', page):
             assert client.get(ref).status_code == 200, ref
+
+
+# --------------------------------------------------------------------------- storage queries
+
+
+def test_dashboard_queries_agree_on_both_dialects(db_url: str) -> None:
+    from storage.db import get_engine
+    from storage.queries import (
+        batch_tallies,
+        count_batches,
+        list_matches_page,
+        match_endings,
+        seat_zero_sums,
+    )
+
+    draw = ((0.5, 0.5), (3.0, 3.0))
+    outcomes = [((1.0, 0.0), (9.0, 2.0)), draw, ((0.0, 1.0), (1.0, 12.0)), draw]
+    engine, batch_id = store_batch(
+        db_url,
+        game="alveoles",
+        players=2,
+        labels=["a", "b"],
+        outcomes=outcomes,
+        plies=lambda i: [40, 144, 90, 144][i],
+        ended_by=lambda i: "normal",
+        failed=[4],
+    )
+    store_batch(db_url, game="alquerque", players=2, labels=["a", "b"], outcomes=[WIN])
+    assert count_batches(engine) == 2
+    assert count_batches(engine, game="alveoles") == 1
+    assert count_batches(engine, status="done") == 0
+    assert batch_tallies(engine, [batch_id])[batch_id] == (4, 1, 1)
+    sums = seat_zero_sums(engine, [batch_id])[batch_id]
+    # Seat 0 took 1, 0.5, 0, 0.5: four games, sum 2, squares 1.5, and four shared results.
+    assert (sums.games, sums.total, sums.squares, sums.shared) == (4, 2.0, 1.5, 4)
+    by_points, total = list_matches_page(engine, batch_id, sort="points", descending=True)
+    assert total == 5
+    # Top points 9, 3, 12, 3 for matches 0–3; the failed match has none and sorts apart.
+    assert [m.match["match_index"] for m in by_points][:4] == [2, 0, 1, 3]
+    longest, _ = list_matches_page(engine, batch_id, sort="plies", descending=True, limit=2)
+    assert [m.match["match_index"] for m in longest] == [1, 3]
+    failed, count = list_matches_page(engine, batch_id, ended_by="failed")
+    assert count == 1 and failed[0].match["match_index"] == 4 and failed[0].seats == []
+    assert match_endings(engine, batch_id) == ["failed", "normal"]
+    assert get_engine(db_url) is engine
