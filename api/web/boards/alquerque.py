@@ -71,12 +71,12 @@ def render(state: State, last_move: str | None) -> str:
     for i in range(SIZE):
         x, _ = _xy(i)
         parts.append(
-            f'<text x="{x}" y="{SPAN - 8}" font-size="14" text-anchor="middle" '
+            f'<text x="{x}" y="{SPAN - 8}" font-size="18" text-anchor="middle" '
             f'fill="#444444">{text("abcde"[i])}</text>'
         )
         _, y = _xy(i * SIZE)
         parts.append(
-            f'<text x="12" y="{y}" font-size="14" text-anchor="middle" '
+            f'<text x="12" y="{y}" font-size="18" text-anchor="middle" '
             f'dominant-baseline="central" fill="#444444">{i + 1}</text>'
         )
     parts.append("</svg>")

@@ -75,12 +75,12 @@ def render(state: State, last_move: str | None) -> str:
     for i in range(SIZE):
         cx = MARGIN + i * CELL + CELL // 2
         parts.append(
-            f'<text x="{cx}" y="{SPAN - 8}" font-size="14" text-anchor="middle" '
+            f'<text x="{cx}" y="{SPAN - 8}" font-size="18" text-anchor="middle" '
             f'fill="#444444">{FILES[i]}</text>'
         )
         cy = MARGIN + (SIZE - 1 - i) * CELL + CELL // 2
         parts.append(
-            f'<text x="{MARGIN // 2}" y="{cy}" font-size="14" text-anchor="middle" '
+            f'<text x="{MARGIN // 2}" y="{cy}" font-size="18" text-anchor="middle" '
             f'dominant-baseline="central" fill="#444444">{i + 1}</text>'
         )
     parts.append("</svg>")
