@@ -215,15 +215,28 @@ def _sprt(r: Mapping[str, Any]) -> str:
     )
 
 
+def report_title(report: Mapping[str, Any]) -> str:
+    """The report's title: batch id, game and player count."""
+    b = report["batch"]
+    return f"playtester report {b['id']}: {b['game']}, {b['players']} players"
+
+
 def render_html(report: Mapping[str, Any]) -> str:
     """The whole report as one HTML page (inline CSS and SVG; nothing fetched)."""
+    title = html.escape(report_title(report))
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{title}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{title}</h1>{render_sections(report)}</body></html>"
+    )
+
+
+def render_sections(report: Mapping[str, Any]) -> str:
+    """The report's content under its title (meta line, sections, figures, method), for a
+    page that brings its own head, title and style (the dashboard's batch page)."""
     b = report["batch"]
-    title = f"playtester report {b['id']}: {b['game']}, {b['players']} players"
     stopped = " — stopped early" if b.get("stopped_early") else ""
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
         f"<p class='meta'>{html.escape(' vs '.join(b['labels']))}; "
         f"{num(b['matches_done'])} of {num(b['matches'])} matches "
         f"({num(b['matches_failed'])} failed); seats {html.escape(b['seat_policy'])}; "
@@ -252,5 +265,5 @@ def render_html(report: Mapping[str, Any]) -> str:
     notes = "".join(
         f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in report["method"].items()
     )
-    parts.append(f"<h2>Method</h2><ul class='note'>{notes}</ul></body></html>")
+    parts.append(f"<h2>Method</h2><ul class='note'>{notes}</ul>")
     return "".join(parts)

@@ -11,7 +11,7 @@ import sys
 
 from fastapi import FastAPI
 
-from api import routes_batches, routes_games, routes_reports
+from api import routes_batches, routes_games, routes_reports, web
 from api.errors import install_error_handlers
 from api.lifespan import lifespan
 from api.middleware import BodyLimit
@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(routes_batches.router)
     app.include_router(routes_games.router)
     app.include_router(routes_reports.router)
+    web.install(app)
     app.add_middleware(BodyLimit)
     return app
 

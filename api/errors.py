@@ -6,6 +6,7 @@ or the broker does not answer, 500 for a bug); stack traces stay in the server l
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -56,23 +57,27 @@ def _cut(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def validation_error_body(found: Sequence[Any]) -> dict[str, Any]:
+    """The 422 answer for pydantic's ``errors()``: the first error's field and message, and
+    every error under ``errors``."""
+    errors = []
+    for e in found:
+        if e.get("type") == "json_invalid":  # its loc is the character offset
+            error = {"field": "body", "message": "the request body is not valid JSON"}
+        else:
+            error = {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg"))}
+        errors.append(error)
+    first = errors[0] if errors else {"field": "body", "message": "invalid request"}
+    message = f"{first['field']}: {first['message']}"
+    return {"message": message, "field": first["field"], "errors": errors}
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Turn every known error into a JSON answer with a message and the field at fault."""
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = []
-        for e in exc.errors():
-            if e.get("type") == "json_invalid":  # its loc is the character offset
-                error = {"field": "body", "message": "the request body is not valid JSON"}
-            else:
-                error = {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg"))}
-            errors.append(error)
-        first = errors[0] if errors else {"field": "body", "message": "invalid request"}
-        message = f"{first['field']}: {first['message']}"
-        return JSONResponse(
-            {"message": message, "field": first["field"], "errors": errors}, status_code=422
-        )
+        return JSONResponse(validation_error_body(exc.errors()), status_code=422)
 
     @app.exception_handler(OptionError)
     async def _option(_: Request, exc: OptionError) -> JSONResponse:

@@ -8,12 +8,12 @@ tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, Select, and_, select, text
+from sqlalchemy import Connection, Engine, Select, and_, case, func, select, text
 
-from storage.crud import MATCH, SEAT_RESULT
+from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT
 
 EXPORT_SLICE = 2000
 """Matches read per query by ``export_row_slices``."""
@@ -143,3 +143,158 @@ def export_row_slices(
             rows = [dict(r._mapping) for r in conn.execute(query)]
         yield rows
         after = indices[-1]
+
+
+# --------------------------------------------------------------------------- dashboard
+
+
+class BatchTally(NamedTuple):
+    """Finished matches of a batch summed over its chunk rows (``storage.crud.progress`` adds
+    rate and ETA, one batch at a time)."""
+
+    done: int
+    failed: int
+    chunks_written: int
+
+
+class SeatZeroSums(NamedTuple):
+    """Seat 0's results of a batch: how many, their sum and sum of squares, and how many seat
+    results of any seat are a shared win (strictly between 0 and 1)."""
+
+    games: int
+    total: float
+    squares: float
+    shared: int
+
+
+def count_batches(engine: Engine, *, game: str | None = None, status: str | None = None) -> int:
+    """How many batches ``storage.crud.list_batches`` pages through with these filters."""
+    query = select(func.count()).select_from(BATCH)
+    if game is not None:
+        query = query.where(BATCH.c.game == game)
+    if status is not None:
+        query = query.where(BATCH.c.status == status)
+    with engine.connect() as conn:
+        return int(conn.execute(query).scalar_one())
+
+
+def batch_tallies(engine: Engine, batch_ids: Sequence[str]) -> dict[str, BatchTally]:
+    """Done, failed and chunks written of each batch in ``batch_ids``, in one query (a batch
+    with no chunk row yet is left out)."""
+    if not batch_ids:
+        return {}
+    query = (
+        select(CHUNK.c.batch_id, func.sum(CHUNK.c.done), func.sum(CHUNK.c.failed), func.count())
+        .where(CHUNK.c.batch_id.in_(list(batch_ids)))
+        .group_by(CHUNK.c.batch_id)
+    )
+    with engine.connect() as conn:
+        return {
+            row[0]: BatchTally(int(row[1] or 0), int(row[2] or 0), int(row[3]))
+            for row in conn.execute(query)
+        }
+
+
+def seat_zero_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, SeatZeroSums]:
+    """``SeatZeroSums`` of each batch in ``batch_ids`` with a stored seat result, in one query:
+    what a first-player-advantage headline needs without reading the rows."""
+    if not batch_ids:
+        return {}
+    ws = SEAT_RESULT.c.win_share
+    first = SEAT_RESULT.c.seat == 0
+    query = (
+        select(
+            SEAT_RESULT.c.batch_id,
+            func.sum(case((first, 1), else_=0)),
+            func.sum(case((first, ws), else_=0.0)),
+            func.sum(case((first, ws * ws), else_=0.0)),
+            func.sum(case((and_(ws > 0, ws < 1), 1), else_=0)),
+        )
+        .where(SEAT_RESULT.c.batch_id.in_(list(batch_ids)))
+        .group_by(SEAT_RESULT.c.batch_id)
+    )
+    with engine.connect() as conn:
+        return {
+            row[0]: SeatZeroSums(
+                int(row[1] or 0), float(row[2] or 0), float(row[3] or 0), int(row[4] or 0)
+            )
+            for row in conn.execute(query)
+        }
+
+
+MATCH_SORTS = ("index", "plies", "points")
+"""Orders of ``list_matches_page``: match index, length in plies, top points of the match."""
+
+
+def _top_points() -> Any:
+    """The highest points of any seat in each match, as a correlated scalar subquery."""
+    return (
+        select(func.max(SEAT_RESULT.c.points))
+        .where(
+            SEAT_RESULT.c.batch_id == MATCH.c.batch_id,
+            SEAT_RESULT.c.match_index == MATCH.c.match_index,
+        )
+        .scalar_subquery()
+    )
+
+
+def list_matches_page(
+    engine: Engine,
+    batch_id: str,
+    *,
+    sort: str = "index",
+    descending: bool = False,
+    ended_by: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> tuple[list[StoredMatch], int]:
+    """One page of a batch's stored matches in the order ``sort`` (one of ``MATCH_SORTS``; ties
+    by index), optionally only those that ended by ``ended_by`` (``"failed"``: the failed ones),
+    with their seats, and how many matches the filter keeps in all."""
+    if sort not in MATCH_SORTS:
+        raise ValueError(f"sort must be one of {', '.join(MATCH_SORTS)}, not {sort!r}")
+    where = [MATCH.c.batch_id == batch_id]
+    if ended_by == "failed":
+        where.append(MATCH.c.ok.is_(False))
+    elif ended_by is not None:
+        where.extend([MATCH.c.ok.is_(True), MATCH.c.ended_by == ended_by])
+    key = {"index": MATCH.c.match_index, "plies": MATCH.c.plies, "points": _top_points()}[sort]
+    # A failed match has no points: last in either order, on every dialect (PostgreSQL would
+    # put NULL first when descending, SQLite last).
+    order = [(key.desc() if descending else key.asc()).nulls_last(), MATCH.c.match_index]
+    query = select(MATCH).where(*where).order_by(*order).limit(limit).offset(offset)
+    with engine.connect() as conn:
+        total = int(
+            conn.execute(select(func.count()).select_from(MATCH).where(*where)).scalar_one()
+        )
+        rows = [dict(r._mapping) for r in conn.execute(query)]
+        if not rows:
+            return [], total
+        by_match = _seats_of(conn, batch_id, [r["match_index"] for r in rows])
+    return [StoredMatch(r, by_match.get(r["match_index"], [])) for r in rows], total
+
+
+def match_endings(engine: Engine, batch_id: str) -> list[str]:
+    """How a batch's stored matches ended (``ended_by`` values, plus ``failed``), sorted."""
+    query = (
+        select(case((MATCH.c.ok.is_(True), MATCH.c.ended_by), else_="failed"))
+        .where(MATCH.c.batch_id == batch_id)
+        .distinct()
+    )
+    with engine.connect() as conn:
+        return sorted(str(r[0]) for r in conn.execute(query))
+
+
+def _seats_of(
+    conn: Connection, batch_id: str, indices: Sequence[int]
+) -> dict[int, list[dict[str, Any]]]:
+    """Seat rows of the matches ``indices`` (a page, in any order), by match index."""
+    seats = conn.execute(
+        select(SEAT_RESULT)
+        .where(SEAT_RESULT.c.batch_id == batch_id, SEAT_RESULT.c.match_index.in_(list(indices)))
+        .order_by(SEAT_RESULT.c.match_index, SEAT_RESULT.c.seat)
+    )
+    by_match: dict[int, list[dict[str, Any]]] = {}
+    for s in seats:
+        by_match.setdefault(s.match_index, []).append(dict(s._mapping))
+    return by_match

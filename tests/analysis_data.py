@@ -194,3 +194,31 @@ def stored_alveoles_report(url: str, matches: int, p_seat0: float, seed: int) ->
         stats=lambda i: stats[i],
     )
     return build_report(get_engine(url), bid)
+
+
+def played_batch(url: str, game: str, agents: list[str], matches: int) -> str:
+    """A batch really played by the workers' code, stored through storage."""
+    from storage import crud
+    from storage.db import get_engine
+    from workers.batches import plan_batch
+    from workers.play import play_chunk
+
+    plan = plan_batch(
+        game=game,
+        players=None,
+        options={},
+        agents=agents,
+        matches=matches,
+        seed=5,
+        seat_policy=None,
+        chunk_size=None,
+        max_plies=None,
+    )
+    engine = get_engine(url)
+    batch = crud.create_batch(engine, plan=plan)
+    records = play_chunk(batch, 0, matches)
+    crud.write_chunk(
+        engine, batch_id=batch.id, start=0, stop=matches, records=records, duration=0.1
+    )
+    crud.set_status(engine, batch.id, "done")
+    return batch.id

@@ -1,0 +1,111 @@
+"""What the dashboard shows of a batch in one row: progress, rate, ETA and its headline.
+
+A page of batches costs two grouped queries (chunk tallies, seat 0's sums) plus one progress
+read per running batch for its rate and ETA, however many matches the batches hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine
+
+from analysis import stats
+from analysis.formatting import num, pct, span
+from analysis.stop_rule import sprt_status
+from storage.crud import progress
+from storage.models import Batch, BatchStatus
+from storage.queries import BatchTally, SeatZeroSums, batch_tallies, seat_zero_sums
+
+LIVE = frozenset({BatchStatus.QUEUED, BatchStatus.RUNNING})
+"""Statuses whose rows the pages keep updating."""
+
+
+def first_player_headline(sums: SeatZeroSums | None, players: int) -> dict[str, Any] | None:
+    """Seat 0's win share minus 1/players with its 95 % interval, as the report computes it
+    (``analysis.stats.share_interval``: Wilson when no win is shared, else normal)."""
+    if sums is None or sums.games == 0:
+        return None
+    n = sums.games
+    mean = sums.total / n
+    if sums.shared == 0:
+        lo, hi = stats.wilson_interval(sums.total, n)
+    else:
+        variance = (sums.squares - n * mean * mean) / (n - 1) if n > 1 else math.nan
+        lo, hi = stats.score_interval(mean, variance, n)
+    expected = 1.0 / players
+    return {"estimate": mean - expected, "ci_low": lo - expected, "ci_high": hi - expected}
+
+
+def _sprt_headline(engine: Engine, batch: Batch) -> str:
+    if batch.decision:
+        return f"SPRT: {batch.decision.get('verdict', 'decided')}"
+    state = sprt_status(engine, batch)
+    if state is None:
+        return ""
+    return (
+        f"SPRT: LLR {num(state['llr'], 2)} in ({num(state['lower'], 2)}, "
+        f"{num(state['upper'], 2)}), {num(state['games'])} games"
+    )
+
+
+def _eta_text(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    seconds = round(seconds)
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def batch_row(
+    engine: Engine, batch: Batch, tally: BatchTally | None, sums: SeatZeroSums | None
+) -> dict[str, Any]:
+    """One batch as the list and the live updates show it (plain JSON types only)."""
+    done = tally.done if tally else 0
+    failed = tally.failed if tally else 0
+    rate = eta = None
+    if batch.status in LIVE:
+        p = progress(engine, batch.id)
+        done, failed, rate, eta = p.done, p.failed, p.rate, p.eta_seconds
+    finished = done + failed
+    fpa = first_player_headline(sums, batch.players)
+    if batch.stop_rule:
+        headline = _sprt_headline(engine, batch)
+    elif fpa is not None:
+        headline = f"first player {pct(fpa['estimate'])} ({span(fpa['ci_low'], fpa['ci_high'])})"
+    else:
+        headline = ""
+    return {
+        "id": batch.id,
+        "game": batch.game,
+        "players": batch.players,
+        "labels": list(batch.labels),
+        "agents": " vs ".join(batch.labels),
+        "status": str(batch.status),
+        "live": batch.status in LIVE,
+        "stopped_early": batch.stopped_early,
+        "matches": batch.matches,
+        "done": done,
+        "failed": failed,
+        "finished": finished,
+        "fraction": min(1.0, finished / batch.matches) if batch.matches else 0.0,
+        "rate": rate,
+        "rate_text": f"{num(rate, 1)}/s" if rate else "—",
+        "eta_text": _eta_text(eta) if batch.status in LIVE else "—",
+        "headline": headline,
+        "first_player": fpa,
+        "created_at": batch.created_at.strftime("%Y-%m-%d %H:%M"),
+    }
+
+
+def batch_rows(engine: Engine, batches: Sequence[Batch]) -> list[dict[str, Any]]:
+    """``batch_row`` of each batch, from two grouped queries over the whole page."""
+    ids = [b.id for b in batches]
+    tallies = batch_tallies(engine, ids)
+    sums = seat_zero_sums(engine, ids)
+    return [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
