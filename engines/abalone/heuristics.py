@@ -1,0 +1,180 @@
+"""What the computer players know about Abalone: the evaluation, move ordering, playouts.
+
+The evaluation follows the rules page (after Lemmens 2005 and Ozcan & Hulagu): marbles pushed
+off, distance of the marbles from the centre, cohesion (adjacent friendly pairs) and marbles on
+the edge that the opponent could push off at once. Every term is computed on whole bitboards.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engines.abalone.board import (
+    AXES,
+    CENTRE_GAIN,
+    KIND_BROAD2,
+    KIND_INLINE2,
+    OFFSETS,
+    RINGS,
+    STRIDE,
+    VALID,
+    Bitboard,
+    shift,
+)
+from engines.core import Action, Seat
+
+if TYPE_CHECKING:
+    from engines.abalone.rules import AbaloneState
+
+EDGE_OUT: tuple[Bitboard, ...] = tuple(VALID & ~shift(VALID, -k) for k in OFFSETS)
+"""Per direction, the cells whose next cell that way is off the board."""
+_INLINE_LOW = KIND_INLINE2 * STRIDE
+_INLINE_HIGH = KIND_BROAD2 * STRIDE  # moves of 2 or 3 along their line: the only pushes
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Weights of the evaluation's four terms (each term lies in about [-1, 1])."""
+
+    marbles: float = 1.0
+    centre: float = 0.3
+    cohesion: float = 0.15
+    danger: float = 0.2
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+def centre_distance(board: Bitboard) -> float:
+    """Mean distance of the marbles from the centre E5 (0 … 4)."""
+    count = board.bit_count()
+    if not count:
+        return 4.0
+    total = sum(k * (board & RINGS[k]).bit_count() for k in range(1, 5))
+    return total / count
+
+
+def cohesion(board: Bitboard) -> float:
+    """Adjacent friendly pairs per marble (0 … 3)."""
+    count = board.bit_count()
+    if not count:
+        return 0.0
+    pairs = sum((board & (board >> a)).bit_count() for a in AXES)
+    return pairs / count
+
+
+def threatened(own: Bitboard, enemy: Bitboard) -> int:
+    """Marbles of ``own`` on the edge that ``enemy`` could push off with its next move.
+
+    A line of two or three enemy marbles facing an own marble with the board's edge right
+    behind it (2 v 1, 3 v 1), or three facing two own marbles with the edge behind them (3 v 2).
+    """
+    hit = 0
+    for d, k in enumerate(OFFSETS):
+        heads2 = enemy & shift(enemy, k)
+        if not heads2:
+            continue
+        front = shift(heads2, k) & own
+        hit |= front & EDGE_OUT[d]
+        heads3 = heads2 & shift(heads2, k)
+        if heads3:
+            second = shift(shift(heads3, k) & own, k) & own
+            hit |= second & EDGE_OUT[d]
+    return hit.bit_count()
+
+
+def _terms(state: AbaloneState, seat: Seat) -> tuple[float, float, float]:
+    """(centre, cohesion, danger) of ``seat``: larger is better for that seat."""
+    own = state.board(seat)
+    danger = 0.0
+    for other in range(state.game.num_players):
+        if other != seat:
+            danger += threatened(own, state.board(other))
+    return -centre_distance(own), cohesion(own), -danger
+
+
+def evaluate(state: AbaloneState, seat: Seat, weights: Weights) -> float:
+    """Heuristic value of a position in play for ``seat``, in [-0.99, 0.99].
+
+    Each term is ``seat``'s figure minus the mean of its opponents': marbles (pushed off minus
+    lost, over the marbles needed to win), centre distance (over 4), cohesion (over 3), edge
+    marbles under threat (over 3).
+    """
+    n = state.game.num_players
+    goal = state.game.marbles_to_win
+    pushed, lost = state.pushed_off, state.lost
+    own = _terms(state, seat)
+    others = [_terms(state, s) for s in range(n) if s != seat]
+    mean = [sum(t[i] for t in others) / len(others) for i in range(3)]
+    if n == 2:
+        material = (pushed[seat] - lost[seat]) / goal
+    else:
+        rival = max(pushed[s] for s in range(n) if s != seat)
+        material = (pushed[seat] - rival - 0.5 * lost[seat]) / goal
+    value = (
+        weights.marbles * material
+        + weights.centre * (own[0] - mean[0]) / 4.0
+        + weights.cohesion * (own[1] - mean[1]) / 3.0
+        + weights.danger * (own[2] - mean[2]) / 3.0
+    )
+    return max(-0.99, min(0.99, value))
+
+
+def push_class(state: AbaloneState, action: Action, enemy: Bitboard) -> int:
+    """2 if ``action`` pushes a marble off the board, 1 if it pushes without ejecting, else 0."""
+    if not _INLINE_LOW <= action < _INLINE_HIGH:
+        return 0
+    k = OFFSETS[(action >> 7) % 6]
+    target = (action & 127) + k
+    if not enemy >> target & 1:
+        return 0
+    after = target + k
+    if enemy >> after & 1:
+        after += k
+    return 1 if VALID >> after & 1 else 2
+
+
+def ordered_actions(state: AbaloneState) -> list[Action]:
+    """Ejections first, then other pushes, then the rest by how far they bring marbles
+    toward the centre (ties in action order)."""
+    legal = state.legal_actions()
+    if state.placing or not legal:
+        return legal
+    enemy = state.opponents(state.current_player())
+    ejections: list[Action] = []
+    pushes: list[Action] = []
+    rest: list[Action] = []
+    for action in legal:
+        if _INLINE_LOW <= action < _INLINE_HIGH:
+            kind = push_class(state, action, enemy)
+            if kind:
+                (ejections if kind == 2 else pushes).append(action)
+                continue
+        rest.append(action)
+    rest.sort(key=CENTRE_GAIN.__getitem__, reverse=True)
+    return ejections + pushes + rest
+
+
+ROLLOUT_SAMPLES = 3
+"""Moves a playout draws before keeping the best-looking one."""
+
+
+def rollout_action(state: AbaloneState, rng: random.Random) -> Action:
+    """Draw a few legal moves at random and keep the best by a quick score: an ejection,
+    then a push, then the gain toward the centre. Cheap, and far from uniform: playouts
+    push marbles off instead of wandering until the move limit."""
+    legal = state.legal_actions()
+    if state.placing:
+        return legal[int(rng.random() * len(legal))]
+    enemy = state.opponents(state.current_player())
+    n = len(legal)
+    best = legal[int(rng.random() * n)]
+    best_score = 10 * push_class(state, best, enemy) + CENTRE_GAIN[best]
+    for _ in range(ROLLOUT_SAMPLES - 1):
+        action = legal[int(rng.random() * n)]
+        score = 10 * push_class(state, action, enemy) + CENTRE_GAIN[action]
+        if score > best_score:
+            best, best_score = action, score
+    return best
