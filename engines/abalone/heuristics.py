@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engines.abalone.board import (
-    AXES,
     CENTRE_GAIN,
     KIND_BROAD2,
     KIND_INLINE2,
@@ -47,12 +46,20 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
+_R1, _R2, _R3, _R4 = RINGS[1], RINGS[2], RINGS[3], RINGS[4]
+
+
 def centre_distance(board: Bitboard) -> float:
     """Mean distance of the marbles from the centre E5 (0 … 4)."""
     count = board.bit_count()
     if not count:
         return 4.0
-    total = sum(k * (board & RINGS[k]).bit_count() for k in range(1, 5))
+    total = (
+        (board & _R1).bit_count()
+        + 2 * (board & _R2).bit_count()
+        + 3 * (board & _R3).bit_count()
+        + 4 * (board & _R4).bit_count()
+    )
     return total / count
 
 
@@ -61,8 +68,15 @@ def cohesion(board: Bitboard) -> float:
     count = board.bit_count()
     if not count:
         return 0.0
-    pairs = sum((board & (board >> a)).bit_count() for a in AXES)
+    pairs = (
+        (board & (board >> 1)).bit_count()
+        + (board & (board >> 11)).bit_count()
+        + (board & (board >> 10)).bit_count()
+    )
     return pairs / count
+
+
+_EDGE_STEPS = tuple(zip(OFFSETS, EDGE_OUT, strict=True))
 
 
 def threatened(own: Bitboard, enemy: Bitboard) -> int:
@@ -72,16 +86,21 @@ def threatened(own: Bitboard, enemy: Bitboard) -> int:
     behind it (2 v 1, 3 v 1), or three facing two own marbles with the edge behind them (3 v 2).
     """
     hit = 0
-    for d, k in enumerate(OFFSETS):
-        heads2 = enemy & shift(enemy, k)
-        if not heads2:
-            continue
-        front = shift(heads2, k) & own
-        hit |= front & EDGE_OUT[d]
-        heads3 = heads2 & shift(heads2, k)
-        if heads3:
-            second = shift(shift(heads3, k) & own, k) & own
-            hit |= second & EDGE_OUT[d]
+    for k, edge in _EDGE_STEPS:
+        if k > 0:
+            heads2 = enemy & (enemy << k)
+            front = (heads2 << k) & own
+            if front:
+                hit |= front & edge
+                second = ((front & (heads2 << 2 * k)) << k) & own
+                hit |= second & edge
+        else:
+            heads2 = enemy & (enemy >> -k)
+            front = (heads2 >> -k) & own
+            if front:
+                hit |= front & edge
+                second = ((front & (heads2 >> -2 * k)) >> -k) & own
+                hit |= second & edge
     return hit.bit_count()
 
 
@@ -122,11 +141,17 @@ def evaluate(state: AbaloneState, seat: Seat, weights: Weights) -> float:
     return max(-0.99, min(0.99, value))
 
 
+_PUSH_STEP: list[int] = [0] * (KIND_BROAD2 * STRIDE)
+for _action in range(_INLINE_LOW, _INLINE_HIGH):
+    _PUSH_STEP[_action] = OFFSETS[(_action >> 7) % 6]
+del _action
+
+
 def push_class(state: AbaloneState, action: Action, enemy: Bitboard) -> int:
     """2 if ``action`` pushes a marble off the board, 1 if it pushes without ejecting, else 0."""
     if not _INLINE_LOW <= action < _INLINE_HIGH:
         return 0
-    k = OFFSETS[(action >> 7) % 6]
+    k = _PUSH_STEP[action]
     target = (action & 127) + k
     if not enemy >> target & 1:
         return 0
@@ -145,16 +170,22 @@ def ordered_actions(state: AbaloneState) -> list[Action]:
     enemy = state.opponents(state.current_player())
     ejections: list[Action] = []
     pushes: list[Action] = []
-    rest: list[Action] = []
+    step = _PUSH_STEP
+    low, high = _INLINE_LOW, _INLINE_HIGH
     for action in legal:
-        if _INLINE_LOW <= action < _INLINE_HIGH:
-            kind = push_class(state, action, enemy)
-            if kind:
-                (ejections if kind == 2 else pushes).append(action)
-                continue
-        rest.append(action)
-    rest.sort(key=CENTRE_GAIN.__getitem__, reverse=True)
-    return ejections + pushes + rest
+        if low <= action < high:
+            k = step[action]
+            target = (action & 127) + k
+            if enemy >> target & 1:
+                after = target + k
+                if enemy >> after & 1:
+                    after += k
+                (pushes if VALID >> after & 1 else ejections).append(action)
+    legal.sort(key=CENTRE_GAIN.__getitem__, reverse=True)
+    if not ejections and not pushes:
+        return legal
+    first = set(ejections) | set(pushes)
+    return ejections + pushes + [a for a in legal if a not in first]
 
 
 ROLLOUT_SAMPLES = 3
