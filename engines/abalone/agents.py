@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from engines.abalone.heuristics import DEFAULT_WEIGHTS, Weights, evaluate
 from engines.abalone.rules import AbaloneState
-from engines.agents.alphabeta import AlphaBetaAgent
+from engines.abalone.search import AbaloneSearch
 from engines.core import Action, AgentType, Game, Option, Seat, State
 
 
@@ -123,9 +123,9 @@ def _search(
     centre: float = DEFAULT_WEIGHTS.centre,
     cohesion: float = DEFAULT_WEIGHTS.cohesion,
     danger: float = DEFAULT_WEIGHTS.danger,
-) -> AlphaBetaAgent:
+) -> AbaloneSearch:
     weights = _weights(marbles, centre, cohesion, danger)
-    return AlphaBetaAgent(game, rng, depth=depth, nodes=nodes, evaluator=evaluator(weights))
+    return AbaloneSearch(game, rng, depth=depth, nodes=nodes, value=evaluator(weights))
 
 
 EASY_GREEDY_SHARE = 0.5

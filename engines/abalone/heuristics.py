@@ -188,7 +188,7 @@ def ordered_actions(state: AbaloneState) -> list[Action]:
     return ejections + pushes + [a for a in legal if a not in first]
 
 
-ROLLOUT_SAMPLES = 3
+ROLLOUT_SAMPLES = 6
 """Moves a playout draws before keeping the best-looking one."""
 
 
