@@ -104,6 +104,21 @@ def threatened(own: Bitboard, enemy: Bitboard) -> int:
     return hit.bit_count()
 
 
+_BOARD_TERMS: dict[Bitboard, tuple[float, float]] = {}
+"""(−centre distance, cohesion) by bitboard: a search meets the same board of one side in many
+leaves. Exact values, so a hit changes nothing; cleared when it grows past ``_CACHE_SIZE``."""
+_CACHE_SIZE = 200_000
+
+
+def _board_terms(board: Bitboard) -> tuple[float, float]:
+    terms = _BOARD_TERMS.get(board)
+    if terms is None:
+        if len(_BOARD_TERMS) >= _CACHE_SIZE:
+            _BOARD_TERMS.clear()
+        terms = _BOARD_TERMS[board] = (-centre_distance(board), cohesion(board))
+    return terms
+
+
 def _terms(state: AbaloneState, seat: Seat) -> tuple[float, float, float]:
     """(centre, cohesion, danger) of ``seat``: larger is better for that seat."""
     own = state.board(seat)
@@ -111,7 +126,8 @@ def _terms(state: AbaloneState, seat: Seat) -> tuple[float, float, float]:
     for other in range(state.game.num_players):
         if other != seat:
             danger += threatened(own, state.board(other))
-    return -centre_distance(own), cohesion(own), -danger
+    centre, together = _board_terms(own)
+    return centre, together, -danger
 
 
 def evaluate(state: AbaloneState, seat: Seat, weights: Weights) -> float:
@@ -124,14 +140,26 @@ def evaluate(state: AbaloneState, seat: Seat, weights: Weights) -> float:
     n = state.game.num_players
     goal = state.game.marbles_to_win
     pushed, lost = state.pushed_off, state.lost
+    if n == 2:
+        # The same sums as below with one opponent, without the lists: the search's leaves.
+        own_board, enemy_board = state.board(seat), state.board(1 - seat)
+        own_c, own_h = _board_terms(own_board)
+        enemy_c, enemy_h = _board_terms(enemy_board)
+        own_d = -(0.0 + threatened(own_board, enemy_board))
+        enemy_d = -(0.0 + threatened(enemy_board, own_board))
+        material = (pushed[seat] - lost[seat]) / goal
+        value = (
+            weights.marbles * material
+            + weights.centre * (own_c - enemy_c) / 4.0
+            + weights.cohesion * (own_h - enemy_h) / 3.0
+            + weights.danger * (own_d - enemy_d) / 3.0
+        )
+        return max(-0.99, min(0.99, value))
     own = _terms(state, seat)
     others = [_terms(state, s) for s in range(n) if s != seat]
     mean = [sum(t[i] for t in others) / len(others) for i in range(3)]
-    if n == 2:
-        material = (pushed[seat] - lost[seat]) / goal
-    else:
-        rival = max(pushed[s] for s in range(n) if s != seat)
-        material = (pushed[seat] - rival - 0.5 * lost[seat]) / goal
+    rival = max(pushed[s] for s in range(n) if s != seat)
+    material = (pushed[seat] - rival - 0.5 * lost[seat]) / goal
     value = (
         weights.marbles * material
         + weights.centre * (own[0] - mean[0]) / 4.0
