@@ -8,8 +8,9 @@ the edge that the opponent could push off at once. Every term is computed on who
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engines.abalone.board import (
     CENTRE_GAIN,
@@ -24,8 +25,38 @@ from engines.abalone.board import (
 )
 from engines.core import Action, Seat
 
-if TYPE_CHECKING:
-    from engines.abalone.rules import AbaloneState
+
+class Rules(Protocol):
+    """What the heuristics read of the game (:class:`engines.abalone.rules.AbaloneGame`)."""
+
+    num_players: int
+    marbles_to_win: int
+
+
+class AbaloneState(Protocol):
+    """What the heuristics read of a position: the state's read API
+    (:class:`engines.abalone.rules.AbaloneState`)."""
+
+    @property
+    def game(self) -> Rules: ...
+
+    @property
+    def pushed_off(self) -> Sequence[int]: ...
+
+    @property
+    def lost(self) -> Sequence[int]: ...
+
+    @property
+    def placing(self) -> bool: ...
+
+    def board(self, seat: Seat) -> Bitboard: ...
+
+    def opponents(self, seat: Seat) -> Bitboard: ...
+
+    def legal_actions(self) -> list[Action]: ...
+
+    def current_player(self) -> Seat: ...
+
 
 EDGE_OUT: tuple[Bitboard, ...] = tuple(VALID & ~shift(VALID, -k) for k in OFFSETS)
 """Per direction, the cells whose next cell that way is off the board."""
