@@ -15,6 +15,9 @@ perturbs them less; each figure is the median over the rounds, and each ratio th
 per-round ratios. It prints games/s, µs per ply and
 the ratios ours/OpenSpiel (below 1 = we are faster), then MCTS iterations per second at each
 game's opening (ours, and OpenSpiel's C++ ``MCTSBot`` with random rollouts as a yardstick).
+For Abalone it also times search (``abalone_search``): alpha-beta nodes per CPU second on
+middle-game positions, for the generic agent at depth 2 and for the ``hard`` level's own
+search, and ``hard``'s CPU time per move over whole self-play games.
 Results go to ``bench/results/engines.json``. Needs the ``bench`` extra (``open_spiel``).
 """
 
@@ -35,6 +38,7 @@ from engines.registry import game_names, load_game
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OPENSPIEL_GAMES: dict[str, tuple[str, dict[str, Any]]] = {
+    "abalone": ("chinese_checkers", {}),
     "alquerque": ("checkers", {}),
     "alveoles": ("dots_and_boxes", {"num_rows": 8, "num_cols": 8}),
 }
@@ -182,6 +186,90 @@ def report(row: dict[str, Any]) -> None:
     )
 
 
+# --------------------------------------------------------------------------- Abalone search
+
+ABALONE_TARGET = 3.0
+"""Abalone's µs per ply may be at most this many times chinese_checkers' Python loop's."""
+
+
+def _abalone_positions(count: int) -> list[Any]:
+    """Middle-game positions: ``count`` games between greedy players, 20 to 60 plies in."""
+    from engines.core import agent_rng, match_seed
+    from engines.registry import make_agent
+
+    game = load_game("abalone")
+    positions = []
+    for i in range(count):
+        seed = match_seed(77, i)
+        agents = [make_agent(game, "easy", agent_rng(seed, s)) for s in range(2)]
+        state = game.new_initial_state(seed)
+        for _ in range(20 + (40 * i) // max(1, count - 1)):
+            if state.is_terminal():
+                break
+            state.apply(agents[state.current_player()].step(state))
+        if not state.is_terminal():
+            positions.append(state)
+    return positions
+
+
+def abalone_search(seconds: float) -> dict[str, Any]:
+    """Alpha-beta nodes per CPU second on middle-game positions (the generic agent at depth 2,
+    and the levels' own search), and ``hard``'s CPU time per move over whole self-play games."""
+    from engines.agents.alphabeta import AlphaBetaAgent
+    from engines.core import agent_rng, match_seed, play_match
+    from engines.registry import make_agent
+
+    game = load_game("abalone")
+    positions = _abalone_positions(8)
+    out: dict[str, Any] = {}
+    for label, build in (
+        ("generic_alphabeta_depth2", lambda: AlphaBetaAgent(game, random.Random(0), depth=2)),
+        ("hard", lambda: make_agent(game, "hard", random.Random(0))),
+    ):
+        nodes = 0
+        started = time.process_time()
+        for state in positions:
+            agent = build()
+            agent.step(state)
+            nodes += agent.count  # type: ignore[attr-defined]
+        spent = time.process_time() - started
+        out[f"{label}_nodes_per_s"] = nodes / spent
+        out[f"{label}_nodes_per_move"] = nodes / len(positions)
+    moves = 0
+    spent = 0.0
+    games = 0
+    while spent < max(seconds, 1.0) * 5 or games < 2:
+        seed = match_seed(78, games)
+        agents = [make_agent(game, "hard", agent_rng(seed, s)) for s in range(2)]
+        started = time.process_time()
+        result = play_match(game, agents, seed)
+        spent += time.process_time() - started
+        moves += result.plies
+        games += 1
+    out["hard_ms_per_move"] = 1000 * spent / moves
+    out["hard_s_per_game"] = spent / games
+    out["hard_games_timed"] = games
+    return out
+
+
+def report_abalone(row: dict[str, Any]) -> None:
+    ratio = row.get("ratio_us_per_ply_vs_openspiel_python")
+    if ratio is not None:
+        print(
+            f"\ntarget (Abalone µs/ply <= {ABALONE_TARGET:g}× OpenSpiel chinese_checkers Python "
+            f"loop): " + ("met" if ratio <= ABALONE_TARGET else "NOT met") + f" ({ratio:.2f}×)"
+        )
+    search = row["search"]
+    print(
+        "Abalone search: generic alpha-beta (depth 2) "
+        f"{search['generic_alphabeta_depth2_nodes_per_s']:.0f} nodes/s, "
+        f"hard {search['hard_nodes_per_s']:.0f} nodes/s "
+        f"({search['hard_nodes_per_move']:.0f} nodes a move); hard self-play "
+        f"{search['hard_ms_per_move']:.1f} ms a move, {search['hard_s_per_game']:.2f} s a game "
+        f"({search['hard_games_timed']} games)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
@@ -194,6 +282,10 @@ def main(argv: list[str] | None = None) -> None:
         row = bench_game(name, args.seconds, args.rounds, args.iterations)
         report(row)
         rows.append(row)
+    abalone = next((r for r in rows if r["game"] == "abalone"), None)
+    if abalone is not None:
+        abalone["search"] = abalone_search(args.seconds)
+        report_abalone(abalone)
     alquerque = next((r for r in rows if r["game"] == "alquerque"), None)
     if alquerque is not None and "openspiel_python" in alquerque:
         ratio = alquerque["ratio_us_per_ply_vs_openspiel_python"]

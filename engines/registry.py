@@ -25,6 +25,7 @@ from engines.core import (
 )
 
 GAME_MODULES: dict[str, str] = {
+    "abalone": "engines.abalone",
     "alquerque": "engines.alquerque",
     "alveoles": "engines.alveoles",
 }
