@@ -27,6 +27,7 @@ from engines.core import (
 GAME_MODULES: dict[str, str] = {
     "alquerque": "engines.alquerque",
     "alveoles": "engines.alveoles",
+    "alhambra": "engines.alhambra",
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
 

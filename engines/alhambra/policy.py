@@ -1,0 +1,92 @@
+"""Position value and playout moves: the hooks the search agents use.
+
+``evaluate`` projects each seat's total (points so far plus what the current Alhambras would
+score at the next scoring) and maps the lead over the best opponent into [-1, 1].
+``rollout_action`` plays quickly and plausibly: exact purchases first, otherwise money or a
+purchase, bought tiles placed where they fit (never a redesign, which only slows a playout).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import TYPE_CHECKING
+
+from engines.alhambra import building, notation
+from engines.alhambra.flow import ACTION
+from engines.alhambra.money import value_of
+from engines.alhambra.scoring import majority_points
+from engines.alhambra.tiles import COST, TYPE_OF, TYPES
+from engines.core import Action, Seat
+
+if TYPE_CHECKING:
+    from engines.alhambra.rules import AlhambraState
+
+LEAD_SCALE = 20.0
+"""Points of lead that count as a near-certain win (tanh(1) ≈ 0.76)."""
+OVERPAY_TOLERANCE = 2
+"""A playout buys with an overpayment up to this many coins."""
+
+
+def holder_counts(state: AlhambraState) -> list[list[int]]:
+    """Tiles of each type per seat's Alhambra, and the collector's as one more row."""
+    counts = [state.type_counts(s) for s in range(state.game.num_players)]
+    if state.game.collector:
+        tiles = [0] * len(TYPES)
+        for tile in state.collector_tiles:
+            tiles[TYPE_OF[tile]] += 1
+        counts.append(tiles)
+    return counts
+
+
+def projected(state: AlhambraState) -> list[float]:
+    """Points so far plus the next scoring's majorities and walls on the current Alhambras."""
+    n = state.game.num_players
+    upcoming = min(state.scorings, 2)
+    majorities = majority_points(holder_counts(state), upcoming)
+    now = state.scores()
+    return [now[s] + majorities[s] + building.longest_wall(state.grids[s]) for s in range(n)]
+
+
+def evaluate(state: AlhambraState, seat: Seat) -> float:
+    totals = projected(state)
+    best_other = max(t for s, t in enumerate(totals) if s != seat)
+    return math.tanh((totals[seat] - best_other) / LEAD_SCALE)
+
+
+def rollout_action(state: AlhambraState, rng: random.Random) -> Action:
+    seat = state.player
+    if state.phase != ACTION:
+        tile = state.pending[0]
+        cells = state.placements(seat, tile)
+        if cells:
+            return notation.place(tile, cells[int(rng.random() * len(cells))])
+        return notation.reserve(tile)
+    buys = state.buy_actions()
+    if buys:
+        exact, close = [], []
+        for action in buys:
+            d = notation.decode(action)
+            over = sum(d.values) - COST[state.market[d.slot]]
+            if over == 0:
+                exact.append(action)
+            elif over <= OVERPAY_TOLERANCE:
+                close.append(action)
+        if exact:
+            return exact[int(rng.random() * len(exact))]
+        if close and rng.random() < 0.5:
+            return close[int(rng.random() * len(close))]
+    masks = state.take_masks()
+    if masks:
+        # Prefer the takes worth most: pick the best of two random ones.
+        display = state.display
+
+        def worth(mask: int) -> int:
+            return sum(value_of(display[i]) for i in range(len(display)) if mask >> i & 1)
+
+        a = masks[int(rng.random() * len(masks))]
+        b = masks[int(rng.random() * len(masks))]
+        return notation.take(a if worth(a) >= worth(b) else b)
+    if buys:
+        return buys[int(rng.random() * len(buys))]
+    return rng.choice(state.legal_actions())
