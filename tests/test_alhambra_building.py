@@ -119,3 +119,16 @@ def test_separate_walls_count_the_longest_only() -> None:
     grid = build((1, 0, 1), (7, 1, 0), (2, 1, -1))
     assert len(building.wall_segments(grid)) == 5
     assert building.longest_wall(grid) == 3
+
+
+def test_a_corner_is_used_once_where_four_segments_meet() -> None:
+    # Not a legal Alhambra (the two tiles touch at a corner only) but a clear wall shape:
+    # tile 9 (N+E) at (0,1) and tile 2 (S+W) at (1,2) put four segments on corner (1,2).
+    grid = new_alhambra()
+    grid[cell_of(0, 1)] = 9
+    grid[cell_of(1, 2)] = 2
+    assert len(building.wall_segments(grid)) == 4
+    assert building.longest_wall(grid) == 2
+    # A longer arm on one side: tile 5 (N) at (-1,1) extends the north wall westwards.
+    grid[cell_of(-1, 1)] = 5
+    assert building.longest_wall(grid) == 3

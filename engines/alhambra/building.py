@@ -270,10 +270,30 @@ def longest_wall(grid: Grid) -> int:
         links.setdefault(a, []).append(b)
         links.setdefault(b, []).append(a)
     best = 0
-    for start in links:
-        best = max(best, _longest_from(links, start))
-        if best == len(segments):
-            break
+    seen: set[tuple[int, int]] = set()
+    for corner in links:
+        if corner in seen:
+            continue
+        # One connected run of walls: a plain chain or ring is counted whole; only a run with
+        # a junction (three or four segments at a corner) needs the search over paths.
+        part = {corner}
+        todo = [corner]
+        while todo:
+            for nb in links[todo.pop()]:
+                if nb not in part:
+                    part.add(nb)
+                    todo.append(nb)
+        seen |= part
+        edges = sum(len(links[c]) for c in part) // 2
+        if edges <= best:
+            continue
+        if all(len(links[c]) <= 2 for c in part):
+            best = edges
+            continue
+        for start in part:
+            best = max(best, _longest_from(links, start))
+            if best == edges:
+                break
     return best
 
 

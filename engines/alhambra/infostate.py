@@ -21,11 +21,14 @@ def resample(state: AlhambraState, rng: random.Random) -> AlhambraState:
     copy's own future chance (the true generator's state is hidden information too)."""
     view = state.clone()
     view.rng = random.Random(rng.getrandbits(64))
+    # Sorted before shuffling: the copy depends on what the seat knows and ``rng`` alone, never
+    # on the true order.
+    view.bag.sort()
     rng.shuffle(view.bag)
     deck = view.deck
     size = len(deck)
-    scoring = [c for c in deck if c < 0]
-    money = [c for c in deck if c >= 0]
+    scoring = sorted(c for c in deck if c < 0)
+    money = sorted(c for c in deck if c >= 0)
     rng.shuffle(money)
     spots: dict[int, int] = {}
     ranges = {}
