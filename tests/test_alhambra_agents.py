@@ -11,7 +11,7 @@ from engines.alhambra.rules import Alhambra, AlhambraState
 from engines.core import agent_rng, match_seed, play_match
 from engines.registry import agent_types, load_game, make_agent
 
-SPECS = [
+SPECS: list[dict[str, object]] = [
     {"name": "random"},
     {"name": "greedy"},
     {"name": "builder"},
@@ -43,7 +43,7 @@ def _other_hidden_order(state: AlhambraState, seed: int) -> AlhambraState:
     return other
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=[s["name"] for s in SPECS])
+@pytest.mark.parametrize("spec", SPECS, ids=[str(s["name"]) for s in SPECS])
 def test_agents_never_peek_at_the_hidden_order(spec: dict[str, object]) -> None:
     game = load_game("alhambra", players=3)
     for seed in range(3):

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from engines.alhambra import building, heuristics, notation
 from engines.alhambra.flow import ACTION
-from engines.alhambra.ismcts import MCTS
+from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
 from engines.alhambra.rules import AlhambraState
 from engines.alhambra.tiles import COST, TYPE_OF
 from engines.core import Action, AgentType, Game, Option, State
@@ -72,6 +73,11 @@ class GreedyAgent:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        scores = self.scores(state, legal)
+        return _pick(self.rng, legal, scores.__getitem__)
+
+    def scores(self, state: AlhambraState, legal: Sequence[Action]) -> dict[Action, float]:
+        """The heuristic score of each of ``legal`` for the seat to move."""
         memo: dict[int, tuple[float, int | None]] = {}
         seat = state.current_player()
 
@@ -85,9 +91,8 @@ class GreedyAgent:
                     memo[tile] = (self.majority * gain + spot, cell)
             return memo[tile]
 
-        if state.phase != ACTION:
-            return _pick(self.rng, legal, lambda a: self._placing(state, a, worth))
-        return _pick(self.rng, legal, lambda a: self._acting(state, a, worth))
+        score = self._placing if state.phase != ACTION else self._acting
+        return {a: score(state, a, worth) for a in legal}
 
     def _placing(
         self, state: AlhambraState, action: Action, worth: Callable[[int], tuple[float, int | None]]
@@ -187,6 +192,24 @@ BANKER = _greedy_type(
     "banker",
     "greedy preset that hoards money and pays exactly.",
     {"money": 1.5, "exact": 8.0, "overpay": 2.5},
+)
+
+
+def _mcts(game: Game, rng: random.Random, **params: Any) -> IsMctsAgent:
+    """Information-set MCTS whose root candidates and prior come from ``greedy``'s scores."""
+    return IsMctsAgent(game, rng, prior_scores=GreedyAgent(game, rng).scores, **params)
+
+
+MCTS = AgentType(
+    name="mcts",
+    description=(
+        "Information-set MCTS: each iteration re-draws the hidden deck and bag from the seat's "
+        "view; the root searches greedy's best moves with its scores as a prior; short "
+        "playouts scored by projected points."
+    ),
+    factory=_mcts,
+    params=MCTS_PARAMS,
+    games=("alhambra",),
 )
 
 AGENTS: tuple[AgentType, ...] = (GREEDY, BUILDER, COLLECTOR, BANKER, MCTS)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engines.alhambra import building
 from engines.alhambra.money import (
     HAND_TARGET,
     PILES,
@@ -184,9 +183,9 @@ def score_round(state: AlhambraState, scoring_card: int) -> None:
             tiles[TYPE_OF[tile]] += 1
         counts.append(tiles)
     points = majority_points(counts, round_index)
-    for seat, grid in enumerate(state.grids):
+    for seat in range(len(state.grids)):
         state.round_points[seat][round_index][0] += points[seat]
-        state.round_points[seat][round_index][1] += building.longest_wall(grid)
+        state.round_points[seat][round_index][1] += state.longest_wall(seat)
     state.scorings += 1
     if collector:
         state.collector_points[round_index] += points[-1]

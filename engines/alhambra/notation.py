@@ -94,8 +94,22 @@ class Decoded:
     values: tuple[int, ...] = ()
 
 
+_DECODED: dict[int, Decoded] = {}
+DECODED_LIMIT: Final = 500_000
+"""Most decoded actions remembered (every playout decodes the same few thousand)."""
+
+
 def decode(action: int) -> Decoded:
     """The parts of an action number; ``ValueError`` outside the numbering."""
+    found = _DECODED.get(action)
+    if found is None:
+        found = _decode(action)
+        if len(_DECODED) < DECODED_LIMIT:
+            _DECODED[action] = found
+    return found
+
+
+def _decode(action: int) -> Decoded:
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
     if action == PASS:

@@ -45,7 +45,7 @@ def projected(state: AlhambraState) -> list[float]:
     upcoming = min(state.scorings, 2)
     majorities = majority_points(holder_counts(state), upcoming)
     now = state.scores()
-    return [now[s] + majorities[s] + building.longest_wall(state.grids[s]) for s in range(n)]
+    return [now[s] + majorities[s] + state.longest_wall(s) for s in range(n)]
 
 
 def evaluate(state: AlhambraState, seat: Seat) -> float:
@@ -90,3 +90,27 @@ def rollout_action(state: AlhambraState, rng: random.Random) -> Action:
     if buys:
         return buys[int(rng.random() * len(buys))]
     return rng.choice(state.legal_actions())
+
+
+def quick_score(state: AlhambraState, action: Action) -> float:
+    """A cheap preference between legal actions: exact purchases, then close purchases, the
+    largest takes, placements next to many tiles; redesigns last."""
+    d = notation.decode(action)
+    kind = d.kind
+    if kind == "buy":
+        return 10.0 - (sum(d.values) - COST[state.market[d.slot]])
+    if kind == "take":
+        display = state.display
+        return float(sum(value_of(display[i]) for i in range(len(display)) if d.mask >> i & 1))
+    if kind == "place":
+        grid = state.grids[state.player]
+        near = sum(d.cell + s in grid for s in (building.STRIDE, 1, -building.STRIDE, -1))
+        return 6.0 + near if state.phase != ACTION else 2.0 + near
+    if kind == "reserve":
+        return 1.0
+    return -1.0
+
+
+def ordered_actions(state: AlhambraState) -> list[Action]:
+    """Legal actions, most promising first by ``quick_score``."""
+    return sorted(state.legal_actions(), key=lambda a: -quick_score(state, a))

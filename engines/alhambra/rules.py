@@ -21,7 +21,7 @@ from typing import Any
 from engines.alhambra import building, flow, infostate, notation, policy, render
 from engines.alhambra.building import ORIGIN, Cell, xy_of
 from engines.alhambra.flow import ACTION, OVER, PLACE
-from engines.alhambra.money import TAKE_LIMIT, Card, currency_of, minimal_payments, value_of
+from engines.alhambra.money import TAKE_LIMIT, Card, minimal_payments
 from engines.alhambra.notation import NOTATION_HELP, NUM_ACTIONS
 from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
 from engines.core import (
@@ -43,16 +43,24 @@ _TAKES: dict[tuple[Card, ...], list[int]] = {}
 _PAYMENTS: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
 
 
+_BITS = [tuple(i for i in range(4) if mask >> i & 1) for mask in range(16)]
+
+
 def _take_masks(display: tuple[Card, ...]) -> list[int]:
+    values = [c % 10 for c in display]
+    distinct = len(set(display)) == len(display)
     seen: set[tuple[Card, ...]] = set()
     out = []
     for mask in range(1, 1 << len(display)):
-        picked = tuple(display[i] for i in range(len(display)) if mask >> i & 1)
-        if len(picked) > 1 and sum(value_of(c) for c in picked) > TAKE_LIMIT:
+        bits = _BITS[mask]
+        if len(bits) > 1 and sum(values[i] for i in bits) > TAKE_LIMIT:
             continue
-        if picked not in seen:
+        if not distinct:
+            picked = tuple(display[i] for i in bits)
+            if picked in seen:
+                continue
             seen.add(picked)
-            out.append(mask)
+        out.append(mask)
     return out
 
 
@@ -197,13 +205,18 @@ class AlhambraState(State):
         return found
 
     def buy_actions(self) -> list[Action]:
-        hand = self.hands[self.player]
+        by_currency: list[list[int]] = [[], [], [], []]
+        for c in self.hands[self.player]:
+            by_currency[c // 10].append(c % 10)
         out = []
         for slot, tile in enumerate(self.market):
             if not tile:
                 continue
-            values = tuple(value_of(c) for c in hand if currency_of(c) == slot)
-            for paid in payments(values, COST[tile]):
+            values = by_currency[slot]
+            price = COST[tile]
+            if sum(values) < price:
+                continue
+            for paid in payments(tuple(values), price):
                 out.append(notation.buy(slot, paid))
         return out
 
@@ -309,7 +322,7 @@ class AlhambraState(State):
         reserve = self.reserves[seat]
         reserve.append(tile)
         reserve.sort()
-        self._cache[seat].pop("redesign", None)
+        self._cache[seat].pop("redesign", None)  # the Alhambra's own entries stay valid
 
     def clone(self) -> AlhambraState:
         new = AlhambraState.__new__(AlhambraState)
@@ -413,7 +426,19 @@ class AlhambraState(State):
     def rollout_action(self, rng: random.Random) -> Action:
         return policy.rollout_action(self, rng)
 
+    def ordered_actions(self) -> list[Action]:
+        return policy.ordered_actions(self)
+
     # -- read access for analysis and viewers ----------------------------------------
+    def longest_wall(self, seat: Seat) -> int:
+        """Segments of ``seat``'s longest wall (cached until the Alhambra changes)."""
+        cache = self._cache[seat]
+        found = cache.get("wall")
+        if found is None:
+            found = [building.longest_wall(self.grids[seat])]
+            cache["wall"] = found
+        return int(found[0])
+
     def alhambra(self, seat: Seat) -> dict[tuple[int, int], int]:
         """``{(x, y): tile_id}`` of ``seat``'s Alhambra, the fountain as tile 0 at (0, 0)."""
         return {xy_of(c): t for c, t in self.grids[seat].items()}
