@@ -61,9 +61,9 @@ class IsMctsAgent:
         self,
         game: Game,
         rng: random.Random,
-        iterations: int = 200,
+        iterations: int = 100,
         exploration: float = 0.7,
-        rollout_plies: int = 20,
+        rollout_plies: int = 10,
         width: int = 6,
         prior: float = 1.0,
         prior_scores: Scorer | None = None,
@@ -155,12 +155,12 @@ def _rank(node: _Node | None) -> int:
 
 
 MCTS_PARAMS = (
-    Option("iterations", int, 200, "search iterations per decision", minimum=1, maximum=100_000),
+    Option("iterations", int, 100, "search iterations per decision", minimum=1, maximum=100_000),
     Option("exploration", float, 0.7, "UCB exploration constant", minimum=0.0, maximum=100.0),
     Option(
         "rollout_plies",
         int,
-        20,
+        10,
         "playout plies before the position is scored",
         minimum=0,
         maximum=10_000,

@@ -16,7 +16,7 @@ from engines.alhambra import building, notation
 from engines.alhambra.flow import ACTION
 from engines.alhambra.money import value_of
 from engines.alhambra.scoring import majority_points
-from engines.alhambra.tiles import COST, TYPE_OF, TYPES
+from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
 from engines.core import Action, Seat
 
 if TYPE_CHECKING:
@@ -58,7 +58,19 @@ def rollout_action(state: AlhambraState, rng: random.Random) -> Action:
     seat = state.player
     if state.phase != ACTION:
         tile = state.pending[0]
-        cells = state.placements(seat, tile)
+        walls = WALLS[tile]
+        cells = state.known_placements(seat, tile)
+        if cells is None:
+            # One legal cell is enough: try the frontier from a random point rather than list
+            # every legal cell.
+            grid = state.grids[seat]
+            frontier = state.frontier(seat)
+            start = int(rng.random() * len(frontier))
+            for i in range(len(frontier)):
+                cell = frontier[(start + i) % len(frontier)]
+                if building.can_place(grid, cell, walls):
+                    return notation.place(tile, cell)
+            return notation.reserve(tile)
         if cells:
             return notation.place(tile, cells[int(rng.random() * len(cells))])
         return notation.reserve(tile)

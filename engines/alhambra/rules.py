@@ -250,8 +250,23 @@ class AlhambraState(State):
         cache = self._cache[seat]
         found = cache.get(walls)
         if found is None:
-            found = building.placements(self.grids[seat], walls)
+            grid = self.grids[seat]
+            found = [c for c in self.frontier(seat) if building.can_place(grid, c, walls)]
             cache[walls] = found
+        return found
+
+    def known_placements(self, seat: Seat, tile: int) -> list[Cell] | None:
+        """``placements`` when already listed for this Alhambra, else None (nothing computed)."""
+        found: list[Cell] | None = self._cache[seat].get(WALLS[tile])
+        return found
+
+    def frontier(self, seat: Seat) -> list[Cell]:
+        """Empty cells next to ``seat``'s Alhambra, ascending (cached)."""
+        cache = self._cache[seat]
+        found = cache.get("frontier")
+        if found is None:
+            found = building.frontier(self.grids[seat])
+            cache["frontier"] = found
         return found
 
     def apply(self, action: Action) -> None:
