@@ -42,9 +42,11 @@ class GreedyAgent:
     * a purchase: the tile's worth (majority points it should win at the coming scorings ×
       ``majority``, plus its best placement's wall gain × ``wall``), plus ``exact`` for an exact
       payment (another action), minus ``overpay`` per coin paid above the price;
-    * a take: ``money`` per coin, plus ``exact`` / 2 per market tile it makes exactly payable;
-    * placing a bought or reserved tile: its majority worth and wall gain at the best cell
-      (a cell with more neighbours first, by ``compact``); otherwise the reserve;
+    * a take: ``money`` per coin, less as the hand nears ``saturation`` coins, plus
+      ``exact`` / 2 per market tile it makes exactly payable;
+    * placing a bought or reserved tile: ``place_bonus`` plus its majority worth and wall gain
+      at the best cell (a cell with more neighbours first, by ``compact``); otherwise the
+      reserve;
     * an exchange: the change in majorities and walls; a removal only if nothing else is good.
     """
 
@@ -58,6 +60,8 @@ class GreedyAgent:
         exact: float = 4.0,
         overpay: float = 1.0,
         compact: float = 0.3,
+        place_bonus: float = 2.0,
+        saturation: float = 40.0,
     ) -> None:
         self.rng = rng
         self.majority = majority
@@ -66,6 +70,8 @@ class GreedyAgent:
         self.exact = exact
         self.overpay = overpay
         self.compact = compact
+        self.place_bonus = place_bonus
+        self.saturation = saturation
 
     def step(self, state: State) -> Action:
         if not isinstance(state, AlhambraState):
@@ -88,7 +94,7 @@ class GreedyAgent:
                     memo[tile] = (RESERVE_VALUE, None)
                 else:
                     gain = heuristics.majority_gain(state, seat, TYPE_OF[tile])
-                    memo[tile] = (self.majority * gain + spot, cell)
+                    memo[tile] = (self.majority * gain + spot + self.place_bonus, cell)
             return memo[tile]
 
         score = self._placing if state.phase != ACTION else self._acting
@@ -115,7 +121,10 @@ class GreedyAgent:
             picked = [display[i] for i in range(len(display)) if d.mask >> i & 1]
             coins = sum(c % 10 for c in picked)
             enabled = heuristics.takes_enabling(state.hands[seat], picked, state.market)
-            return self.money * coins + self.exact / 2 * enabled
+            held = sum(c % 10 for c in state.hands[seat])
+            # Money has no worth at the end: each coin counts less as the hand fills up.
+            appetite = max(0.1, 1.0 - held / self.saturation)
+            return self.money * coins * appetite + self.exact / 2 * enabled
         if d.kind == "buy":
             tile = state.market[d.slot]
             over = sum(d.values) - COST[tile]
@@ -158,6 +167,15 @@ GREEDY_PARAMS = (
     _weight("exact", 4.0, "bonus for an exact payment (another action)"),
     _weight("overpay", 1.0, "cost of each coin paid above the price"),
     _weight("compact", 0.3, "preference per neighbour of a placement's cell"),
+    _weight("place_bonus", 2.0, "worth of a tile built rather than kept in the reserve"),
+    Option(
+        "saturation",
+        float,
+        40.0,
+        "coins in hand at which taking more money is worth little",
+        minimum=1.0,
+        maximum=1000.0,
+    ),
 )
 
 
