@@ -243,12 +243,19 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
         )
     out.append(
         TextTable(
-            "Tiles by type at the end (Alhambra), per agent",
-            ("agent", *TYPES, "reserve", "longest wall", "money left", "exact buys"),
+            "Tiles by type in the Alhambra at the end, per agent",
+            ("agent", *TYPES),
+            [[str(t["agent"]), *(num(t[k]) for k in TYPES)] for t in g["tiles_by_agent"]],
+            css_class="tiles",
+        )
+    )
+    out.append(
+        TextTable(
+            "At the end, per agent",
+            ("agent", "reserve tiles", "longest wall", "money left", "exact purchases"),
             [
                 [
                     str(t["agent"]),
-                    *(num(t[k]) for k in TYPES),
                     num(t["reserve"]),
                     num(t["longest_wall"]),
                     num(t["money_left"]),
@@ -256,7 +263,7 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
                 ]
                 for t in g["tiles_by_agent"]
             ],
-            css_class="tiles",
+            css_class="seat-figures",
         )
     )
     collector = g.get("collector")

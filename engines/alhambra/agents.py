@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.alhambra import building, heuristics, notation
+from engines.alhambra import heuristics, notation
 from engines.alhambra.flow import ACTION
 from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
 from engines.alhambra.rules import AlhambraState
@@ -137,18 +137,13 @@ class GreedyAgent:
         if d.kind == "swap":
             grid = state.grids[seat]
             cell = state.where[seat][d.other]
-            old = grid[cell]
+            old = grid[cell]  # read only: the trial layout is a copy
             gain = 0.0
             if TYPE_OF[d.tile] != TYPE_OF[old]:
                 gain = heuristics.majority_gain(state, seat, TYPE_OF[d.tile]) + (
                     heuristics.majority_gain(state, seat, TYPE_OF[old], -1)
                 )
-            before = building.longest_wall(grid)
-            grid[cell] = d.tile
-            try:
-                walls = building.longest_wall(grid) - before
-            finally:
-                grid[cell] = old
+            walls = heuristics.wall_gain(grid, cell, d.tile, state.longest_wall(seat))
             # An exchange costs the turn: it must gain something to beat a take.
             return self.majority * gain + self.wall * walls - 1.0
         if d.kind == "remove":

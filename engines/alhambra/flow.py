@@ -1,6 +1,6 @@
 """Setup and everything between two turns: refills, scorings, the collector, the end.
 
-Functions of an :class:`~engines.alhambra.rules.AlhambraState` (they share its fields); every
+Functions of an :class:`~engines.alhambra.rules.AlhambraTable` (they share its fields); every
 random draw comes from the state's own generator.
 """
 
@@ -21,20 +21,19 @@ from engines.alhambra.money import (
     value_of,
 )
 from engines.alhambra.scoring import majority_points
+from engines.alhambra.table import ACTION, FINAL, OVER
 from engines.alhambra.tiles import NUM_TILES, TYPE_OF, TYPES
 
 if TYPE_CHECKING:
-    from engines.alhambra.rules import AlhambraState
+    from engines.alhambra.table import AlhambraTable
 
-ACTION, PLACE, FINAL, OVER = 0, 1, 2, 3
-"""Phases: choosing the turn's actions, placing bought tiles, placing end-of-game gifts, over."""
 MARKET_SLOTS = 4
 DISPLAY_SIZE = 4
 COLLECTOR_SETUP = 6
 COLLECTOR_AFTER_FIRST = 6
 
 
-def setup(state: AlhambraState) -> None:
+def setup(state: AlhambraTable) -> None:
     """Bag and market, hands dealt to ≥ 20 each, the piled deck, the display, the start player."""
     rng = state.rng
     bag = list(range(1, NUM_TILES + 1))
@@ -42,13 +41,13 @@ def setup(state: AlhambraState) -> None:
     state.bag = bag
     for slot in range(MARKET_SLOTS):
         state.market[slot] = bag.pop()
-    if state.game.collector:
+    if state.has_collector:
         _gift_collector(state, COLLECTOR_SETUP)
     money = full_deck()
     rng.shuffle(money)
     top_first = money[::-1]  # dealt from the top: index 0 is the top card
     pos = 0
-    for seat in range(state.game.num_players):
+    for seat in range(state.players):
         hand = state.hands[seat]
         while sum(value_of(c) for c in hand) < HAND_TARGET:
             hand.append(top_first[pos])
@@ -76,7 +75,7 @@ def setup(state: AlhambraState) -> None:
     state.ranges = ranges
     found = _refill_display(state)
     state.start = min(
-        range(state.game.num_players),
+        range(state.players),
         key=lambda s: (len(state.hands[s]), sum(value_of(c) for c in state.hands[s]), s),
     )
     state.player = state.start
@@ -84,7 +83,7 @@ def setup(state: AlhambraState) -> None:
         score_round(state, scoring_card)
 
 
-def _draw_card(state: AlhambraState) -> int | None:
+def _draw_card(state: AlhambraTable) -> int | None:
     """The top money card; an empty deck is first rebuilt from the spent cards, shuffled."""
     if not state.deck:
         if not state.discard:
@@ -97,7 +96,7 @@ def _draw_card(state: AlhambraState) -> int | None:
     return c
 
 
-def _refill_display(state: AlhambraState) -> list[int]:
+def _refill_display(state: AlhambraTable) -> list[int]:
     """Back to four cards; the scoring cards met on the way, set aside."""
     found = []
     display = state.display
@@ -113,7 +112,7 @@ def _refill_display(state: AlhambraState) -> list[int]:
     return found
 
 
-def end_turn(state: AlhambraState) -> None:
+def end_turn(state: AlhambraTable) -> None:
     """After the turn's actions and placements: refill the market (or end the game), refill
     the display, score any scoring card met, and pass to the next seat."""
     state.turns += 1
@@ -129,13 +128,13 @@ def end_turn(state: AlhambraState) -> None:
     for scoring_card in _refill_display(state):
         score_round(state, scoring_card)
     state.phase = ACTION
-    state.player = (state.player + 1) % state.game.num_players
+    state.player = (state.player + 1) % state.players
 
 
-def _start_end(state: AlhambraState) -> None:
+def _start_end(state: AlhambraTable) -> None:
     """The bag cannot refill the market: each market tile goes to the player with the most
     money in its slot's currency (a tie: nobody), who places or reserves it; then scoring 3."""
-    n = state.game.num_players
+    n = state.players
     gifts: dict[int, list[int]] = {}
     for slot, tile in enumerate(state.market):
         if not tile:
@@ -151,7 +150,7 @@ def _start_end(state: AlhambraState) -> None:
     next_gift(state)
 
 
-def next_gift(state: AlhambraState) -> None:
+def next_gift(state: AlhambraTable) -> None:
     """Hand the next end-of-game gifts to their player, or score the end once none is left."""
     if state.final_queue:
         seat, tiles = state.final_queue.pop(0)
@@ -172,11 +171,11 @@ def _type_counts(grid: dict[int, int]) -> list[int]:
     return counts
 
 
-def score_round(state: AlhambraState, scoring_card: int) -> None:
+def score_round(state: AlhambraTable, scoring_card: int) -> None:
     """Scoring round 1, 2 (the scoring cards) or 3 (``scoring_card`` 0, the end)."""
     round_index = {SCORING_1: 0, SCORING_2: 1, 0: 2}[scoring_card]
     counts = [_type_counts(g) for g in state.grids]
-    collector = state.game.collector
+    collector = state.has_collector
     if collector:
         tiles = [0] * len(TYPES)
         for tile in state.collector_tiles:
@@ -195,6 +194,6 @@ def score_round(state: AlhambraState, scoring_card: int) -> None:
             _gift_collector(state, len(state.bag) // 3)
 
 
-def _gift_collector(state: AlhambraState, count: int) -> None:
+def _gift_collector(state: AlhambraTable, count: int) -> None:
     for _ in range(min(count, len(state.bag))):
         state.collector_tiles.append(state.bag.pop())

@@ -18,10 +18,10 @@ from engines.alhambra.tiles import COST
 from engines.core import Seat
 
 if TYPE_CHECKING:
-    from engines.alhambra.rules import AlhambraState
+    from engines.alhambra.table import AlhambraTable
 
 
-def majority_gain(state: AlhambraState, seat: Seat, kind: int, delta: int = 1) -> float:
+def majority_gain(state: AlhambraTable, seat: Seat, kind: int, delta: int = 1) -> float:
     """Majority points ``seat`` gains over the scorings still to come when ``delta`` more tiles
     of type ``kind`` stand in its Alhambra (the next scoring and the final one)."""
     counts = [row[kind] for row in holder_counts(state)]
@@ -37,12 +37,10 @@ def majority_gain(state: AlhambraState, seat: Seat, kind: int, delta: int = 1) -
 
 
 def wall_gain(grid: dict[Cell, int], cell: Cell, tile: int, before: int) -> int:
-    """Change of the longest wall when ``tile`` is put on ``cell``."""
-    grid[cell] = tile
-    try:
-        return building.longest_wall(grid) - before
-    finally:
-        del grid[cell]
+    """Change of the longest wall when ``tile`` is put on ``cell`` (``grid`` is left as is)."""
+    trial = dict(grid)
+    trial[cell] = tile
+    return building.longest_wall(trial) - before
 
 
 def neighbours(grid: dict[Cell, int], cell: Cell) -> int:
@@ -74,14 +72,14 @@ def takes_enabling(hand: Sequence[Card], picked: Sequence[Card], market: Sequenc
 
 
 def best_place(
-    state: AlhambraState, seat: Seat, tile: int, wall: float, compact: float
+    state: AlhambraTable, seat: Seat, tile: int, wall: float, compact: float
 ) -> tuple[float, Cell | None]:
     """The best legal cell for ``tile`` by wall gain and compactness, and its score."""
     cells = state.placements(seat, tile)
     if not cells:
         return 0.0, None
     grid = state.grids[seat]
-    before = building.longest_wall(grid)
+    before = state.longest_wall(seat)
     best, where = -1e9, cells[0]
     for cell in cells:
         score = wall * wall_gain(grid, cell, tile, before) + compact * neighbours(grid, cell)

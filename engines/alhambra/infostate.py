@@ -13,13 +13,13 @@ import random
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engines.alhambra.rules import AlhambraState
+    from engines.alhambra.table import AlhambraTable
 
 
-def resample(state: AlhambraState, rng: random.Random) -> AlhambraState:
-    """A copy with the bag and the deck re-drawn from ``rng``, and a fresh generator for the
-    copy's own future chance (the true generator's state is hidden information too)."""
-    view = state.clone()
+def redraw(view: AlhambraTable, rng: random.Random) -> None:
+    """Re-draw ``view``'s bag and deck from ``rng`` (``view`` is a copy of the true position),
+    and give it a fresh generator for its own future chance (the true generator's state is
+    hidden information too)."""
     view.rng = random.Random(rng.getrandbits(64))
     # Sorted before shuffling: the copy depends on what the seat knows and ``rng`` alone, never
     # on the true order.
@@ -40,4 +40,3 @@ def resample(state: AlhambraState, rng: random.Random) -> AlhambraState:
     it = iter(money)
     view.deck = [spots[i] if i in spots else next(it) for i in range(size)]
     view.ranges = ranges
-    return view

@@ -13,14 +13,14 @@ import random
 from typing import TYPE_CHECKING
 
 from engines.alhambra import building, notation
-from engines.alhambra.flow import ACTION
 from engines.alhambra.money import value_of
 from engines.alhambra.scoring import majority_points
+from engines.alhambra.table import ACTION
 from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
 from engines.core import Action, Seat
 
 if TYPE_CHECKING:
-    from engines.alhambra.rules import AlhambraState
+    from engines.alhambra.table import AlhambraTable
 
 LEAD_SCALE = 20.0
 """Points of lead that count as a near-certain win (tanh(1) ≈ 0.76)."""
@@ -28,10 +28,10 @@ OVERPAY_TOLERANCE = 2
 """A playout buys with an overpayment up to this many coins."""
 
 
-def holder_counts(state: AlhambraState) -> list[list[int]]:
+def holder_counts(state: AlhambraTable) -> list[list[int]]:
     """Tiles of each type per seat's Alhambra, and the collector's as one more row."""
-    counts = [state.type_counts(s) for s in range(state.game.num_players)]
-    if state.game.collector:
+    counts = [state.type_counts(s) for s in range(state.players)]
+    if state.has_collector:
         tiles = [0] * len(TYPES)
         for tile in state.collector_tiles:
             tiles[TYPE_OF[tile]] += 1
@@ -39,22 +39,22 @@ def holder_counts(state: AlhambraState) -> list[list[int]]:
     return counts
 
 
-def projected(state: AlhambraState) -> list[float]:
+def projected(state: AlhambraTable) -> list[float]:
     """Points so far plus the next scoring's majorities and walls on the current Alhambras."""
-    n = state.game.num_players
+    n = state.players
     upcoming = min(state.scorings, 2)
     majorities = majority_points(holder_counts(state), upcoming)
     now = state.scores()
     return [now[s] + majorities[s] + state.longest_wall(s) for s in range(n)]
 
 
-def evaluate(state: AlhambraState, seat: Seat) -> float:
+def evaluate(state: AlhambraTable, seat: Seat) -> float:
     totals = projected(state)
     best_other = max(t for s, t in enumerate(totals) if s != seat)
     return math.tanh((totals[seat] - best_other) / LEAD_SCALE)
 
 
-def rollout_action(state: AlhambraState, rng: random.Random) -> Action:
+def rollout_action(state: AlhambraTable, rng: random.Random) -> Action:
     seat = state.player
     if state.phase != ACTION:
         tile = state.pending[0]
@@ -104,7 +104,7 @@ def rollout_action(state: AlhambraState, rng: random.Random) -> Action:
     return rng.choice(state.legal_actions())
 
 
-def quick_score(state: AlhambraState, action: Action) -> float:
+def quick_score(state: AlhambraTable, action: Action) -> float:
     """A cheap preference between legal actions: exact purchases, then close purchases, the
     largest takes, placements next to many tiles; redesigns last."""
     d = notation.decode(action)
@@ -123,6 +123,6 @@ def quick_score(state: AlhambraState, action: Action) -> float:
     return -1.0
 
 
-def ordered_actions(state: AlhambraState) -> list[Action]:
+def ordered_actions(state: AlhambraTable) -> list[Action]:
     """Legal actions, most promising first by ``quick_score``."""
     return sorted(state.legal_actions(), key=lambda a: -quick_score(state, a))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engines.alhambra import building
-from engines.alhambra.flow import ACTION, FINAL, OVER
 from engines.alhambra.money import CURRENCIES, card_name, currency_of, value_of
+from engines.alhambra.table import ACTION, FINAL, OVER
 from engines.alhambra.tiles import COST, SIDE_NAMES, SIDES, TYPE_OF, TYPES, WALLS
 
 if TYPE_CHECKING:
-    from engines.alhambra.rules import AlhambraState
+    from engines.alhambra.table import AlhambraTable
 
 
 def tile_label(tile: int) -> str:
@@ -25,7 +25,7 @@ def walls_label(tile: int) -> str:
     return "".join(SIDE_NAMES[s] for s in SIDES if walls & s) or "-"
 
 
-def grid_lines(state: AlhambraState, seat: int) -> list[str]:
+def grid_lines(state: AlhambraTable, seat: int) -> list[str]:
     """The Alhambra as rows (north on top): each cell ``id+type letter/walls``."""
     layout = state.alhambra(seat)
     xs = [x for x, _ in layout]
@@ -41,8 +41,8 @@ def grid_lines(state: AlhambraState, seat: int) -> list[str]:
     return lines
 
 
-def text(state: AlhambraState) -> str:
-    n = state.game.num_players
+def text(state: AlhambraTable) -> str:
+    n = state.players
     if state.phase == OVER:
         status = "game over"
     elif state.phase == ACTION:
@@ -63,7 +63,7 @@ def text(state: AlhambraState) -> str:
     ]
     if state.pending:
         lines.append("  to place: " + " ".join(tile_label(t) for t in state.pending))
-    if state.game.collector:
+    if state.has_collector:
         counts = [0] * len(TYPES)
         for tile in state.collector_tiles:
             counts[TYPE_OF[tile]] += 1
@@ -88,12 +88,12 @@ def _by_type(tiles: list[int]) -> dict[str, int]:
     return out
 
 
-def stats(state: AlhambraState) -> dict[str, Any]:
+def stats(state: AlhambraTable) -> dict[str, Any]:
     """Per seat: turn position, points per round (majorities, walls), tiles by type in the
     Alhambra and the reserve, longest wall, money left, exact purchases. Per game: turns, the
     start seat and (two players) the collector's points per round and tiles by type."""
     per_seat = []
-    for seat in range(state.game.num_players):
+    for seat in range(state.players):
         hand = state.hands[seat]
         rounds = state.round_points[seat]
         per_seat.append(
@@ -119,7 +119,7 @@ def stats(state: AlhambraState) -> dict[str, Any]:
         "start_seat": state.start,
         "scorings": state.scorings,
     }
-    if state.game.collector:
+    if state.has_collector:
         out["collector"] = {
             "points": sum(state.collector_points),
             "rounds": list(state.collector_points),
