@@ -123,33 +123,74 @@ def reaches_outside(grid: Grid, starts: Iterable[Cell], extra: Cell | None = Non
     return True
 
 
-def _local_split(grid: Grid, cell: Cell) -> bool:
+def _ring_splits() -> tuple[bool, ...]:
+    """For each 8-bit pattern of built ring cells (bit i = ``RING[i]`` built): whether the
+    empty side-neighbours fall into more than one group within the 3 × 3 square."""
+    out = []
+    for built in range(256):
+        empty = [not built >> i & 1 for i in range(8)]
+        # Side-neighbours are ring positions 0, 2, 4, 6; a corner links two when both empty.
+        groups = sum(
+            1 for i in (0, 2, 4, 6) if empty[i] and not (empty[(i - 1) % 8] and empty[(i - 2) % 8])
+        )
+        # groups == 0 with an empty side: all linked round the ring, one group.
+        out.append(groups > 1)
+    return tuple(out)
+
+
+RING_SPLITS: Final = _ring_splits()
+
+
+def local_split(grid: Grid, cell: Cell) -> bool:
     """Whether building ``cell`` separates its empty side-neighbours within its 3 × 3 square.
 
     When it does not, no empty cell can lose its way out (any path through ``cell`` goes round
     it locally), so the full search is needed only when this answers True.
     """
-    empty = [nb not in grid for nb in (cell + d for d in RING)]
-    # Empty side-neighbours are ring positions 0, 2, 4, 6; corners link two of them when empty.
-    groups = 0
-    for i in (0, 2, 4, 6):
-        if empty[i] and not (empty[(i - 1) % 8] and empty[(i - 2) % 8]):
-            groups += 1
-    if groups == 0:
-        # Every empty side-neighbour is linked round the ring to the previous one: one group,
-        # unless no side-neighbour is empty at all (then nothing can be cut off).
-        return False
-    return groups > 1
+    built = 0
+    for i, d in enumerate(RING):
+        if cell + d in grid:
+            built |= 1 << i
+    return RING_SPLITS[built]
 
 
 def can_place(grid: Grid, cell: Cell, walls: int) -> bool:
     """Every building rule for a tile with ``walls`` put on empty ``cell``."""
     if cell in grid or not fits(grid, cell, walls):
         return False
-    if not _local_split(grid, cell):
+    if not local_split(grid, cell):
         return True
     starts = [cell + s for s in (STRIDE, 1, -STRIDE, -1) if cell + s not in grid]
     return reaches_outside(grid, starts, extra=cell)
+
+
+def frontier_sides(grid: Grid) -> list[tuple[Cell, int, int]]:
+    """Each frontier cell with what a tile placed there must match: ``(cell, touching,
+    walls_needed)`` — the sides with a neighbour, and the walls the tile must have on exactly
+    those sides."""
+    out = []
+    for cell in frontier(grid):
+        touching = needed = 0
+        for side, step, opposite in SIDE_STEPS:
+            other = grid.get(cell + step)
+            if other is not None:
+                touching |= side
+                if WALLS[other] & opposite:
+                    needed |= side
+        out.append((cell, touching, needed))
+    return out
+
+
+def exposed_sides(grid: Grid) -> dict[Cell, int]:
+    """For each tile, the sides with a neighbour: an exchange must keep those walls."""
+    out = {}
+    for cell in grid:
+        touching = 0
+        for side, step, _ in SIDE_STEPS:
+            if cell + step in grid:
+                touching |= side
+        out[cell] = touching
+    return out
 
 
 def placements(grid: Grid, walls: int) -> list[Cell]:

@@ -176,14 +176,17 @@ class AlhambraTable:
         for tile in reserve:
             out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
         free = building.removable(grid)
+        touching = building.exposed_sides(grid) if reserve else {}
         for tile, cell in self.where[seat].items():
             if cell == ORIGIN:
                 continue
             if cell in free:
                 out.append(notation.remove(tile))
-            for r in reserve:
-                if building.can_swap(grid, cell, WALLS[r]):
-                    out.append(notation.swap(r, tile))
+            if reserve:
+                # An exchange keeps the old tile's walls on every side with a neighbour.
+                sides = touching[cell]
+                old = WALLS[tile]
+                out.extend(notation.swap(r, tile) for r in reserve if not (WALLS[r] ^ old) & sides)
         cache["redesign"] = out
         return out
 
@@ -194,8 +197,29 @@ class AlhambraTable:
         found = cache.get(walls)
         if found is None:
             grid = self.grids[seat]
-            found = [c for c in self.frontier(seat) if building.can_place(grid, c, walls)]
+            found = []
+            for cell, touching, needed in self.frontier_sides(seat):
+                # Matching sides, one open shared side, and no empty cell cut off (the full
+                # search only where the 3 × 3 square around the cell says it may happen).
+                if (
+                    walls & touching == needed
+                    and touching & ~walls
+                    and (
+                        not building.local_split(grid, cell)
+                        or building.can_place(grid, cell, walls)
+                    )
+                ):
+                    found.append(cell)
             cache[walls] = found
+        return found
+
+    def frontier_sides(self, seat: Seat) -> list[tuple[Cell, int, int]]:
+        """``building.frontier_sides`` of ``seat``'s Alhambra (cached)."""
+        cache = self._cache[seat]
+        found = cache.get("sides")
+        if found is None:
+            found = building.frontier_sides(self.grids[seat])
+            cache["sides"] = found
         return found
 
     def known_placements(self, seat: Seat, tile: int) -> list[Cell] | None:
