@@ -164,33 +164,47 @@ def can_place(grid: Grid, cell: Cell, walls: int) -> bool:
     return reaches_outside(grid, starts, extra=cell)
 
 
-def frontier_sides(grid: Grid) -> list[tuple[Cell, int, int]]:
-    """Each frontier cell with what a tile placed there must match: ``(cell, touching,
-    walls_needed)`` — the sides with a neighbour, and the walls the tile must have on exactly
-    those sides."""
-    out = []
-    for cell in frontier(grid):
-        touching = needed = 0
+def survey(grid: Grid) -> tuple[list[tuple[Cell, int, int]], dict[Cell, int]]:
+    """One pass over the Alhambra: its frontier and the sides of each tile that touch another.
+
+    The frontier comes as ``(cell, touching, walls_needed)``, ascending: the sides of the empty
+    cell with a neighbour, and the walls a tile placed there must have on exactly those sides.
+    ``touching[cell]`` of a tile: an exchange must keep its walls on those sides.
+    """
+    empty: dict[Cell, list[int]] = {}
+    touching: dict[Cell, int] = {}
+    for cell, tile in grid.items():
+        walls = WALLS[tile]
+        sides = 0
         for side, step, opposite in SIDE_STEPS:
-            other = grid.get(cell + step)
-            if other is not None:
-                touching |= side
-                if WALLS[other] & opposite:
-                    needed |= side
-        out.append((cell, touching, needed))
-    return out
+            nb = cell + step
+            if nb in grid:
+                sides |= side
+                continue
+            entry = empty.get(nb)
+            if entry is None:
+                entry = empty[nb] = [0, 0]
+            entry[0] |= opposite
+            if walls & side:
+                entry[1] |= opposite
+        touching[cell] = sides
+    lo, hi = OFFSET - LIMIT, OFFSET + LIMIT
+    front = [
+        (cell, entry[0], entry[1])
+        for cell, entry in sorted(empty.items())
+        if lo <= cell // STRIDE <= hi and lo <= cell % STRIDE <= hi
+    ]
+    return front, touching
+
+
+def frontier_sides(grid: Grid) -> list[tuple[Cell, int, int]]:
+    """The frontier of :func:`survey`."""
+    return survey(grid)[0]
 
 
 def exposed_sides(grid: Grid) -> dict[Cell, int]:
-    """For each tile, the sides with a neighbour: an exchange must keep those walls."""
-    out = {}
-    for cell in grid:
-        touching = 0
-        for side, step, _ in SIDE_STEPS:
-            if cell + step in grid:
-                touching |= side
-        out[cell] = touching
-    return out
+    """The touching sides of :func:`survey`."""
+    return survey(grid)[1]
 
 
 def placements(grid: Grid, walls: int) -> list[Cell]:
@@ -239,27 +253,38 @@ def removable(grid: Grid) -> set[Cell]:
             if nb not in order:
                 order[nb] = low[nb] = len(order)
                 stack.append((nb, _open_neighbours(grid, nb)))
-            else:
-                low[c] = min(low[c], order[nb])
+            elif order[nb] < low[c]:
+                low[c] = order[nb]
             continue
         stack.pop()
         if stack:
             parent = stack[-1][0]
-            low[parent] = min(low[parent], low[c])
+            if low[c] < low[parent]:
+                low[parent] = low[c]
             if low[c] >= order[parent]:
                 cut.add(parent)
     out = set()
     for c in grid:
         if c == ORIGIN or c in cut:
             continue
-        if any(c + step not in grid for step in (STRIDE, 1, -STRIDE, -1)):
+        if (
+            c + STRIDE not in grid
+            or c + 1 not in grid
+            or c - STRIDE not in grid
+            or c - 1 not in grid
+        ):
             out.add(c)
     return out
 
 
+OPEN_STEPS: Final = tuple(
+    tuple(step for side, step, _ in SIDE_STEPS if not walls & side) for walls in WALLS
+)
+"""Cell offsets across the open sides of each tile, by tile id."""
+
+
 def _open_neighbours(grid: Grid, cell: Cell) -> list[Cell]:
-    walls = WALLS[grid[cell]]
-    return [cell + step for side, step, _ in SIDE_STEPS if not walls & side and cell + step in grid]
+    return [cell + step for step in OPEN_STEPS[grid[cell]] if cell + step in grid]
 
 
 def can_swap(grid: Grid, cell: Cell, walls: int) -> bool:

@@ -115,7 +115,7 @@ class AlhambraTable:
         self.start = 0
         self.player = 0
         self.phase = ACTION
-        self._cache: list[dict[Any, list[Any]]] = [{} for _ in range(n)]
+        self._cache: list[dict[Any, Any]] = [{} for _ in range(n)]
 
     def legal_actions(self) -> list[Action]:
         if self.phase == OVER:
@@ -176,7 +176,7 @@ class AlhambraTable:
         for tile in reserve:
             out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
         free = building.removable(grid)
-        touching = building.exposed_sides(grid) if reserve else {}
+        touching = self.survey(seat)[1] if reserve else {}
         for tile, cell in self.where[seat].items():
             if cell == ORIGIN:
                 continue
@@ -215,11 +215,15 @@ class AlhambraTable:
 
     def frontier_sides(self, seat: Seat) -> list[tuple[Cell, int, int]]:
         """``building.frontier_sides`` of ``seat``'s Alhambra (cached)."""
+        return self.survey(seat)[0]
+
+    def survey(self, seat: Seat) -> tuple[list[tuple[Cell, int, int]], dict[Cell, int]]:
+        """``building.survey`` of ``seat``'s Alhambra (cached)."""
         cache = self._cache[seat]
-        found = cache.get("sides")
+        found = cache.get("survey")
         if found is None:
-            found = building.frontier_sides(self.grids[seat])
-            cache["sides"] = found
+            found = building.survey(self.grids[seat])
+            cache["survey"] = found
         return found
 
     def known_placements(self, seat: Seat, tile: int) -> list[Cell] | None:
@@ -230,9 +234,9 @@ class AlhambraTable:
     def frontier(self, seat: Seat) -> list[Cell]:
         """Empty cells next to ``seat``'s Alhambra, ascending (cached)."""
         cache = self._cache[seat]
-        found = cache.get("frontier")
+        found: list[Cell] | None = cache.get("frontier")
         if found is None:
-            found = building.frontier(self.grids[seat])
+            found = [cell for cell, _, _ in self.survey(seat)[0]]
             cache["frontier"] = found
         return found
 
