@@ -28,6 +28,7 @@ GAME_MODULES: dict[str, str] = {
     "abalone": "engines.abalone",
     "alquerque": "engines.alquerque",
     "alveoles": "engines.alveoles",
+    "alhambra": "engines.alhambra",
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
 
