@@ -24,7 +24,8 @@ MAX_PIPS = 8
 LINE = 30
 """Height of one seat's line in the pushed-off panel."""
 WIDTH = round(2 * MARGIN + 9.5 * STEP)
-BOARD_HEIGHT = round(2 * MARGIN + 9 * RISE)
+BOARD_HEIGHT = round(MARGIN + 10.3 * RISE)
+"""Down to the numbers printed under row A."""
 
 FILLS = {"black": "#1b1b1b", "white": "#ffffff", "red": "#c0392b"}
 """Marble colours as the game names them; the ring around each is the seat colour."""
@@ -134,7 +135,7 @@ def render(state: State, last_move: str | None) -> str:
             f'<circle class="last-to" data-cell="{_name((r, c))}" cx="{x:.1f}" cy="{y:.1f}" '
             f'r="{RADIUS + 2}" fill="none" stroke="{HIGHLIGHT}" stroke-width="4"/>'
         )
-    label = 'font-size="17" fill="#444444" text-anchor="middle" dominant-baseline="central"'
+    label = 'font-size="20" fill="#444444" text-anchor="middle" dominant-baseline="central"'
     for r in range(9):
         x, y = _xy(r, max(1, r - 3) - 1)
         parts.append(f'<text class="row-label" x="{x:.1f}" y="{y:.1f}" {label}>{ROWS[r]}</text>')
@@ -155,7 +156,7 @@ def _pushed_off_panel(s: AbaloneState, names: list[str]) -> str:
         out.append(_marble(MARGIN + 10, y, seat, 9, ' aria-hidden="true"'))
         out.append(
             f'<text class="pushed-off" data-seat="{seat}" data-count="{count}" x="{MARGIN + 26}" '
-            f'y="{y:.1f}" font-size="16" fill="#222222" dominant-baseline="central">'
+            f'y="{y:.1f}" font-size="18" fill="#222222" dominant-baseline="central">'
             f"{text(names[seat].capitalize())} (seat {seat}): pushed off {count} of {to_win}"
             "</text>"
         )

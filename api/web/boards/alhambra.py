@@ -3,9 +3,10 @@ at the origin), each tile filled with its building type's colour, labelled with 
 letter and walled with thick lines on the sides the tile data gives; under each Alhambra its
 reserve; a legend of the types; the tile the last move put down highlighted.
 
-Panels share one tile size and one grid size (the largest Alhambra's), two to a row (three from
-five players on, so that six stay wide rather than tall), which keeps the drawing near square:
-the page fits it to the screen's width and to 80 % of its height.
+Panels share one tile size and one grid size (the largest Alhambra's), two to a row: six
+players make a drawing about as tall as a phone's screen is against its width, which is what
+the page fits it to (the width, and 80 % of the height); three to a row would leave a phone's
+tiles a third smaller.
 """
 
 from __future__ import annotations
@@ -21,18 +22,22 @@ from engines.core import State
 
 TILE = 60
 PAD = 12
-HEADER = 34
+HEADER = 44
 GAP = 16
 """Between panels."""
-SMALL = 38
+SMALL = 44
 """Side of a reserve tile."""
 SMALL_GAP = 5
-RESERVE_LABEL = 22
+RESERVE_LABEL = 118
+"""Width of the "Reserve" label before the reserve's tiles."""
 MIN_GRID = 3
 """The smallest grid drawn, in tiles (the fountain and its eight neighbours)."""
 MIN_PANEL_TILES = 4
 """A panel is at least this many tiles wide, for its header and a few reserve tiles."""
-LEGEND_ROW = 30
+LEGEND_ROW = 38
+LEGEND_ENTRY = 160
+"""Width of one legend entry."""
+LABEL_FONT = 26
 
 TYPE_FILLS = {
     "pavilion": "#9ccbe8",
@@ -115,13 +120,13 @@ def _tile(tile: int, x: float, y: float, size: float, attrs: str, last: bool) ->
         )
     else:
         out.append(
-            f'<text x="{mid_x:.1f}" y="{mid_y + size * 0.06:.1f}" font-size="{size * 0.4:.0f}" '
+            f'<text x="{mid_x:.1f}" y="{mid_y + size * 0.06:.1f}" font-size="{size * 0.45:.0f}" '
             'font-weight="bold" fill="#222222" text-anchor="middle" '
             f'dominant-baseline="central">{label}</text>'
         )
         out.append(
             f'<text x="{x + size * 0.14:.1f}" y="{y + size * 0.24:.1f}" '
-            f'font-size="{size * 0.22:.0f}" fill="#3d3d3d">{kind[0].upper()}</text>'
+            f'font-size="{size * 0.24:.0f}" fill="#3d3d3d">{kind[0].upper()}</text>'
         )
     out.append(_walls(tile, x, y, size, WALL_WIDTH * size / TILE))
     if last:
@@ -146,20 +151,26 @@ def render(state: State, last_move: str | None) -> str:
         xs = [x for x, _ in layout]
         ys = [y for _, y in layout]
         boxes.append((min(xs), max(xs), min(ys), max(ys)))
+    columns = 2
     cols_in_grid = max(MIN_GRID, *(x1 - x0 + 1 for x0, x1, _, _ in boxes))
-    rows_in_grid = max(MIN_GRID, *(y1 - y0 + 1 for _, _, y0, y1 in boxes))
     panel_w = max(cols_in_grid, MIN_PANEL_TILES) * TILE + 2 * PAD
-    per_line = max(1, (panel_w - 2 * PAD + SMALL_GAP) // (SMALL + SMALL_GAP))
-    reserve_lines = max(1, *(math.ceil(len(r) / per_line) for r in reserves))
-    panel_h = (
-        HEADER + rows_in_grid * TILE + PAD + RESERVE_LABEL
-        + reserve_lines * (SMALL + SMALL_GAP) + PAD
-    )  # fmt: skip
-    columns = 2 if seats <= 4 else 3
-    rows = math.ceil(seats / columns)
+    per_line = max(1, (panel_w - 2 * PAD - RESERVE_LABEL + SMALL_GAP) // (SMALL + SMALL_GAP))
+    # The two panels of a row share a height; rows differ, so that one tall Alhambra does
+    # not stretch every panel.
+    tops, grid_rows, panel_hs = [], [], []
+    top = GAP
+    for first in range(0, seats, columns):
+        row_seats = range(first, min(first + columns, seats))
+        rows_in_grid = max(MIN_GRID, *(boxes[i][3] - boxes[i][2] + 1 for i in row_seats))
+        lines = max(1, *(math.ceil(len(reserves[i]) / per_line) for i in row_seats))
+        panel_h = HEADER + rows_in_grid * TILE + PAD + lines * (SMALL + SMALL_GAP) + PAD
+        tops.append(top)
+        grid_rows.append(rows_in_grid)
+        panel_hs.append(panel_h)
+        top += panel_h + GAP
     width = columns * panel_w + (columns - 1) * GAP + 2 * GAP
-    legend_top = GAP + rows * (panel_h + GAP)
-    legend_rows = 2 if width < 900 else 1
+    legend_top = top
+    legend_rows = math.ceil((len(TYPES) + 1) / max(1, (width - 2 * GAP) // LEGEND_ENTRY))
     height = legend_top + legend_rows * LEGEND_ROW + GAP // 2
     placed = last_tile(last_move)
     summary = "; ".join(
@@ -175,10 +186,9 @@ def render(state: State, last_move: str | None) -> str:
     for seat in range(seats):
         row, col = divmod(seat, columns)
         left = GAP + col * (panel_w + GAP)
-        top = GAP + row * (panel_h + GAP)
         parts.append(
-            _panel(s, seat, built[seat], reserves[seat], boxes[seat], left, top, panel_w,
-                   panel_h, rows_in_grid, per_line, placed)
+            _panel(s, seat, built[seat], reserves[seat], boxes[seat], left, tops[row], panel_w,
+                   panel_hs[row], grid_rows[row], per_line, placed)
         )  # fmt: skip
     parts.append(_legend(legend_top, width, legend_rows))
     parts.append("</svg>")
@@ -205,11 +215,12 @@ def _panel(
         f'fill="#ffffff" stroke="{seat_colour(seat)}" stroke-width="2"/>',
         f'<rect x="{left}" y="{top}" width="{panel_w}" height="{HEADER - 6}" rx="6" '
         f'fill="{seat_tint(seat)}"/>',
-        f'<rect x="{left + PAD}" y="{top + 7}" width="14" height="14" fill="{seat_colour(seat)}"/>',
-        f'<text x="{left + PAD + 22}" y="{top + 15}" font-size="18" font-weight="bold" '
+        f'<rect x="{left + PAD}" y="{top + 9}" width="20" height="20" fill="{seat_colour(seat)}"/>',
+        f'<text x="{left + PAD + 28}" y="{top + 19}" font-size="{LABEL_FONT}" font-weight="bold" '
         f'fill="#1a1a1a" dominant-baseline="central">Seat {seat}</text>',
-        f'<text x="{left + panel_w - PAD}" y="{top + 15}" font-size="16" fill="#333333" '
-        f'text-anchor="end" dominant-baseline="central">wall {s.longest_wall(seat)}</text>',
+        f'<text x="{left + panel_w - PAD}" y="{top + 19}" font-size="{LABEL_FONT - 2}" '
+        f'fill="#333333" text-anchor="end" dominant-baseline="central">'
+        f"wall {s.longest_wall(seat)}</text>",
     ]
     x0, x1, y0, y1 = box
     # Centre this Alhambra in the shared grid area; north (larger y) is up.
@@ -222,14 +233,14 @@ def _panel(
         out.append(_tile(tile, tx, ty, TILE, f' data-x="{x}" data-y="{y}"', last))
     reserve_top = top + HEADER + rows_in_grid * TILE + PAD
     out.append(
-        f'<text class="reserve-label" x="{left + PAD}" y="{reserve_top + RESERVE_LABEL / 2:.1f}" '
-        f'font-size="15" fill="#333333" dominant-baseline="central">'
-        f"Reserve{': empty' if not reserve else f' ({len(reserve)})'}</text>"
+        f'<text class="reserve-label" x="{left + PAD}" y="{reserve_top + SMALL / 2:.1f}" '
+        f'font-size="{LABEL_FONT - 4}" fill="#333333" dominant-baseline="central">'
+        f"Reserve{': empty' if not reserve else ''}</text>"
     )
     for i, tile in enumerate(reserve):
         line, slot = divmod(i, per_line)
-        rx = left + PAD + slot * (SMALL + SMALL_GAP)
-        ry = reserve_top + RESERVE_LABEL + line * (SMALL + SMALL_GAP)
+        rx = left + PAD + RESERVE_LABEL + slot * (SMALL + SMALL_GAP)
+        ry = reserve_top + line * (SMALL + SMALL_GAP)
         last = placed == (tile, "reserve")
         out.append(_tile(tile, rx, ry, SMALL, ' data-reserve="1"', last))
     out.append("</g>")
@@ -237,7 +248,7 @@ def _panel(
 
 
 def _legend(top: float, width: float, rows: int) -> str:
-    """The six building types' colours, with the fountain, in one or two rows."""
+    """The six building types' colours, with the fountain, in ``rows`` rows."""
     entries = [(name, TYPE_FILLS[name]) for name in TYPES] + [("fountain", FOUNTAIN_FILL)]
     per_row = math.ceil(len(entries) / rows)
     step = (width - 2 * GAP) / per_row
@@ -247,9 +258,9 @@ def _legend(top: float, width: float, rows: int) -> str:
         x = GAP + slot * step
         y = top + row * LEGEND_ROW
         out.append(
-            f'<rect class="legend-{name}" x="{x:.1f}" y="{y + 4}" width="20" height="20" '
+            f'<rect class="legend-{name}" x="{x:.1f}" y="{y + 5}" width="26" height="26" '
             f'fill="{fill}" stroke="#8c7b62"/>'
-            f'<text x="{x + 26:.1f}" y="{y + 14}" font-size="16" fill="#222222" '
+            f'<text x="{x + 33:.1f}" y="{y + 18}" font-size="{LABEL_FONT - 2}" fill="#222222" '
             f'dominant-baseline="central">{name}</text>'
         )
     out.append("</g>")
