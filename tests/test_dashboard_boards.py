@@ -227,7 +227,7 @@ def _built(panel: ET.Element) -> dict[tuple[int, int], ET.Element]:
 def _check_alhambra(state: Any, root: ET.Element) -> None:
     walls = _csv_walls()
     panels = _panels(root)
-    assert sorted(panels) == list(range(state.players))
+    assert sorted(panels) == list(range(state.game.num_players))
     for seat, panel in panels.items():
         built = _built(panel)
         expected = state.alhambra(seat)

@@ -92,7 +92,7 @@ def render(state: State, last_move: str | None) -> str:
     """The position as SVG (see ``api.web.boards`` for the contract)."""
     s = cast(AbaloneState, state)
     owners = s.cells()
-    seats = len(s.pushed_off)
+    seats = s.game.num_players
     height = BOARD_HEIGHT + seats * LINE + 8
     on = [COLOURS[i] if i < len(COLOURS) else f"seat {i}" for i in range(seats)]
     counts = ", ".join(f"{on[i]} {sum(1 for o in owners.values() if o == i)}" for i in range(seats))
@@ -151,7 +151,8 @@ def _pushed_off_panel(s: AbaloneState, names: list[str]) -> str:
     """One line per seat: its marble, name and how many marbles it has pushed off."""
     to_win = s.game.marbles_to_win
     out = []
-    for seat, count in enumerate(s.pushed_off):
+    # The engine's scores are the marbles each seat has pushed off.
+    for seat, count in enumerate(int(x) for x in s.scores()):
         y = BOARD_HEIGHT + seat * LINE + LINE / 2
         out.append(_marble(MARGIN + 10, y, seat, 9, ' aria-hidden="true"'))
         out.append(

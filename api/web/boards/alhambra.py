@@ -143,7 +143,7 @@ def _tile(tile: int, x: float, y: float, size: float, attrs: str, last: bool) ->
 def render(state: State, last_move: str | None) -> str:
     """The position as SVG (see ``api.web.boards`` for the contract)."""
     s = cast(AlhambraState, state)
-    seats = s.players
+    seats = s.game.num_players
     built = [s.alhambra(seat) for seat in range(seats)]
     reserves = [s.reserve(seat) for seat in range(seats)]
     boxes = []
@@ -180,7 +180,7 @@ def render(state: State, last_move: str | None) -> str:
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'class="board board-alhambra" role="img">',
-        f"<title>Alhambra, {seats} players, after {s.turns} turns: {text(summary)}</title>",
+        f"<title>Alhambra, {seats} players: {text(summary)}</title>",
         f'<rect width="{width}" height="{height}" fill="#fbf8f1"/>',
     ]
     for seat in range(seats):
