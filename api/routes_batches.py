@@ -46,6 +46,7 @@ from storage.crud import (
 )
 from storage.models import Batch
 from storage.queries import StoredMatch, get_match, list_matches
+from storage.records import split_moves
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -297,7 +298,7 @@ def read_match(
             status.HTTP_404_NOT_FOUND, f"match {index} of batch {full} is not stored (yet)"
         )
     row = stored.match
-    moves = row["moves"].split() if row["moves"] else []
+    moves = split_moves(row["moves"])
     return MatchDetail(**_match_fields(stored), moves=moves, stats=row["stats"] or {})
 
 

@@ -15,14 +15,25 @@ perturbs them less; each figure is the median over the rounds, and each ratio th
 per-round ratios. It prints games/s, µs per ply and
 the ratios ours/OpenSpiel (below 1 = we are faster), then MCTS iterations per second at each
 game's opening (ours, and OpenSpiel's C++ ``MCTSBot`` with random rollouts as a yardstick).
+For Abalone it also times search (``abalone_search``): alpha-beta nodes per CPU second on
+middle-game positions, for the generic agent at depth 2 and for the ``hard`` level's own
+search, and ``hard``'s CPU time per move over whole self-play games.
 Results go to ``bench/results/engines.json``. Needs the ``bench`` extra (``open_spiel``).
+
+Alhambra (``--game alhambra``, or with every game) adds its own figures: random 3-player games
+per CPU second through the public contract (the same loop), interleaved round by round with
+random Alvéoles playouts so that the ratio between the two rates is measured under the same
+load, and a cProfile of the Alhambra loop (the functions taking the most time).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
 import platform
+import pstats
 import random
 import statistics
 import time
@@ -35,6 +46,7 @@ from engines.registry import game_names, load_game
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OPENSPIEL_GAMES: dict[str, tuple[str, dict[str, Any]]] = {
+    "abalone": ("chinese_checkers", {}),
     "alquerque": ("checkers", {}),
     "alveoles": ("dots_and_boxes", {"num_rows": 8, "num_cols": 8}),
 }
@@ -161,6 +173,95 @@ def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[
     return out
 
 
+ALHAMBRA_PLAYERS = 3
+ALHAMBRA_TARGET = 100.0
+"""Random 3-player Alhambra games per CPU second that the engine should reach on one core."""
+
+
+def players_loop(name: str, players: int) -> Loop:
+    """``our_loop`` with a given number of players."""
+    game = load_game(name, players=players)
+    cap = game.game_type.max_game_length
+
+    def loop(rng: random.Random) -> tuple[int, int]:
+        state = game.new_initial_state(rng.getrandbits(32))
+        plies = 0
+        while not state.is_terminal() and plies < cap:
+            state.apply(rng.choice(state.legal_actions()))
+            plies += 1
+        return 1, plies
+
+    return loop
+
+
+def profile_loop(loop: Loop, games: int, top: int = 12) -> list[dict[str, Any]]:
+    """The ``top`` functions by own time over ``games`` games of ``loop``."""
+    profiler = cProfile.Profile()
+    rng = random.Random(0)
+    profiler.enable()
+    for _ in range(games):
+        loop(rng)
+    profiler.disable()
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]  # type: ignore[attr-defined]
+    return [
+        {
+            "function": f"{Path(file).name}:{line}({func})",
+            "calls": calls,
+            "own_s": own,
+            "cumulative_s": cum,
+            "own_share": own / total if total else 0.0,
+        }
+        for (file, line, func), (_, calls, own, cum, _) in rows
+    ]
+
+
+def bench_alhambra(seconds: float, rounds: int, profile_games: int) -> dict[str, Any]:
+    """Random 3-player Alhambra games/s beside random Alvéoles games/s, and a profile."""
+    alhambra = players_loop("alhambra", ALHAMBRA_PLAYERS)
+    alveoles = our_loop("alveoles")
+    for loop in (alhambra, alveoles):
+        timed(loop, seconds / 4, 0)
+    pairs = [
+        (timed(alhambra, seconds, 1 + r), timed(alveoles, seconds, 1 + r)) for r in range(rounds)
+    ]
+    out: dict[str, Any] = {"game": "alhambra", "players": ALHAMBRA_PLAYERS}
+    for key, index in (("alhambra", 0), ("alveoles", 1)):
+        out[key] = {
+            metric: statistics.median(p[index][metric] for p in pairs)
+            for metric in ("games_per_s", "us_per_ply", "plies_per_game")
+        }
+    out["ratio_games_per_s_vs_alveoles"] = statistics.median(
+        a["games_per_s"] / b["games_per_s"] for a, b in pairs
+    )
+    out["ratio_us_per_ply_vs_alveoles"] = statistics.median(
+        a["us_per_ply"] / b["us_per_ply"] for a, b in pairs
+    )
+    out["target_games_per_s"] = ALHAMBRA_TARGET
+    out["profile"] = profile_loop(alhambra, profile_games)
+    return out
+
+
+def report_alhambra(row: dict[str, Any]) -> None:
+    a, b = row["alhambra"], row["alveoles"]
+    print(f"\nalhambra ({row['players']} players, random, public contract)")
+    for key, r in (("alhambra", a), ("alveoles (2 players)", b)):
+        print(
+            f"  {key:<38} {r['games_per_s']:>10.1f} games/s {r['us_per_ply']:>8.2f} µs/ply "
+            f"{r['plies_per_game']:>7.1f} plies/game"
+        )
+    print(
+        f"  alhambra/alveoles games per s: {row['ratio_games_per_s_vs_alveoles']:.3f}; "
+        f"µs per ply: {row['ratio_us_per_ply_vs_alveoles']:.2f}"
+    )
+    met = "met" if a["games_per_s"] >= row["target_games_per_s"] else "NOT met"
+    print(f"  target ≥ {row['target_games_per_s']:.0f} games/s: {met}")
+    print("  where the time goes (cProfile, own time):")
+    for p in row["profile"]:
+        print(f"    {100 * p['own_share']:5.1f}%  {p['calls']:>8} calls  {p['function']}")
+
+
 def report(row: dict[str, Any]) -> None:
     name = row["game"]
     print(f"\n{name}")
@@ -182,18 +283,113 @@ def report(row: dict[str, Any]) -> None:
     )
 
 
+# --------------------------------------------------------------------------- Abalone search
+
+ABALONE_TARGET = 3.0
+"""Abalone's µs per ply may be at most this many times chinese_checkers' Python loop's."""
+
+
+def _abalone_positions(count: int) -> list[Any]:
+    """Middle-game positions: ``count`` games between greedy players, 20 to 60 plies in."""
+    from engines.core import agent_rng, match_seed
+    from engines.registry import make_agent
+
+    game = load_game("abalone")
+    positions = []
+    for i in range(count):
+        seed = match_seed(77, i)
+        agents = [make_agent(game, "easy", agent_rng(seed, s)) for s in range(2)]
+        state = game.new_initial_state(seed)
+        for _ in range(20 + (40 * i) // max(1, count - 1)):
+            if state.is_terminal():
+                break
+            state.apply(agents[state.current_player()].step(state))
+        if not state.is_terminal():
+            positions.append(state)
+    return positions
+
+
+def abalone_search(seconds: float) -> dict[str, Any]:
+    """Alpha-beta nodes per CPU second on middle-game positions (the generic agent at depth 2,
+    and the levels' own search), and ``hard``'s CPU time per move over whole self-play games."""
+    from engines.agents.alphabeta import AlphaBetaAgent
+    from engines.core import agent_rng, match_seed, play_match
+    from engines.registry import make_agent
+
+    game = load_game("abalone")
+    positions = _abalone_positions(8)
+    out: dict[str, Any] = {}
+    for label, build in (
+        ("generic_alphabeta_depth2", lambda: AlphaBetaAgent(game, random.Random(0), depth=2)),
+        ("hard", lambda: make_agent(game, "hard", random.Random(0))),
+    ):
+        nodes = 0
+        started = time.process_time()
+        for state in positions:
+            agent = build()
+            agent.step(state)
+            nodes += agent.count  # type: ignore[attr-defined]
+        spent = time.process_time() - started
+        out[f"{label}_nodes_per_s"] = nodes / spent
+        out[f"{label}_nodes_per_move"] = nodes / len(positions)
+    moves = 0
+    spent = 0.0
+    games = 0
+    while spent < max(seconds, 1.0) * 5 or games < 2:
+        seed = match_seed(78, games)
+        agents = [make_agent(game, "hard", agent_rng(seed, s)) for s in range(2)]
+        started = time.process_time()
+        result = play_match(game, agents, seed)
+        spent += time.process_time() - started
+        moves += result.plies
+        games += 1
+    out["hard_ms_per_move"] = 1000 * spent / moves
+    out["hard_s_per_game"] = spent / games
+    out["hard_games_timed"] = games
+    return out
+
+
+def report_abalone(row: dict[str, Any]) -> None:
+    ratio = row.get("ratio_us_per_ply_vs_openspiel_python")
+    if ratio is not None:
+        print(
+            f"\ntarget (Abalone µs/ply <= {ABALONE_TARGET:g}× OpenSpiel chinese_checkers Python "
+            f"loop): " + ("met" if ratio <= ABALONE_TARGET else "NOT met") + f" ({ratio:.2f}×)"
+        )
+    search = row["search"]
+    print(
+        "Abalone search: generic alpha-beta (depth 2) "
+        f"{search['generic_alphabeta_depth2_nodes_per_s']:.0f} nodes/s, "
+        f"hard {search['hard_nodes_per_s']:.0f} nodes/s "
+        f"({search['hard_nodes_per_move']:.0f} nodes a move); hard self-play "
+        f"{search['hard_ms_per_move']:.1f} ms a move, {search['hard_s_per_game']:.2f} s a game "
+        f"({search['hard_games_timed']} games)"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per loop and round")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--iterations", type=int, default=2000, help="MCTS iterations timed")
+    parser.add_argument(
+        "--profile-games", type=int, default=20, help="Alhambra games under the profiler"
+    )
     args = parser.parse_args(argv)
     rows = []
     for name in args.game or game_names():
-        row = bench_game(name, args.seconds, args.rounds, args.iterations)
-        report(row)
+        if name == "alhambra":
+            row = bench_alhambra(args.seconds, args.rounds, args.profile_games)
+            report_alhambra(row)
+        else:
+            row = bench_game(name, args.seconds, args.rounds, args.iterations)
+            report(row)
         rows.append(row)
+    abalone = next((r for r in rows if r["game"] == "abalone"), None)
+    if abalone is not None:
+        abalone["search"] = abalone_search(args.seconds)
+        report_abalone(abalone)
     alquerque = next((r for r in rows if r["game"] == "alquerque"), None)
     if alquerque is not None and "openspiel_python" in alquerque:
         ratio = alquerque["ratio_us_per_ply_vs_openspiel_python"]

@@ -25,8 +25,10 @@ from engines.core import (
 )
 
 GAME_MODULES: dict[str, str] = {
+    "abalone": "engines.abalone",
     "alquerque": "engines.alquerque",
     "alveoles": "engines.alveoles",
+    "alhambra": "engines.alhambra",
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
 

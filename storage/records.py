@@ -36,3 +36,20 @@ class MatchRecord:
     duration: float
     error: str | None = None
     seats: list[SeatRecord] = field(default_factory=list)
+
+
+def join_moves(moves: tuple[str, ...] | list[str]) -> str:
+    """The ``moves`` column of a match: each move followed by a newline.
+
+    A move's text may hold spaces (Alhambra's ``buy florin pay florin:4+florin:5``), so moves
+    are not joined by spaces; rows stored before this read back through ``split_moves`` too.
+    """
+    return "".join(f"{move}\n" for move in moves)
+
+
+def split_moves(text: str | None) -> list[str]:
+    """The moves of a stored ``moves`` column (newline-ended, or space-separated in older
+    rows, whose moves never held a space)."""
+    if not text:
+        return []
+    return text.splitlines() if "\n" in text else text.split()

@@ -15,7 +15,7 @@ ANALYSIS = Path(__file__).resolve().parent.parent / "analysis"
 
 
 def test_each_section_module_registers_its_game() -> None:
-    assert registered() == ["alquerque", "alveoles"]
+    assert registered() == ["abalone", "alhambra", "alquerque", "alveoles"]
     for name in registered():
         section = game_report(name)
         assert section is not None and section.name == name and section.title

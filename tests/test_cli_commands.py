@@ -14,6 +14,7 @@ from engines.core import replay as replay_moves
 from engines.registry import load_game
 from storage import crud
 from storage.db import current_revision, get_engine, head_revision
+from storage.records import split_moves
 from workers.play import play_chunk
 
 runner = CliRunner()
@@ -79,12 +80,12 @@ def test_replay_reproduces_the_stored_match(finished_batch: str, sqlite_url: str
                 crud.MATCH.c.batch_id == batch.id, crud.MATCH.c.match_index == index
             )
         ).one()
-    assert [m for _, _, m in printed] == stored.moves.split()
+    assert [m for _, _, m in printed] == split_moves(stored.moves)
     # Match 3 is odd, so rotation seats the random agent first.
     assert printed[0][:2] == ("0", "random")
     # Re-run the match from its seed: same moves, same final position as printed.
     again = play_chunk(batch, index, index + 1)[0]
-    assert list(again.moves) == stored.moves.split()
+    assert list(again.moves) == split_moves(stored.moves)
     game = load_game(batch.game, players=batch.players, **batch.options)
     final = str(replay_moves(game, again.moves, seed=stored.seed))
     assert final in result.stdout

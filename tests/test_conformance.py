@@ -1,4 +1,5 @@
-"""One contract suite run over every registered game and each of its player counts.
+"""One contract suite run over every registered game, each of its player counts and each text
+choice of its options (an Abalone layout, an Alvéoles bonus rule).
 
 Random playouts to the end, legal actions sorted and non-empty until then, clone independence,
 notation round trips for every legal action met, replay determinism from (seed, match index),
@@ -16,6 +17,7 @@ from engines.core import (
     Game,
     IllegalActionError,
     NotationError,
+    OptionError,
     State,
     agent_rng,
     match_seed,
@@ -27,24 +29,44 @@ from engines.registry import game_class, game_names, load_game, make_agent
 PLAYOUTS = 3
 
 
-def _cases() -> list[tuple[str, int]]:
-    cases = []
+def _variants(name: str, players: int) -> list[dict[str, object]]:
+    """The default options, then each other text choice of each option (``layout``...) one at
+    a time; a choice the game refuses at this player count is left out."""
+    variants: list[dict[str, object]] = [{}]
+    for option in game_class(name).game_type.options:
+        for choice in option.choices or ():
+            if choice == option.default or not isinstance(choice, str):
+                continue
+            try:
+                load_game(name, players=players, **{option.name: choice})
+            except OptionError:
+                continue
+            variants.append({option.name: choice})
+    return variants
+
+
+def _cases() -> list[tuple[str, int, dict[str, object]]]:
+    cases: list[tuple[str, int, dict[str, object]]] = []
     for name in game_names():
         try:
             game_type = game_class(name).game_type
         except Exception:
-            cases.append((name, 0))  # the game fails to load: its tests say why, below
+            cases.append((name, 0, {}))  # the game fails to load: its tests say why, below
             continue
-        cases.extend((name, n) for n in range(game_type.min_players, game_type.max_players + 1))
+        for n in range(game_type.min_players, game_type.max_players + 1):
+            cases.extend((name, n, options) for options in _variants(name, n))
     return cases
 
 
 CASES = _cases()
-IDS = [f"{name}-{players}p" for name, players in CASES]
+IDS = [
+    f"{name}-{players}p" + "".join(f"-{k}={v}" for k, v in options.items())
+    for name, players, options in CASES
+]
 
 
-def _game(name: str, players: int) -> Game:
-    return load_game(name, players=players or None)
+def _game(name: str, players: int, options: dict[str, object]) -> Game:
+    return load_game(name, players=players or None, **options)
 
 
 def _check_returns(state: State, players: int) -> None:
@@ -54,9 +76,11 @@ def _check_returns(state: State, players: int) -> None:
     assert all(0.0 <= r <= 1.0 for r in returns)
 
 
-@pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
-def test_random_playouts_follow_the_contract(name: str, players: int) -> None:
-    game = _game(name, players)
+@pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)
+def test_random_playouts_follow_the_contract(
+    name: str, players: int, options: dict[str, object]
+) -> None:
+    game = _game(name, players, options)
     cap = game.game_type.max_game_length
     for seed in range(PLAYOUTS):
         rng = random.Random(seed)
@@ -97,9 +121,11 @@ def _check_clone_independence(state: State, action: int) -> None:
     assert str(again) == str(copy) and again.key() == copy.key()
 
 
-@pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
-def test_replay_from_seed_and_index_is_identical(name: str, players: int) -> None:
-    game = _game(name, players)
+@pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)
+def test_replay_from_seed_and_index_is_identical(
+    name: str, players: int, options: dict[str, object]
+) -> None:
+    game = _game(name, players, options)
 
     def run(index: int) -> tuple[tuple[str, ...], tuple[float, ...]]:
         seed = match_seed(99, index)
@@ -118,9 +144,11 @@ def test_replay_from_seed_and_index_is_identical(name: str, players: int) -> Non
         assert tuple(final.returns()) == first[1]
 
 
-@pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
-def test_bad_actions_raise_clear_errors(name: str, players: int) -> None:
-    game = _game(name, players)
+@pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)
+def test_bad_actions_raise_clear_errors(
+    name: str, players: int, options: dict[str, object]
+) -> None:
+    game = _game(name, players, options)
     state = game.new_initial_state(1)
     legal = set(state.legal_actions())
     illegal = next(a for a in [-1, -12345, *range(10**6)] if a not in legal)
@@ -134,9 +162,11 @@ def test_bad_actions_raise_clear_errors(name: str, players: int) -> None:
     assert set(state.legal_actions()) == legal  # a refused action changes nothing
 
 
-@pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
-def test_agent_hooks_answer_on_a_fresh_position(name: str, players: int) -> None:
-    game = _game(name, players)
+@pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)
+def test_agent_hooks_answer_on_a_fresh_position(
+    name: str, players: int, options: dict[str, object]
+) -> None:
+    game = _game(name, players, options)
     state = game.new_initial_state(5)
     legal = state.legal_actions()
     assert sorted(state.ordered_actions()) == legal

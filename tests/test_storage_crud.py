@@ -75,7 +75,7 @@ def test_rewriting_a_chunk_changes_nothing(db_url: str) -> None:
                 crud.MATCH.c.batch_id == batch.id, crud.MATCH.c.match_index == 3
             )
         ).one()
-    assert stored.moves == "a1-b2 c3xd4"
+    assert stored.moves == "a1-b2\nc3xd4\n"  # each move newline-ended (moves may hold spaces)
     assert stored.stats == {"per_seat": [{"captures": 3}, {"captures": 0}]}
     assert stored.seed == 1003
 

@@ -85,7 +85,7 @@ def test_get_match_is_one_match_of_one_batch(stored) -> None:
     assert found is not None
     match, seats = found
     assert (match["batch_id"], match["match_index"], match["seed"]) == (batch_id, 3, 1003)
-    assert match["moves"] == "a1-b2 c3xd4" and match["ok"] is True
+    assert match["moves"] == "a1-b2\nc3xd4\n" and match["ok"] is True
     assert match["stats"] == {"per_seat": [{"captures": 3}, {"captures": 0}]}
     assert seats == seat_dicts(batch_id, records[3])
     assert get_match(engine, batch_id, 6) is None

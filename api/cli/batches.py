@@ -18,6 +18,7 @@ from engines.registry import describe_games, load_game
 from engines.seating import seat_agents
 from storage import crud
 from storage.queries import get_match
+from storage.records import split_moves
 
 app = typer.Typer()
 
@@ -128,7 +129,7 @@ def replay(
         if not row["ok"]:
             fail(f"match {match_index} failed: {row['error']}", code=1)
         game = load_game(batch.game, players=batch.players, **batch.options)
-        moves = row["moves"].split() if row["moves"] else []
+        moves = split_moves(row["moves"])
         order = seat_agents(len(batch.agents), batch.seat_policy, match_index)
         seats = [batch.labels[a] for a in order]
         out.print(

@@ -26,6 +26,7 @@ from engines.core import State
 from storage.crud import NotFound, get_batch, resolve_batch_id
 from storage.models import Batch
 from storage.queries import get_match
+from storage.records import split_moves
 from workers.play import build_game
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)])
@@ -57,7 +58,7 @@ def replay_positions(
     ``board_at`` only."""
     game = build_game(batch)
     state = game.new_initial_state(match["seed"])
-    moves = match["moves"].split() if match["moves"] else []
+    moves = split_moves(match["moves"])
     out = [_position(batch.game, state, 0, None, None, board_at in (None, 0))]
     for ply, move in enumerate(moves, start=1):
         mover = state.current_player()
@@ -132,7 +133,7 @@ def replay_page(
                 "last": 0,
             },
         )
-    last = len(match["moves"].split()) if match["moves"] else 0
+    last = len(split_moves(match["moves"]))
     current_ply = min(ply or 0, last)
     found = replay_positions(batch, match, board_at=current_ply)
     return page(

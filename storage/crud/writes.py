@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from storage.crud.chunks import overlaps_written
 from storage.models import BATCH, CHUNK, MATCH_COLUMNS, SEAT_COLUMNS, STOP_COLUMNS, utcnow
-from storage.records import MatchRecord
+from storage.records import MatchRecord, join_moves
 
 
 def _insert_ignore(engine: Engine, table: Table, keys: Sequence[str]) -> Insert:
@@ -45,7 +45,7 @@ def match_rows(batch_id: str, records: Iterable[MatchRecord]) -> tuple[list[tupl
                 r.plies,
                 r.ended_by,
                 r.duration,
-                " ".join(r.moves),
+                join_moves(r.moves),
                 dumps(r.stats),
                 r.error,
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from api.web.boards import alquerque, alveoles
+from api.web.boards import abalone, alhambra, alquerque, alveoles
 from api.web.boards.svg import SEAT_COLOURS
 from engines.core import State
 
@@ -24,6 +24,8 @@ BoardRenderer = Callable[[State, str | None], str]
 """``(state after a ply, the move just played or None) -> "<svg ...>...</svg>"``."""
 
 RENDERERS: dict[str, BoardRenderer] = {
+    "abalone": abalone.render,
+    "alhambra": alhambra.render,
     "alquerque": alquerque.render,
     "alveoles": alveoles.render,
 }

@@ -1,0 +1,296 @@
+"""Alhambra: seat advantage by turn position, points by scoring round and source, tiles by type.
+
+Works from each match's ``stats()``: ``per_seat`` dicts with ``turn_position`` (0 = the
+starting player, who is not necessarily seat 0), ``rounds`` (three dicts of ``majorities`` and
+``walls`` points), ``tiles_by_type`` (Alhambra) and ``reserve_by_type``, ``longest_wall``,
+``money_left`` and ``exact_purchases``; and, in two-player games, ``collector`` with its
+``points`` and ``rounds``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import Engine
+
+from analysis import frames, stats
+from analysis.formatting import TextTable, num, pct, span
+from analysis.games import GameReport, register
+from analysis.tidy import Wide
+
+TYPES = ("pavilion", "seraglio", "arcades", "chambers", "garden", "tower")
+ROUNDS = 3
+SOURCES = ("majorities", "walls")
+SEAT_FIGURES = ("longest_wall", "money_left", "exact_purchases")
+
+
+@dataclass(frozen=True)
+class AlhambraData:
+    """Per-match, per-seat arrays aligned with a ``Wide`` (row m is ``wide.match_index[m]``)."""
+
+    position: np.ndarray  # (M, n) turn position of each seat
+    points: np.ndarray  # (M, n, 3 rounds, 2 sources)
+    tiles: np.ndarray  # (M, n, 6) Alhambra tiles by type
+    reserve: np.ndarray  # (M, n, 6)
+    figures: np.ndarray  # (M, n, 3): longest wall, money left, exact purchases
+    collector: np.ndarray  # (M, 4): collector points in rounds 1–3 and in all; nan when none
+    rows: np.ndarray  # (M,) row of the Wide each match belongs to
+
+
+def parse_stats(match_stats: pd.DataFrame, w: Wide) -> AlhambraData:
+    """The Alhambra figures of the matches present in ``w``; matches without usable stats are
+    skipped."""
+    pos = {int(mi): r for r, mi in enumerate(w.match_index)}
+    entries: list[tuple[int, Mapping[str, Any]]] = []
+    for mi, st in zip(match_stats["match_index"], match_stats["stats"], strict=True):
+        row = pos.get(int(mi))
+        if row is None or not isinstance(st, Mapping):
+            continue
+        per_seat = st.get("per_seat")
+        if isinstance(per_seat, list) and len(per_seat) == w.players:
+            entries.append((row, st))
+    m, n = len(entries), w.players
+    out = AlhambraData(
+        position=np.zeros((m, n), np.int64),
+        points=np.zeros((m, n, ROUNDS, len(SOURCES))),
+        tiles=np.zeros((m, n, len(TYPES))),
+        reserve=np.zeros((m, n, len(TYPES))),
+        figures=np.zeros((m, n, len(SEAT_FIGURES))),
+        collector=np.full((m, ROUNDS + 1), math.nan),
+        rows=np.array([row for row, _ in entries], np.int64),
+    )
+    for i, (_, st) in enumerate(entries):
+        for s, seat in enumerate(st["per_seat"]):
+            out.position[i, s] = int(seat.get("turn_position", s))
+            for r, rnd in enumerate(seat.get("rounds", [])[:ROUNDS]):
+                out.points[i, s, r] = [rnd.get(src, 0) for src in SOURCES]
+            out.tiles[i, s] = [seat.get("tiles_by_type", {}).get(t, 0) for t in TYPES]
+            out.reserve[i, s] = [seat.get("reserve_by_type", {}).get(t, 0) for t in TYPES]
+            out.figures[i, s] = [seat.get(f, 0) for f in SEAT_FIGURES]
+        collector = st.get("collector")
+        if isinstance(collector, Mapping):
+            rounds = list(collector.get("rounds", []))[:ROUNDS]
+            out.collector[i, : len(rounds)] = rounds
+            out.collector[i, ROUNDS] = collector.get("points", sum(rounds))
+    return out
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.mean()) if values.size else math.nan
+
+
+def by_position(d: AlhambraData, w: Wide) -> list[dict[str, Any]]:
+    """Per turn position: games, win share with its 95 % interval, expected 1/n, mean points."""
+    win = w.win[d.rows] if d.rows.size else np.zeros((0, w.players))
+    pts = w.points[d.rows] if d.rows.size else np.zeros((0, w.players))
+    binary = bool(np.all((win == 0) | (win == 1)))
+    out = []
+    for p in range(w.players):
+        mask = d.position == p
+        shares = win[mask]
+        lo, hi, name = stats.share_interval(shares, binary)
+        out.append(
+            {
+                "position": p,
+                "games": int(shares.size),
+                "win_share": _mean(shares),
+                "ci_low": lo,
+                "ci_high": hi,
+                "interval": name,
+                "expected": 1.0 / w.players,
+                "mean_points": _mean(pts[mask]),
+            }
+        )
+    return out
+
+
+def start_advantage(d: AlhambraData, w: Wide) -> dict[str, float]:
+    """The starting player's win share minus 1/n, with its normal 95 % interval."""
+    if not d.rows.size:
+        return {"estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan}
+    win = w.win[d.rows]
+    shares = win[d.position == 0] - 1.0 / w.players
+    mean, lo, hi = stats.mean_interval(shares)
+    return {"estimate": mean, "ci_low": lo, "ci_high": hi}
+
+
+def _round_rows(d: AlhambraData, groups: list[tuple[Any, np.ndarray]], key: str) -> list[dict]:
+    """Mean majority and wall points per scoring round for each group of seat cells."""
+    out = []
+    for name, mask in groups:
+        cells = d.points[mask]  # (K, 3, 2)
+        for r in range(ROUNDS):
+            row = {key: name, "round": r + 1, "seats": int(cells.shape[0])}
+            for k, src in enumerate(SOURCES):
+                row[src] = _mean(cells[:, r, k])
+            out.append(row)
+    return out
+
+
+def _agent_groups(d: AlhambraData, w: Wide) -> list[tuple[Any, np.ndarray]]:
+    seats_of = w.agent[d.rows] if d.rows.size else np.zeros((0, w.players), np.int64)
+    return [(w.labels[a], seats_of == a) for a in np.unique(seats_of)]
+
+
+def tiles_by_agent(d: AlhambraData, w: Wide) -> list[dict[str, Any]]:
+    """Per agent: mean Alhambra tiles of each type, reserve size, longest wall, money left,
+    exact purchases per game."""
+    out = []
+    for name, mask in _agent_groups(d, w):
+        row: dict[str, Any] = {"agent": name, "seats": int(mask.sum())}
+        for t, kind in enumerate(TYPES):
+            row[kind] = _mean(d.tiles[mask][:, t])
+        row["reserve"] = _mean(d.reserve[mask].sum(axis=1))
+        for f, figure in enumerate(SEAT_FIGURES):
+            row[figure] = _mean(d.figures[mask][:, f])
+        out.append(row)
+    return out
+
+
+def collector_points(d: AlhambraData) -> dict[str, Any] | None:
+    """The two-player collector's points: mean per round and in all, with an interval."""
+    known = d.collector[~np.isnan(d.collector[:, ROUNDS])]
+    if not known.size:
+        return None
+    mean, lo, hi = stats.mean_interval(known[:, ROUNDS])
+    return {
+        "matches": int(known.shape[0]),
+        "mean_points": mean,
+        "ci_low": lo,
+        "ci_high": hi,
+        "rounds": [float(known[:, r].mean()) for r in range(ROUNDS)],
+    }
+
+
+def alhambra_section(match_stats: pd.DataFrame, w: Wide) -> dict[str, Any]:
+    """The whole Alhambra section of a report."""
+    d = parse_stats(match_stats, w)
+    positions = [(p, d.position == p) for p in range(w.players)]
+    return {
+        "name": "alhambra",
+        "matches": int(d.rows.size),
+        "turn_positions": by_position(d, w),
+        "start_advantage": start_advantage(d, w),
+        "rounds_by_position": _round_rows(d, positions, "position"),
+        "rounds_by_agent": _round_rows(d, _agent_groups(d, w), "agent"),
+        "tiles_by_agent": tiles_by_agent(d, w),
+        "collector": collector_points(d),
+    }
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def build(engine: Engine, batch: Any, w: Wide) -> dict[str, Any] | None:
+    """The section of a stored batch (None before any match is played)."""
+    if not w.matches:
+        return None
+    return alhambra_section(frames.match_stats(engine, batch.id), w)
+
+
+def _position_name(p: int) -> str:
+    return "start" if p == 0 else f"+{p}"
+
+
+def tables(g: Mapping[str, Any]) -> list[TextTable]:
+    """Win share by turn position, points per round by position and by agent, tiles by type,
+    and the collector in two-player games."""
+    adv = g["start_advantage"]
+    out = [
+        TextTable(
+            "Win share by turn position (0 = starting player)",
+            ("position", "games", "win share", "95% CI", "expected", "mean points"),
+            [
+                [
+                    _position_name(t["position"]),
+                    num(t["games"], 0),
+                    pct(t["win_share"]),
+                    span(t["ci_low"], t["ci_high"]),
+                    pct(t["expected"]),
+                    num(t["mean_points"]),
+                ]
+                for t in g["turn_positions"]
+            ],
+            css_class="turn-positions",
+            note=(
+                f"starting player's advantage {pct(adv['estimate'])} "
+                f"(95% CI {span(adv['ci_low'], adv['ci_high'])})"
+            ),
+        ),
+    ]
+    for key, label in (("position", "turn position"), ("agent", "agent")):
+        rows = g[f"rounds_by_{key}"]
+        out.append(
+            TextTable(
+                f"Points per scoring round by {label}: majorities + walls",
+                (key, "round", "majorities", "walls"),
+                [
+                    [
+                        _position_name(r[key]) if key == "position" else str(r[key]),
+                        str(r["round"]),
+                        num(r["majorities"]),
+                        num(r["walls"]),
+                    ]
+                    for r in rows
+                ],
+                css_class=f"rounds-{key}",
+            )
+        )
+    out.append(
+        TextTable(
+            "Tiles by type in the Alhambra at the end, per agent",
+            ("agent", *TYPES),
+            [[str(t["agent"]), *(num(t[k]) for k in TYPES)] for t in g["tiles_by_agent"]],
+            css_class="tiles",
+        )
+    )
+    out.append(
+        TextTable(
+            "At the end, per agent",
+            ("agent", "reserve tiles", "longest wall", "money left", "exact purchases"),
+            [
+                [
+                    str(t["agent"]),
+                    num(t["reserve"]),
+                    num(t["longest_wall"]),
+                    num(t["money_left"]),
+                    num(t["exact_purchases"]),
+                ]
+                for t in g["tiles_by_agent"]
+            ],
+            css_class="seat-figures",
+        )
+    )
+    collector = g.get("collector")
+    if collector:
+        out.append(
+            TextTable(
+                "The two-player collector",
+                ("matches", "mean points", "95% CI", "round 1", "round 2", "round 3"),
+                [
+                    [
+                        num(collector["matches"], 0),
+                        num(collector["mean_points"]),
+                        span(collector["ci_low"], collector["ci_high"], num),
+                        *(num(v) for v in collector["rounds"]),
+                    ]
+                ],
+                css_class="collector",
+            )
+        )
+    return out
+
+
+REPORT = register(
+    GameReport(
+        name="alhambra",
+        title="Alhambra: turn position, scoring rounds, tiles",
+        build=build,
+        tables=tables,
+    )
+)

@@ -1,0 +1,331 @@
+"""The table of an Alhambra game: everything on it, what each seat may do, and read access.
+
+:class:`AlhambraTable` holds the position (bag, market, money, Alhambras, reserves, the
+collector, scores) and lists the legal actions; :class:`~engines.alhambra.rules.AlhambraState`
+adds the game contract and the moves. The helpers of this package (:mod:`flow`,
+:mod:`infostate`, :mod:`policy`, :mod:`render`) work on the table.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Self
+
+from engines.alhambra import building, notation
+from engines.alhambra.building import ORIGIN, Cell, xy_of
+from engines.alhambra.money import TAKE_LIMIT, Card, minimal_payments
+from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
+from engines.core import Action, Seat
+
+ACTION, PLACE, FINAL, OVER = 0, 1, 2, 3
+"""Phases: choosing the turn's actions, placing bought tiles, placing end-of-game gifts, over."""
+CACHE_LIMIT = 200_000
+"""Most entries kept in each memo table of this module (displays, payments)."""
+_TAKES: dict[tuple[Card, ...], list[int]] = {}
+_PAYMENTS: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+
+
+_BITS = [tuple(i for i in range(4) if mask >> i & 1) for mask in range(16)]
+
+
+def _take_masks(display: tuple[Card, ...]) -> list[int]:
+    values = [c % 10 for c in display]
+    distinct = len(set(display)) == len(display)
+    seen: set[tuple[Card, ...]] = set()
+    out = []
+    for mask in range(1, 1 << len(display)):
+        bits = _BITS[mask]
+        if len(bits) > 1 and sum(values[i] for i in bits) > TAKE_LIMIT:
+            continue
+        if not distinct:
+            picked = tuple(display[i] for i in bits)
+            if picked in seen:
+                continue
+            seen.add(picked)
+        out.append(mask)
+    return out
+
+
+def payments(values: tuple[int, ...], price: int) -> list[tuple[int, ...]]:
+    """``minimal_payments``, remembered (a hand's values of one currency, sorted, and a price)."""
+    key = (values, price)
+    found = _PAYMENTS.get(key)
+    if found is None:
+        found = minimal_payments(values, price) if sum(values) >= price else []
+        if len(_PAYMENTS) < CACHE_LIMIT:
+            _PAYMENTS[key] = found
+    return found
+
+
+class AlhambraTable:
+    """The position. Fields are read and written by this package's modules; agents and
+    analysis use the methods."""
+
+    __slots__ = (
+        "_cache",
+        "bag",
+        "collector_points",
+        "collector_tiles",
+        "deck",
+        "discard",
+        "display",
+        "exact",
+        "final_queue",
+        "grids",
+        "hands",
+        "has_collector",
+        "market",
+        "pending",
+        "phase",
+        "player",
+        "players",
+        "ranges",
+        "reserves",
+        "rng",
+        "round_points",
+        "scorings",
+        "start",
+        "turns",
+        "where",
+    )
+
+    def __init__(self, players: int, rng: random.Random) -> None:
+        n = players
+        self.players = players
+        self.has_collector = players == 2
+        self.rng = rng
+        self.bag: list[int] = []  # top at the end
+        self.market = [0, 0, 0, 0]  # tile per currency slot, 0 = empty
+        self.deck: list[Card] = []  # top at the end; scoring cards inside
+        self.ranges: dict[Card, tuple[int, int]] = {}  # scoring card -> deck index range
+        self.discard: list[Card] = []
+        self.display: list[Card] = []  # sorted
+        self.hands: list[list[Card]] = [[] for _ in range(n)]  # sorted
+        self.grids: list[dict[Cell, int]] = [building.new_alhambra() for _ in range(n)]
+        self.where: list[dict[int, Cell]] = [{0: ORIGIN} for _ in range(n)]
+        self.reserves: list[list[int]] = [[] for _ in range(n)]  # sorted
+        self.collector_tiles: list[int] = []
+        self.collector_points = [0, 0, 0]
+        self.pending: list[int] = []  # tiles bought this turn (or end-of-game gifts) to place
+        self.final_queue: list[tuple[Seat, list[int]]] = []
+        self.round_points = [[[0, 0] for _ in range(3)] for _ in range(n)]
+        self.exact = [0] * n
+        self.turns = 0
+        self.scorings = 0
+        self.start = 0
+        self.player = 0
+        self.phase = ACTION
+        self._cache: list[dict[Any, Any]] = [{} for _ in range(n)]
+
+    def legal_actions(self) -> list[Action]:
+        if self.phase == OVER:
+            return []
+        seat = self.player
+        if self.phase != ACTION:
+            placing: list[Action] = []
+            for tile in sorted(set(self.pending)):
+                placing.extend(notation.place(tile, c) for c in self.placements(seat, tile))
+                placing.append(notation.reserve(tile))
+                if self.phase == PLACE and self.has_collector:
+                    placing.append(notation.give(tile))
+            return sorted(placing)
+        out = [notation.take(m) for m in self.take_masks()]
+        out.extend(self.buy_actions())
+        out.extend(self.redesign_actions(seat))
+        if not out:
+            return [notation.PASS]
+        out.sort()
+        return out
+
+    def take_masks(self) -> list[int]:
+        """Display-slot masks of the legal takes, one per distinct set of cards."""
+        key = tuple(self.display)
+        found = _TAKES.get(key)
+        if found is None:
+            found = _take_masks(key)
+            if len(_TAKES) < CACHE_LIMIT:
+                _TAKES[key] = found
+        return found
+
+    def buy_actions(self) -> list[Action]:
+        by_currency: list[list[int]] = [[], [], [], []]
+        for c in self.hands[self.player]:
+            by_currency[c // 10].append(c % 10)
+        out = []
+        for slot, tile in enumerate(self.market):
+            if not tile:
+                continue
+            values = by_currency[slot]
+            price = COST[tile]
+            if sum(values) < price:
+                continue
+            for paid in payments(tuple(values), price):
+                out.append(notation.buy(slot, paid))
+        return out
+
+    def redesign_actions(self, seat: Seat) -> list[Action]:
+        """Place a reserve tile, move an Alhambra tile to the reserve, or exchange the two
+        (cached until the seat's Alhambra or reserve changes)."""
+        cache = self._cache[seat]
+        found = cache.get("redesign")
+        if found is not None:
+            return found
+        grid = self.grids[seat]
+        reserve = sorted(set(self.reserves[seat]))
+        out: list[Action] = []
+        for tile in reserve:
+            out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
+        free = building.removable(grid)
+        touching = self.survey(seat)[1] if reserve else {}
+        for tile, cell in self.where[seat].items():
+            if cell == ORIGIN:
+                continue
+            if cell in free:
+                out.append(notation.remove(tile))
+            if reserve:
+                # An exchange keeps the old tile's walls on every side with a neighbour.
+                sides = touching[cell]
+                old = WALLS[tile]
+                out.extend(notation.swap(r, tile) for r in reserve if not (WALLS[r] ^ old) & sides)
+        cache["redesign"] = out
+        return out
+
+    def placements(self, seat: Seat, tile: int) -> list[Cell]:
+        """Cells of ``seat``'s Alhambra where ``tile`` may legally go (cached per wall shape)."""
+        walls = WALLS[tile]
+        cache = self._cache[seat]
+        found = cache.get(walls)
+        if found is None:
+            grid = self.grids[seat]
+            found = []
+            for cell, touching, needed in self.frontier_sides(seat):
+                # Matching sides, one open shared side, and no empty cell cut off (the full
+                # search only where the 3 × 3 square around the cell says it may happen).
+                if (
+                    walls & touching == needed
+                    and touching & ~walls
+                    and (
+                        not building.local_split(grid, cell)
+                        or building.can_place(grid, cell, walls)
+                    )
+                ):
+                    found.append(cell)
+            cache[walls] = found
+        return found
+
+    def frontier_sides(self, seat: Seat) -> list[tuple[Cell, int, int]]:
+        """``building.frontier_sides`` of ``seat``'s Alhambra (cached)."""
+        return self.survey(seat)[0]
+
+    def survey(self, seat: Seat) -> tuple[list[tuple[Cell, int, int]], dict[Cell, int]]:
+        """``building.survey`` of ``seat``'s Alhambra (cached)."""
+        cache = self._cache[seat]
+        found = cache.get("survey")
+        if found is None:
+            found = building.survey(self.grids[seat])
+            cache["survey"] = found
+        return found
+
+    def known_placements(self, seat: Seat, tile: int) -> list[Cell] | None:
+        """``placements`` when already listed for this Alhambra, else None (nothing computed)."""
+        found: list[Cell] | None = self._cache[seat].get(WALLS[tile])
+        return found
+
+    def frontier(self, seat: Seat) -> list[Cell]:
+        """Empty cells next to ``seat``'s Alhambra, ascending (cached)."""
+        cache = self._cache[seat]
+        found: list[Cell] | None = cache.get("frontier")
+        if found is None:
+            found = [cell for cell, _, _ in self.survey(seat)[0]]
+            cache["frontier"] = found
+        return found
+
+    def copy_table(self) -> Self:
+        """A copy of the position sharing nothing mutable with this one."""
+        new = type(self).__new__(type(self))
+        new.players = self.players
+        new.has_collector = self.has_collector
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        new.bag = self.bag[:]
+        new.market = self.market[:]
+        new.deck = self.deck[:]
+        new.ranges = dict(self.ranges)
+        new.discard = self.discard[:]
+        new.display = self.display[:]
+        new.hands = [h[:] for h in self.hands]
+        new.grids = [dict(g) for g in self.grids]
+        new.where = [dict(w) for w in self.where]
+        new.reserves = [r[:] for r in self.reserves]
+        new.collector_tiles = self.collector_tiles[:]
+        new.collector_points = self.collector_points[:]
+        new.pending = self.pending[:]
+        new.final_queue = [(s, t[:]) for s, t in self.final_queue]
+        new.round_points = [[r[:] for r in seat] for seat in self.round_points]
+        new.exact = self.exact[:]
+        new.turns = self.turns
+        new.scorings = self.scorings
+        new.start = self.start
+        new.player = self.player
+        new.phase = self.phase
+        # Cached legal moves depend on the Alhambras and reserves alone; the cached lists are
+        # never edited, so the copies may share them.
+        new._cache = [dict(c) for c in self._cache]
+        return new
+
+    def scores(self) -> list[float]:
+        return [float(sum(m + w for m, w in rounds)) for rounds in self.round_points]
+
+    def forget(self, seat: Seat) -> None:
+        """Drop what was worked out about ``seat``'s Alhambra (it changed)."""
+        self._cache[seat].clear()
+
+    def forget_redesign(self, seat: Seat) -> None:
+        """Drop ``seat``'s listed redesigns (its reserve changed, its Alhambra did not)."""
+        self._cache[seat].pop("redesign", None)
+
+    # -- read access for analysis and viewers ----------------------------------------
+    def longest_wall(self, seat: Seat) -> int:
+        """Segments of ``seat``'s longest wall (cached until the Alhambra changes)."""
+        cache = self._cache[seat]
+        found = cache.get("wall")
+        if found is None:
+            found = [building.longest_wall(self.grids[seat])]
+            cache["wall"] = found
+        return int(found[0])
+
+    def alhambra(self, seat: Seat) -> dict[tuple[int, int], int]:
+        """``{(x, y): tile_id}`` of ``seat``'s Alhambra, the fountain as tile 0 at (0, 0)."""
+        return {xy_of(c): t for c, t in self.grids[seat].items()}
+
+    def reserve(self, seat: Seat) -> list[int]:
+        """Tile ids in ``seat``'s reserve, ascending."""
+        return self.reserves[seat][:]
+
+    def hand(self, seat: Seat) -> list[Card]:
+        """``seat``'s money cards (``currency * 10 + value``), ascending."""
+        return self.hands[seat][:]
+
+    def type_counts(self, seat: Seat) -> list[int]:
+        """Tiles of each type in ``seat``'s Alhambra (the reserve does not count)."""
+        counts = [0] * len(TYPES)
+        for tile in self.grids[seat].values():
+            if tile:
+                counts[TYPE_OF[tile]] += 1
+        return counts
+
+    def tiles_in_play(self) -> int:
+        """Tiles in bag, market, Alhambras, reserves, collector and pending: always 54."""
+        return (
+            len(self.bag)
+            + sum(1 for t in self.market if t)
+            + sum(len(g) - 1 for g in self.grids)
+            + sum(len(r) for r in self.reserves)
+            + len(self.collector_tiles)
+            + len(self.pending)
+            + sum(len(t) for _, t in self.final_queue)
+        )
+
+    def turn_position(self, seat: Seat) -> int:
+        """0 for the starting player, 1 for the next, and so on."""
+        return (seat - self.start) % self.players
