@@ -133,7 +133,7 @@ def test_redesign_moves_between_alhambra_and_reserve() -> None:
     state = new(3, 2)
     seat = state.current_player()
     state.reserves[seat] = [7, 5]
-    state._cache[seat].clear()
+    state.forget(seat)
     texts = {state.action_to_string(a) for a in state.legal_actions()}
     assert {"place 7 at 1,0", "place 5 at 0,1"} <= texts
     assert "place 5 at 0,-1" not in texts  # its N wall would face the fountain's open side

@@ -148,6 +148,12 @@ class AlhambraTable:
         return found
 
     def buy_actions(self) -> list[Action]:
+        """Purchases of each market tile with the slot's currency.
+
+        Decision (rules page): only minimal payments are offered, the card sets that cover
+        the price and from which no card can be left out; a larger overpayment is never better
+        (no change is given).
+        """
         by_currency: list[list[int]] = [[], [], [], []]
         for c in self.hands[self.player]:
             by_currency[c // 10].append(c % 10)
