@@ -362,7 +362,7 @@ class AbaloneState(State):
         """Per seat: marbles pushed off and lost, moves by kind; plies of play, how it ended."""
         return {
             "plies": self.plies,
-            "placements": self.placed if self.game.placements else 0,
+            "placements": self.placed,
             "layout": self.game.layout,
             "ended_by": self.ended_by() if self.ended else None,
             "winner": self._winner,
@@ -437,10 +437,6 @@ def render(state: AbaloneState) -> str:
 # --------------------------------------------------------------------------- game
 
 
-def _marbles_to_win_note() -> str:
-    return "marbles a player must push off to win (6; 4 is the Blitz variant)"
-
-
 class AbaloneGame(Game):
     """Abalone for 2 or 3 players; options ``layout``, ``marbles_to_win``, ``move_limit``,
     ``repetition_draw``."""
@@ -464,7 +460,14 @@ class AbaloneGame(Game):
                 "(the board starts empty and the players place their marbles in turn)",
                 choices=LAYOUT_NAMES,
             ),
-            Option("marbles_to_win", int, 6, _marbles_to_win_note(), minimum=1, maximum=14),
+            Option(
+                "marbles_to_win",
+                int,
+                6,
+                "marbles a player must push off to win (6; 4 is the Blitz variant)",
+                minimum=1,
+                maximum=14,
+            ),
             Option(
                 "move_limit",
                 int,
