@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from engines.agents.mcts import MctsAgent
+from engines.compiled import KERNELS, uct
 from engines.registry import game_names, load_game
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -76,6 +77,44 @@ def our_loop(name: str) -> Loop:
         return 1, plies
 
     return loop
+
+
+def kernel_loop(name: str, batch: int = 200) -> Loop:
+    """Random playouts inside the compiled kernel: ``batch`` games per call, one call."""
+    game = load_game(name)
+    game_id, encode = KERNELS[name]
+    root = encode(game.new_initial_state(0))
+    cap = game.game_type.max_game_length
+
+    def loop(rng: random.Random) -> tuple[int, int]:
+        return batch, int(uct.random_playouts(game_id, root, batch, cap, rng.getrandbits(63)))
+
+    return loop
+
+
+def compile_seconds(name: str) -> dict[str, float]:
+    """Wall seconds of the first kernel playout and the first compiled search in this process:
+    compilation when numba's cache is cold, a cache load when it is warm."""
+    game = load_game(name)
+    game_id, encode = KERNELS[name]
+    root = encode(game.new_initial_state(0))
+    started = time.perf_counter()
+    uct.random_playouts(game_id, root, 1, game.game_type.max_game_length, 0)
+    playouts = time.perf_counter() - started
+    started = time.perf_counter()
+    uct.search(game_id, root, game.num_players, 2, 1.4, False, 10, 0)
+    return {"playouts": playouts, "search": time.perf_counter() - started}
+
+
+def compiled_mcts_rate(name: str, iterations: int) -> float:
+    """Compiled UCT iterations per CPU second from the opening, uniform random rollouts."""
+    game = load_game(name)
+    game_id, encode = KERNELS[name]
+    root = encode(game.new_initial_state(0))
+    cap = game.game_type.max_game_length
+    started = time.process_time()
+    uct.search(game_id, root, game.num_players, iterations, 1.4, False, cap, 1)
+    return iterations / (time.process_time() - started)
 
 
 def openspiel_python_loop(name: str, params: dict[str, Any]) -> Loop:
@@ -131,7 +170,11 @@ def openspiel_mcts_rate(name: str, params: dict[str, Any], iterations: int) -> f
 
 
 def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[str, Any]:
+    compiled = name in KERNELS
+    first_call = compile_seconds(name) if compiled else None
     loops: dict[str, Loop] = {"ours": our_loop(name)}
+    if compiled:
+        loops["kernel"] = kernel_loop(name)
     baseline = OPENSPIEL_GAMES.get(name)
     if baseline is not None:
         loops["openspiel_python"] = openspiel_python_loop(*baseline)
@@ -149,6 +192,11 @@ def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[
             for metric in ("games_per_s", "us_per_ply", "plies_per_game")
         }
     out["mcts_iterations_per_s"] = {"ours": mcts_rate(name, iterations)}
+    if first_call is not None:
+        out["kernel_first_call_s"] = first_call
+        out["mcts_iterations_per_s"]["compiled_random"] = statistics.median(
+            compiled_mcts_rate(name, 10 * iterations) for _ in range(3)
+        )
     if baseline is not None:
         out["openspiel_game"] = {"name": baseline[0], "params": baseline[1]}
         for key in ("openspiel_python", "openspiel_cpp"):
@@ -158,16 +206,29 @@ def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[
                 for ours, theirs in zip(runs["ours"], runs[key], strict=True)
             )
         out["mcts_iterations_per_s"]["openspiel_cpp"] = openspiel_mcts_rate(*baseline, iterations)
+        if compiled:
+            out["ratio_games_per_s_kernel_vs_openspiel_cpp"] = statistics.median(
+                ours["games_per_s"] / theirs["games_per_s"]
+                for ours, theirs in zip(runs["kernel"], runs["openspiel_cpp"], strict=True)
+            )
+            out["ratio_plies_per_s_kernel_vs_openspiel_cpp"] = statistics.median(
+                theirs["us_per_ply"] / ours["us_per_ply"]
+                for ours, theirs in zip(runs["kernel"], runs["openspiel_cpp"], strict=True)
+            )
+            rates = out["mcts_iterations_per_s"]
+            out["ratio_mcts_compiled_random_vs_openspiel_cpp"] = (
+                rates["compiled_random"] / rates["openspiel_cpp"]
+            )
     return out
 
 
 def report(row: dict[str, Any]) -> None:
     name = row["game"]
     print(f"\n{name}")
-    for key in ("ours", "openspiel_python", "openspiel_cpp"):
+    for key in ("ours", "kernel", "openspiel_python", "openspiel_cpp"):
         if key in row:
             r = row[key]
-            label = key if key == "ours" else f"{key} ({row['openspiel_game']['name']})"
+            label = key if key in ("ours", "kernel") else f"{key} ({row['openspiel_game']['name']})"
             print(
                 f"  {label:<38} {r['games_per_s']:>10.1f} games/s {r['us_per_ply']:>8.2f} µs/ply "
                 f"{r['plies_per_game']:>7.1f} plies/game"
@@ -180,6 +241,20 @@ def report(row: dict[str, Any]) -> None:
     print(
         "  MCTS iterations/s at the opening: " + ", ".join(f"{k} {v:.0f}" for k, v in rates.items())
     )
+    first = row.get("kernel_first_call_s")
+    if first is not None:
+        print(
+            f"  kernel first call: playouts {first['playouts']:.2f} s, "
+            f"search {first['search']:.2f} s (compilation, or a load from numba's cache)"
+        )
+    for key, target, what in (
+        ("ratio_games_per_s_kernel_vs_openspiel_cpp", 10.0, "kernel games/s"),
+        ("ratio_plies_per_s_kernel_vs_openspiel_cpp", 10.0, "kernel plies/s"),
+        ("ratio_mcts_compiled_random_vs_openspiel_cpp", 5.0, "compiled mcts (random) it/s"),
+    ):
+        if key in row:
+            verdict = "met" if row[key] >= target else "NOT met"
+            print(f"  {what} / OpenSpiel C++: {row[key]:.1f}× (target ≥ {target:g}×: {verdict})")
 
 
 def main(argv: list[str] | None = None) -> None:
