@@ -102,7 +102,7 @@ def compile_seconds(name: str) -> dict[str, float]:
     uct.random_playouts(game_id, root, 1, game.game_type.max_game_length, 0)
     playouts = time.perf_counter() - started
     started = time.perf_counter()
-    uct.search(game_id, root, game.num_players, 2, 1.4, False, 10, 0)
+    uct.search(game_id, root, game.num_players, 2, 1.4, uct.RANDOM_ROLLOUT, 10, 0)
     return {"playouts": playouts, "search": time.perf_counter() - started}
 
 
@@ -113,7 +113,7 @@ def compiled_mcts_rate(name: str, iterations: int) -> float:
     root = encode(game.new_initial_state(0))
     cap = game.game_type.max_game_length
     started = time.process_time()
-    uct.search(game_id, root, game.num_players, iterations, 1.4, False, cap, 1)
+    uct.search(game_id, root, game.num_players, iterations, 1.4, uct.RANDOM_ROLLOUT, cap, 1)
     return iterations / (time.process_time() - started)
 
 

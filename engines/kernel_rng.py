@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.kernel_cache import track
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MULT = np.uint64(0x2545F4914F6CDD1D)
 
@@ -50,3 +52,6 @@ def rand_below(rng: np.ndarray, n: int) -> int:
 def rand_unit(rng: np.ndarray) -> float:
     """A uniform float in ``[0, 1)``."""
     return float(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+track(globals())

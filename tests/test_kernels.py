@@ -54,6 +54,9 @@ def test_alveoles_kernel_equals_rules_on_every_ply(players: int) -> None:
             assert _sorted_legal(buf, n) == legal
             if not legal:
                 break
+            if len(state.forced) > 1 and index % 10 == 0:
+                seat = state.current_player()
+                assert alv.evaluate(ks, seat) == pytest.approx(state.evaluate(seat))
             action = rng.choice(legal)
             state.apply(action)
             alv.apply(ks, action)

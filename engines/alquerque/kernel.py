@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines import kernel_rng
 from engines.alquerque.board import (
     BASE,
     JUMPS,
@@ -28,6 +29,7 @@ from engines.alquerque.board import (
 )
 from engines.alquerque.rules import AlquerqueState
 from engines.core import TERMINAL
+from engines.kernel_cache import track
 from engines.kernel_rng import rand_below
 
 WHITE_BITS = 0
@@ -148,11 +150,27 @@ def _captures(own: int, enemy: int, out: np.ndarray, count: int) -> int:
 
 
 @njit(cache=True)
+def _can_capture(own: int, enemy: int) -> bool:
+    """Whether some piece of ``own`` has a first jump (then it must capture)."""
+    empty = ((1 << POINTS) - 1) ^ own ^ enemy
+    for p in range(POINTS):
+        if not own >> p & 1:
+            continue
+        for k in range(8):
+            over = _JUMP_OVER[p, k]
+            if over < 0:
+                break
+            if enemy >> over & 1 and empty >> _JUMP_LAND[p, k] & 1:
+                return True
+    return False
+
+
+@njit(cache=True)
 def _moves(own: int, enemy: int, colour: int, out: np.ndarray) -> int:
     """Captures when there are any, else simple moves, into ``out`` (unordered)."""
-    count = _captures(own, enemy, out, 0)
-    if count:
-        return count
+    if _can_capture(own, enemy):
+        return _captures(own, enemy, out, 0)
+    count = 0
     empty = ((1 << POINTS) - 1) ^ own ^ enemy
     for p in range(POINTS):
         if not own >> p & 1:
@@ -355,8 +373,38 @@ def _path_len(code: int) -> int:
 
 
 @njit(cache=True)
+def _sides(state: np.ndarray) -> tuple[int, int, int]:
+    """(pieces of the side to move, the other side's, the mover's colour)."""
+    if state[TO_MOVE] == WHITE:
+        return state[WHITE_BITS], state[BLACK_BITS], 0
+    return state[BLACK_BITS], state[WHITE_BITS], 1
+
+
+@njit(cache=True)
+def _random_step(own: int, enemy: int, colour: int, rng: np.ndarray) -> int:
+    """A uniformly random simple move, picked without listing them (no capture exists)."""
+    empty = ((1 << POINTS) - 1) ^ own ^ enemy
+    pick = rand_below(rng, _steps(own, empty, colour))
+    for p in range(POINTS):
+        if not own >> p & 1:
+            continue
+        for k in range(8):
+            q = _STEP_TO[colour, p, k]
+            if q < 0:
+                break
+            if empty >> q & 1:
+                if pick == 0:
+                    return (p + 1) * BASE + q + 1
+                pick -= 1
+    return -1  # not reached: ``pick`` < the number of simple moves
+
+
+@njit(cache=True)
 def random_action(state: np.ndarray, rng: np.ndarray) -> int:
     """A uniformly random legal action."""
+    own, enemy, colour = _sides(state)
+    if not _can_capture(own, enemy):
+        return _random_step(own, enemy, colour, rng)
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
     n = legal_actions(state, buf)
     return buf[rand_below(rng, n)]
@@ -386,3 +434,10 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
                 return buf[i]
             pick -= 1
     return buf[0]  # not reached
+
+
+strong_rollout_action = rollout_action
+"""Alquerque has one playout policy."""
+
+
+track(globals(), kernel_rng)

@@ -16,11 +16,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines import kernel_rng
 from engines.alveoles.layouts import CELLS
 from engines.alveoles.notation import GROOVE_SQUARES, GROOVE_SUM, NUM_GROOVES
 from engines.alveoles.rules import AlveolesState
 from engines.alveoles.scoring import BLOCK_MASKS, DISJOINT
 from engines.core import TERMINAL
+from engines.kernel_cache import track
 from engines.kernel_rng import rand_below, rand_unit
 
 # -- layout of a position ---------------------------------------------------------------
@@ -239,32 +241,6 @@ def _is_safe(state: np.ndarray, g: int) -> bool:
 
 
 @njit(cache=True)
-def _cheapest_sacrifice(state: np.ndarray, rng: np.ndarray) -> int:
-    """With no safe groove left: a groove giving away the least square value (the values of
-    the squares it makes 3-sided), ties at random."""
-    n = state[N_EMPTY]
-    best = -1
-    ties = 0
-    choice = state[EMPTY]
-    for i in range(n):
-        g = state[EMPTY + i]
-        exposed = 0
-        for k in range(2):
-            sq = _GROOVE_SQ[g, k]
-            if sq >= 0:
-                exposed += state[VALUE + sq]
-        if best < 0 or exposed < best:
-            best = exposed
-            ties = 1
-            choice = g
-        elif exposed == best:
-            ties += 1
-            if rand_below(rng, ties) == 0:
-                choice = g
-    return choice
-
-
-@njit(cache=True)
 def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
     """Greedy playout move, as ``AlveolesState.rollout_action``: close a square (numbered
     first), else a random safe groove, else any groove."""
@@ -295,7 +271,7 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
         if _is_safe(state, state[EMPTY + i]):
             safe += 1
     if safe == 0:
-        return _cheapest_sacrifice(state, rng)
+        return state[EMPTY + rand_below(rng, n)]
     pick = rand_below(rng, safe)
     for i in range(n):
         g = state[EMPTY + i]
@@ -304,6 +280,70 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
                 return g
             pick -= 1
     return state[EMPTY]  # not reached: ``pick`` < the number of safe grooves
+
+
+@njit(cache=True)
+def _close_one(state: np.ndarray) -> int:
+    """The closing a cascade plays, as the rules' heuristics do: the most valuable 3-sided
+    square, the lowest groove among equals."""
+    best_value = -1
+    best_groove = -1
+    for i in range(state[N_FORCED]):
+        sq = state[FORCED + i]
+        g = missing_groove(state, sq)
+        value = state[VALUE + sq]
+        if value > best_value or (value == best_value and g < best_groove):
+            best_value = value
+            best_groove = g
+    return best_groove
+
+
+@njit(cache=True)
+def handover_balance(state: np.ndarray, g: int, scratch: np.ndarray) -> int:
+    """Square points the seat to move gains minus what the others gain when it plates ``g``
+    and every 3-sided square is then closed in turn (most valuable first) until none is left."""
+    scratch[:] = state
+    seat = state[PLAYER]
+    apply(scratch, g)
+    while scratch[N_FORCED] > 0 and scratch[PLAYER] >= 0:
+        apply(scratch, _close_one(scratch))
+    balance = 0
+    for s in range(state[PLAYERS]):
+        delta = scratch[POINTS + s] - state[POINTS + s]
+        balance += delta if s == seat else -delta
+    return balance
+
+
+@njit(cache=True)
+def strong_rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
+    """:func:`rollout_action`, except that with no safe groove left it opens the chain that
+    costs least (the best :func:`handover_balance`, ties at random), as ``greedy`` does."""
+    if state[N_FORCED] > 0:
+        return rollout_action(state, rng)
+    n = state[N_EMPTY]
+    for _ in range(ROLLOUT_SAMPLES):
+        g = state[EMPTY + rand_below(rng, n)]
+        if _is_safe(state, g):
+            return g
+    for i in range(n):
+        if _is_safe(state, state[EMPTY + i]):
+            return rollout_action(state, rng)
+    scratch = np.empty_like(state)
+    best = 0
+    ties = 0
+    choice = state[EMPTY]
+    for i in range(n):
+        g = state[EMPTY + i]
+        balance = handover_balance(state, g, scratch)
+        if ties == 0 or balance > best:
+            best = balance
+            ties = 1
+            choice = g
+        elif balance == best:
+            ties += 1
+            if rand_below(rng, ties) == 0:
+                choice = g
+    return choice
 
 
 @njit(cache=True)
@@ -403,16 +443,24 @@ def returns(state: np.ndarray, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def evaluate(state: np.ndarray, seat: int) -> float:
-    """Square-point lead over the best opponent, squashed by tanh into (-1, 1); the rules'
-    ``evaluate`` without the forced-closing look-ahead (the playouts end where it would)."""
+    """As the rules' ``evaluate``: the square-point lead over the best opponent once the pending
+    forced closings are played (most valuable first), squashed by tanh into (-1, 1)."""
     players = state[PLAYERS]
+    after = state
+    if state[N_FORCED] > 0 and state[PLAYER] >= 0:
+        after = state.copy()
+        while after[N_FORCED] > 0 and after[PLAYER] >= 0:
+            apply(after, _close_one(after))
     best_other = -1
     for s in range(players):
-        if s != seat and state[POINTS + s] > best_other:
-            best_other = state[POINTS + s]
-    return np.tanh((state[POINTS + seat] - best_other) / EVAL_SCALE)
+        if s != seat and after[POINTS + s] > best_other:
+            best_other = after[POINTS + s]
+    return np.tanh((after[POINTS + seat] - best_other) / EVAL_SCALE)
 
 
 @njit(cache=True)
 def num_players(state: np.ndarray) -> int:
     return state[PLAYERS]
+
+
+track(globals(), kernel_rng)

@@ -19,6 +19,10 @@ KERNELS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
 """Games with a kernel: their id in :mod:`engines.compiled.uct` and their position encoder."""
 
 
+ROLLOUTS = {"random": uct.RANDOM_ROLLOUT, "game": uct.GAME_ROLLOUT, "strong": uct.STRONG_ROLLOUT}
+"""The ``rollout`` values: ``mcts``'s two, and ``strong`` for the levels built on it."""
+
+
 class CompiledMctsAgent:
     """:class:`engines.agents.mcts.MctsAgent` played by the game's kernel: same parameters,
     same meaning, one compiled search per move seeded from the agent's generator.
@@ -42,7 +46,7 @@ class CompiledMctsAgent:
         self.players = game.num_players
         self.iterations = iterations
         self.exploration = exploration
-        self.game_rollout = rollout == "game"
+        self.rollout = ROLLOUTS[rollout]
         cap = game.game_type.max_game_length
         self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
 
@@ -56,27 +60,42 @@ class CompiledMctsAgent:
             self.players,
             self.iterations,
             self.exploration,
-            self.game_rollout,
+            self.rollout,
             self.rollout_cap,
             self.rng.getrandbits(63),
         )
         return int(action)
 
 
-EXPERT_ITERATIONS = 1500
+EXPERT_ITERATIONS = 6000
+EXPERT_EXPLORATION = 0.4
+EXPERT_PLAYOUT_PLIES = 2
+"""Short playouts, then the cascade-aware evaluation: in measurements against ``alphabeta``
+this beat whole playouts at the same time per move."""
 
 
 def _expert(
-    game: Game, rng: random.Random, iterations: int = EXPERT_ITERATIONS
+    game: Game,
+    rng: random.Random,
+    iterations: int = EXPERT_ITERATIONS,
+    exploration: float = EXPERT_EXPLORATION,
 ) -> CompiledMctsAgent:
-    return CompiledMctsAgent(game, rng, iterations=iterations, rollout="game")
+    return CompiledMctsAgent(
+        game,
+        rng,
+        iterations=iterations,
+        exploration=exploration,
+        rollout="strong",
+        max_rollout_plies=EXPERT_PLAYOUT_PLIES,
+    )
 
 
 EXPERT = AgentType(
     name="expert",
     description=(
-        "Compiled Monte Carlo tree search with greedy playouts (close squares, numbered first, "
-        "else a safe groove); a whole game in about a second."
+        "Compiled Monte Carlo tree search: short greedy playouts (close squares, most valuable "
+        "first, else a safe groove, else the cheapest chain) scored by the point lead after "
+        "the forced closings; a whole game in under a second."
     ),
     factory=_expert,
     params=(
@@ -87,6 +106,14 @@ EXPERT = AgentType(
             "search iterations per move",
             minimum=1,
             maximum=1_000_000,
+        ),
+        Option(
+            "exploration",
+            float,
+            EXPERT_EXPLORATION,
+            "UCT exploration constant",
+            minimum=0.0,
+            maximum=100.0,
         ),
     ),
     games=("alveoles",),

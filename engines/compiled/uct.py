@@ -22,12 +22,16 @@ import math
 import numpy as np
 from numba import njit
 
+from engines import kernel_rng
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
+from engines.kernel_cache import track
 from engines.kernel_rng import rand_below, seed_rng
 
 ALVEOLES = 0
 ALQUERQUE = 1
+RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
+"""Playout policies: uniform, the game's ``rollout_action``, its ``strong_rollout_action``."""
 MAX_PLAYERS = 4
 MAX_ACTIONS = max(alveoles.MAX_ACTIONS, alquerque.MAX_ACTIONS)
 
@@ -84,6 +88,13 @@ def _rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def _strong_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.strong_rollout_action(state, rng)
+    return alquerque.strong_rollout_action(state, rng)
+
+
+@njit(cache=True)
 def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None:
     """Per-seat shares in [0, 1]: the returns once over, else from the game's evaluation
     (inverted and renormalised as the Python search does)."""
@@ -107,7 +118,7 @@ def search(
     players: int,
     iterations: int,
     exploration: float,
-    game_rollout: bool,
+    rollout: int,
     rollout_cap: int,
     seed: int,
 ) -> int:
@@ -189,9 +200,13 @@ def search(
             path[depth] = child
         # Simulation.
         plies = 0
-        if game_rollout:
+        if rollout == GAME_ROLLOUT:
             while plies < rollout_cap and _player(game, sim) >= 0:
                 _apply(game, sim, _rollout_action(game, sim, rng))
+                plies += 1
+        elif rollout == STRONG_ROLLOUT:
+            while plies < rollout_cap and _player(game, sim) >= 0:
+                _apply(game, sim, _strong_rollout_action(game, sim, rng))
                 plies += 1
         else:
             while plies < rollout_cap and _player(game, sim) >= 0:
@@ -231,3 +246,6 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
             n += 1
         plies += n
     return plies
+
+
+track(globals(), kernel_rng, alveoles, alquerque)
