@@ -136,7 +136,7 @@ def search(
     next_sibling = np.full(capacity, -1, dtype=np.int64)
     untried_at = np.zeros(capacity, dtype=np.int64)
     untried = np.full(capacity, -1, dtype=np.int64)  # -1: moves not listed yet
-    pool = np.empty(64 * capacity, dtype=np.int64)
+    pool = np.empty(min(64 * capacity, 1 << 16), dtype=np.int64)  # grows by doubling
     pool_used = 0
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
     path = np.empty(capacity + 1, dtype=np.int64)
