@@ -50,16 +50,21 @@ def _namespace_digest(namespace: Mapping[str, Any], hasher: Any) -> None:
             hasher.update(f"{name}={value!r}".encode())
 
 
+def digest(*namespaces: Mapping[str, Any]) -> str:
+    """A hash of the compiled functions' code, the arrays and the constants of ``namespaces``
+    (module ``globals()``), in order."""
+    hasher = hashlib.sha256()
+    for namespace in namespaces:
+        _namespace_digest(namespace, hasher)
+    return hasher.hexdigest()
+
+
 def track(namespace: dict[str, Any], *dependencies: ModuleType) -> None:
     """Key the cache of every compiled function defined in ``namespace`` (a module's
     ``globals()``) on that module and ``dependencies`` as they are now."""
-    hasher = hashlib.sha256()
-    _namespace_digest(namespace, hasher)
-    for module in dependencies:
-        _namespace_digest(vars(module), hasher)
-    digest = hasher.hexdigest()
+    key = digest(namespace, *(vars(module) for module in dependencies))
     own = namespace["__name__"]
     for value in namespace.values():
         if isinstance(value, CPUDispatcher) and value.py_func.__module__ == own:
             # The dispatcher's cache slot, as ``Dispatcher.enable_caching`` fills it.
-            setattr(value, "_cache", _DigestCache(value.py_func, digest))  # noqa: B010
+            setattr(value, "_cache", _DigestCache(value.py_func, key))  # noqa: B010

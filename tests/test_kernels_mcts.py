@@ -70,3 +70,18 @@ def test_expert_plays_a_whole_alveoles_game() -> None:
     result = play_match(game, agents, seed=3)
     assert result.plies == 144
     assert sum(result.stats["per_seat"][s]["square_points"] for s in range(2)) == 500
+
+
+def test_the_search_cache_key_follows_the_kernels_it_calls() -> None:
+    from engines import kernel_rng
+    from engines.alquerque import kernel as alquerque
+    from engines.alveoles import kernel as alveoles
+    from engines.compiled import uct
+    from engines.kernel_cache import digest
+
+    sources = [vars(uct), vars(kernel_rng), vars(alveoles), vars(alquerque)]
+    assert uct.search._cache._digest == digest(*sources)
+    edited = dict(vars(alveoles), BONUS=alveoles.BONUS + 1)  # a kernel constant changes
+    assert digest(vars(uct), vars(kernel_rng), edited, vars(alquerque)) != digest(*sources)
+    table = dict(vars(alquerque), _JUMP_LAND=alquerque._JUMP_LAND + 1)  # a table changes
+    assert digest(vars(uct), vars(kernel_rng), vars(alveoles), table) != digest(*sources)
