@@ -67,7 +67,7 @@ class CompiledMctsAgent:
         return int(action)
 
 
-EXPERT_ITERATIONS = 6000
+EXPERT_ITERATIONS = 12_000
 EXPERT_EXPLORATION = 0.4
 EXPERT_PLAYOUT_PLIES = 2
 """Short playouts, then the cascade-aware evaluation: in measurements against ``alphabeta``
