@@ -184,3 +184,26 @@ def test_alquerque_kernel_perft_matches_the_rules_page() -> None:
 
     walk(alq.new_state(50), 0)
     assert counts[1:] == [4, 5, 6, 12, 27, 97, 426, 1924]
+
+
+def test_alquerque_kernel_encodes_positions_with_their_repetition_history() -> None:
+    rng = random.Random(9)
+    buf = np.empty(alq.MAX_ACTIONS, dtype=np.int64)
+    game = load_game("alquerque", no_capture_limit=30)
+    for _ in range(200):
+        state = game.new_initial_state()
+        for _ in range(rng.randrange(40)):
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        ks = alq.encode(state)
+        while True:  # the encoded copy ends the game exactly as the rules do
+            assert alq.current_player(ks) == state.current_player()
+            legal = state.legal_actions()
+            assert _sorted_legal(buf, alq.legal_actions(ks, buf)) == legal
+            if not legal:
+                break
+            action = rng.choice(legal)
+            state.apply(action)
+            alq.apply(ks, action)
+        assert alq.ENDINGS[ks[alq.ENDED]] == state.ended_by()
