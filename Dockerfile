@@ -23,6 +23,11 @@ COPY analysis ./analysis
 COPY storage ./storage
 RUN pip install --no-deps .
 
+# The compiled search's kernels, compiled once here into a cache the workers read (and may
+# add to, if their CPU differs from the build machine's).
+ENV NUMBA_CACHE_DIR=/app/numba-cache
+RUN python -m engines.compiled.warm && chown -R playtester /app/numba-cache
+
 USER playtester
 EXPOSE 8000 5555
 CMD ["playtester", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -18,6 +18,11 @@ game's opening (ours, and OpenSpiel's C++ ``MCTSBot`` with random rollouts as a 
 For Abalone it also times search (``abalone_search``): alpha-beta nodes per CPU second on
 middle-game positions, for the generic agent at depth 2 and for the ``hard`` level's own
 search, and ``hard``'s CPU time per move over whole self-play games.
+
+For games with a compiled kernel it adds ``kernel``: random playouts run inside the kernel
+(``engines.compiled.uct.random_playouts``), the compiled ``mcts`` with random rollouts, their
+ratios to OpenSpiel's C++ loop and ``MCTSBot``, and first the kernels' compile time in a fresh
+process (cold cache, then cached).
 Results go to ``bench/results/engines.json``. Needs the ``bench`` extra (``open_spiel``).
 
 Alhambra (``--game alhambra``, or with every game) adds its own figures: random 3-player games
@@ -32,16 +37,22 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import platform
 import pstats
 import random
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from engines.agents.mcts import MctsAgent
+from engines.compiled import KERNELS, uct
 from engines.registry import game_names, load_game
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -88,6 +99,50 @@ def our_loop(name: str) -> Loop:
         return 1, plies
 
     return loop
+
+
+def kernel_loop(name: str, batch: int = 200) -> Loop:
+    """Random playouts inside the compiled kernel: ``batch`` games per call, one call."""
+    game = load_game(name)
+    game_id, encode = KERNELS[name]
+    root = encode(game.new_initial_state(0))
+    cap = game.game_type.max_game_length
+
+    def loop(rng: random.Random) -> tuple[int, int]:
+        return batch, int(uct.random_playouts(game_id, root, batch, cap, rng.getrandbits(63)))
+
+    return loop
+
+
+def compile_times() -> dict[str, float]:
+    """Seconds to compile every kernel the compiled search uses (``engines.compiled.warm`` in a
+    fresh process with an empty ``NUMBA_CACHE_DIR``), then to load them from that cache in
+    another fresh process: wall time and CPU time of the child (the steadier figure on a
+    shared machine). Both include the child's start-up and imports."""
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for label in ("cold", "cached"):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "engines.compiled.warm"], env=env, check=True)
+            out[f"{label}_wall_s"] = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out[f"{label}_cpu_s"] = (after.ru_utime - before.ru_utime) + (
+                after.ru_stime - before.ru_stime
+            )
+    return out
+
+
+def compiled_mcts_rate(name: str, iterations: int) -> float:
+    """Compiled UCT iterations per CPU second from the opening, uniform random rollouts."""
+    game = load_game(name)
+    game_id, encode = KERNELS[name]
+    root = encode(game.new_initial_state(0))
+    cap = game.game_type.max_game_length
+    started = time.process_time()
+    uct.search(game_id, root, game.num_players, iterations, 1.4, uct.RANDOM_ROLLOUT, cap, 1)
+    return iterations / (time.process_time() - started)
 
 
 def openspiel_python_loop(name: str, params: dict[str, Any]) -> Loop:
@@ -143,7 +198,12 @@ def openspiel_mcts_rate(name: str, params: dict[str, Any], iterations: int) -> f
 
 
 def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[str, Any]:
+    compiled = name in KERNELS
+    if compiled:  # compile (or load) before anything is timed
+        kernel_loop(name, 1)(random.Random(0))
     loops: dict[str, Loop] = {"ours": our_loop(name)}
+    if compiled:
+        loops["kernel"] = kernel_loop(name)
     baseline = OPENSPIEL_GAMES.get(name)
     if baseline is not None:
         loops["openspiel_python"] = openspiel_python_loop(*baseline)
@@ -161,6 +221,10 @@ def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[
             for metric in ("games_per_s", "us_per_ply", "plies_per_game")
         }
     out["mcts_iterations_per_s"] = {"ours": mcts_rate(name, iterations)}
+    if compiled:
+        out["mcts_iterations_per_s"]["compiled_random"] = statistics.median(
+            compiled_mcts_rate(name, 10 * iterations) for _ in range(3)
+        )
     if baseline is not None:
         out["openspiel_game"] = {"name": baseline[0], "params": baseline[1]}
         for key in ("openspiel_python", "openspiel_cpp"):
@@ -170,6 +234,19 @@ def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[
                 for ours, theirs in zip(runs["ours"], runs[key], strict=True)
             )
         out["mcts_iterations_per_s"]["openspiel_cpp"] = openspiel_mcts_rate(*baseline, iterations)
+        if compiled:
+            out["ratio_games_per_s_kernel_vs_openspiel_cpp"] = statistics.median(
+                ours["games_per_s"] / theirs["games_per_s"]
+                for ours, theirs in zip(runs["kernel"], runs["openspiel_cpp"], strict=True)
+            )
+            out["ratio_plies_per_s_kernel_vs_openspiel_cpp"] = statistics.median(
+                theirs["us_per_ply"] / ours["us_per_ply"]
+                for ours, theirs in zip(runs["kernel"], runs["openspiel_cpp"], strict=True)
+            )
+            rates = out["mcts_iterations_per_s"]
+            out["ratio_mcts_compiled_random_vs_openspiel_cpp"] = (
+                rates["compiled_random"] / rates["openspiel_cpp"]
+            )
     return out
 
 
@@ -265,10 +342,10 @@ def report_alhambra(row: dict[str, Any]) -> None:
 def report(row: dict[str, Any]) -> None:
     name = row["game"]
     print(f"\n{name}")
-    for key in ("ours", "openspiel_python", "openspiel_cpp"):
+    for key in ("ours", "kernel", "openspiel_python", "openspiel_cpp"):
         if key in row:
             r = row[key]
-            label = key if key == "ours" else f"{key} ({row['openspiel_game']['name']})"
+            label = key if key in ("ours", "kernel") else f"{key} ({row['openspiel_game']['name']})"
             print(
                 f"  {label:<38} {r['games_per_s']:>10.1f} games/s {r['us_per_ply']:>8.2f} µs/ply "
                 f"{r['plies_per_game']:>7.1f} plies/game"
@@ -281,6 +358,14 @@ def report(row: dict[str, Any]) -> None:
     print(
         "  MCTS iterations/s at the opening: " + ", ".join(f"{k} {v:.0f}" for k, v in rates.items())
     )
+    for key, target, what in (
+        ("ratio_games_per_s_kernel_vs_openspiel_cpp", 10.0, "kernel games/s"),
+        ("ratio_plies_per_s_kernel_vs_openspiel_cpp", 10.0, "kernel plies/s"),
+        ("ratio_mcts_compiled_random_vs_openspiel_cpp", 5.0, "compiled mcts (random) it/s"),
+    ):
+        if key in row:
+            verdict = "met" if row[key] >= target else "NOT met"
+            print(f"  {what} / OpenSpiel C++: {row[key]:.1f}× (target ≥ {target:g}×: {verdict})")
 
 
 # --------------------------------------------------------------------------- Abalone search
@@ -378,6 +463,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     rows = []
+    compilation = compile_times()
+    print(
+        "kernels' first call in a fresh process (python -m engines.compiled.warm): "
+        f"compile {compilation['cold_wall_s']:.1f} s wall / {compilation['cold_cpu_s']:.1f} s "
+        f"CPU; from numba's cache {compilation['cached_wall_s']:.1f} s wall / "
+        f"{compilation['cached_cpu_s']:.1f} s CPU"
+    )
     for name in args.game or game_names():
         if name == "alhambra":
             row = bench_alhambra(args.seconds, args.rounds, args.profile_games)
@@ -401,7 +493,7 @@ def main(argv: list[str] | None = None) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "engines.json"
     meta = {"python": platform.python_version(), "machine": platform.machine()}
-    out.write_text(json.dumps({"meta": meta, "games": rows}, indent=2))
+    out.write_text(json.dumps({"meta": meta, "compilation": compilation, "games": rows}, indent=2))
     print(f"written {out}")
 
 

@@ -31,6 +31,8 @@ GAME_MODULES: dict[str, str] = {
     "alhambra": "engines.alhambra",
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
+COMPILED_MODULE = "engines.compiled"
+"""The compiled search core: registers the compiled ``mcts`` backend, brings its own agents."""
 
 
 @cache
@@ -84,7 +86,7 @@ def options_record(game: Game) -> dict[str, Any]:
 @cache
 def _agent_types() -> dict[str, AgentType]:
     found: dict[str, AgentType] = {}
-    modules = [GENERIC_AGENTS_MODULE, *GAME_MODULES.values()]
+    modules = [GENERIC_AGENTS_MODULE, COMPILED_MODULE, *GAME_MODULES.values()]
     for path in modules:
         for agent_type in importlib.import_module(path).AGENTS:
             # A game's own agent may share a generic name (its tuned ``mcts``): keep both,

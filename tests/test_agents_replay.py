@@ -2,7 +2,9 @@
 
 ``tests/data/agent_replays.json`` holds the moves these matches produced before ``mcts.search``
 and ``alphabeta._search`` were split into named steps and before the Alvéoles heuristics read
-the state through its public API; the code must still produce exactly them. The matches cover
+the state through its public API; the code must still produce exactly them. ``mcts`` is the
+Python search here (``backend`` ``python``): the compiled one is tested in
+``tests/test_kernels_mcts.py``. The matches cover
 both games, two and three players, game and uniform rollouts, capped rollouts (the Alvéoles
 evaluation and its forced-closing cascade), a node budget, and the Alvéoles players built on the
 heuristics.
@@ -28,14 +30,20 @@ DATA = Path(__file__).resolve().parent / "data" / "agent_replays.json"
 CASES: dict[str, dict[str, Any]] = {
     "alquerque_mcts_mirror": {
         "game": "alquerque",
-        "agents": [{"name": "mcts", "iterations": 60}] * 2,
+        "agents": [{"name": "mcts", "backend": "python", "iterations": 60}] * 2,
         "max_plies": 40,
     },
     "alquerque_mcts_random_rollouts": {
         "game": "alquerque",
         "agents": [
-            {"name": "mcts", "iterations": 50, "rollout": "random", "max_rollout_plies": 10},
-            {"name": "mcts", "iterations": 80, "exploration": 0.7},
+            {
+                "name": "mcts",
+                "backend": "python",
+                "iterations": 50,
+                "rollout": "random",
+                "max_rollout_plies": 10,
+            },
+            {"name": "mcts", "backend": "python", "iterations": 80, "exploration": 0.7},
         ],
         "max_plies": 40,
     },
@@ -46,13 +54,16 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "alquerque_alphabeta_nodes_vs_mcts": {
         "game": "alquerque",
-        "agents": [{"name": "alphabeta", "depth": 5, "nodes": 400}, {"name": "mcts"}],
+        "agents": [
+            {"name": "alphabeta", "depth": 5, "nodes": 400},
+            {"name": "mcts", "backend": "python"},
+        ],
         "max_plies": 30,
     },
     "alveoles_mcts_vs_alphabeta": {
         "game": "alveoles",
         "agents": [
-            {"name": "mcts", "iterations": 40, "max_rollout_plies": 20},
+            {"name": "mcts", "backend": "python", "iterations": 40, "max_rollout_plies": 20},
             {"name": "alphabeta", "depth": 2, "nodes": 150},
         ],
         "max_plies": None,
@@ -61,9 +72,15 @@ CASES: dict[str, dict[str, Any]] = {
         "game": "alveoles",
         "players": 3,
         "agents": [
-            {"name": "mcts", "iterations": 30},
-            {"name": "mcts", "iterations": 30, "max_rollout_plies": 10},
-            {"name": "mcts", "iterations": 30, "rollout": "random", "max_rollout_plies": 10},
+            {"name": "mcts", "backend": "python", "iterations": 30},
+            {"name": "mcts", "backend": "python", "iterations": 30, "max_rollout_plies": 10},
+            {
+                "name": "mcts",
+                "backend": "python",
+                "iterations": 30,
+                "rollout": "random",
+                "max_rollout_plies": 10,
+            },
         ],
         "max_plies": 80,
     },

@@ -240,7 +240,7 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str) -> 
         "run",
         "alquerque",
         "--agents",
-        "mcts:iterations=1000,random",
+        "mcts:iterations=1000,backend=python,random",
         "--matches",
         str(matches),
         "--seed",

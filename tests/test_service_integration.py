@@ -17,7 +17,10 @@ __all__ = ["pg_cluster", "redis_server", "service_factory"]
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(180)]
 
 FAST = {"game": "alquerque", "agents": ["random", "random"]}
-SLOW = {"game": "alquerque", "agents": [{"name": "mcts", "iterations": 10}, "random"]}
+SLOW = {
+    "game": "alquerque",
+    "agents": [{"name": "mcts", "iterations": 10, "backend": "python"}, "random"],
+}
 """About 20 ms a match: long enough to kill a worker in the middle of a chunk."""
 
 

@@ -10,8 +10,19 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
-from engines.core import TERMINAL, Action, AgentType, Game, Option, Seat, State
+from engines.core import (
+    TERMINAL,
+    Action,
+    Agent,
+    AgentType,
+    Game,
+    Option,
+    OptionError,
+    Seat,
+    State,
+)
 
 
 class _Node:
@@ -151,10 +162,53 @@ class MctsAgent:
                 visited.total += shares[visited.mover]
 
 
+BACKENDS = ("auto", "python", "compiled")
+
+_COMPILED: dict[str, Callable[..., Agent]] = {}
+"""Game name -> compiled search with ``MctsAgent``'s parameters (see ``register_compiled``)."""
+
+
+def register_compiled(game_name: str, factory: Callable[..., Agent]) -> None:
+    """Declare the compiled search of a game that has a kernel (``engines.compiled`` does it
+    when the registry loads it)."""
+    _COMPILED[game_name] = factory
+
+
+def make_mcts(
+    game: Game,
+    rng: random.Random,
+    iterations: int = 400,
+    exploration: float = 1.4,
+    rollout: str = "game",
+    max_rollout_plies: int = 0,
+    backend: str = "auto",
+) -> Agent:
+    """The ``mcts`` agent: the compiled search when the game has one and ``backend`` allows
+    it (``auto``, ``compiled``), else :class:`MctsAgent`."""
+    compiled = _COMPILED.get(game.name)
+    if backend == "compiled" and compiled is None:
+        raise OptionError(
+            f"mcts backend 'compiled': {game.name} has no compiled kernel; "
+            "use backend 'auto' or 'python'",
+            field="backend",
+        )
+    factory: Callable[..., Agent] = (
+        compiled if compiled is not None and backend != "python" else MctsAgent
+    )
+    return factory(
+        game,
+        rng,
+        iterations=iterations,
+        exploration=exploration,
+        rollout=rollout,
+        max_rollout_plies=max_rollout_plies,
+    )
+
+
 MCTS = AgentType(
     name="mcts",
     description="Monte Carlo tree search (UCT) with an iteration budget; any number of players.",
-    factory=MctsAgent,
+    factory=make_mcts,
     params=(
         Option("iterations", int, 400, "search iterations per move", minimum=1, maximum=1_000_000),
         Option("exploration", float, 1.4, "UCT exploration constant", minimum=0.0, maximum=100.0),
@@ -172,6 +226,14 @@ MCTS = AgentType(
             "stop each playout after this many plies and use the game's evaluation (0 = play out)",
             minimum=0,
             maximum=100_000,
+        ),
+        Option(
+            "backend",
+            str,
+            "auto",
+            "'auto': the compiled search when the game has a kernel, else Python; "
+            "'python' or 'compiled' to choose (same search, same parameters)",
+            choices=BACKENDS,
         ),
     ),
 )

@@ -315,6 +315,12 @@ class AlquerqueState(State):
         return (self.white, self.black, self.to_move)
 
     @property
+    def repetition_history(self) -> tuple[int, ...]:
+        """Keys (``white | black << 25 | side << 50``) of the positions since the last move
+        that cannot be undone, oldest first; empty when that move was the last one played."""
+        return self._history
+
+    @property
     def has_capture(self) -> bool:
         """True when the side to move must capture."""
         legal = self._legal

@@ -1,0 +1,251 @@
+"""The compiled UCT search shared by every game with a kernel, and compiled random playouts.
+
+The same search as :mod:`engines.agents.mcts` (per-seat returns for 2–4 players, a seat that
+moves several times in a row, uniform expansion in a shuffled order, game or uniform
+rollouts, a rollout cap with the game's evaluation, most-visited final pick), with the tree in
+preallocated arrays and the game played by its kernel.
+
+A game is reached through a small integer id (``ALVEOLES``, ``ALQUERQUE``): the ``_legal``,
+``_apply``… functions below branch on it and call that game's kernel. A branch on an id
+inside ``@njit`` functions is what keeps numba's on-disk cache working: functions passed as
+arguments, or closures built per game, are compiled again in every process. Giving a game a
+kernel means one more branch in each of them (ARCHITECTURE.md, "A game kernel").
+
+numba's cache only watches this file: after editing a kernel, clear the cache directory
+(``NUMBA_CACHE_DIR``, or the ``__pycache__`` folders) so that this module is compiled again.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engines import kernel_rng
+from engines.alquerque import kernel as alquerque
+from engines.alveoles import kernel as alveoles
+from engines.kernel_cache import track
+from engines.kernel_rng import rand_below, seed_rng
+
+ALVEOLES = 0
+ALQUERQUE = 1
+RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
+"""Playout policies: uniform, the game's ``rollout_action``, its ``strong_rollout_action``."""
+MAX_PLAYERS = 4
+MAX_ACTIONS = max(alveoles.MAX_ACTIONS, alquerque.MAX_ACTIONS)
+
+
+@njit(cache=True)
+def _legal(game: int, state: np.ndarray, out: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.legal_actions(state, out)
+    return alquerque.legal_actions(state, out)
+
+
+@njit(cache=True)
+def _apply(game: int, state: np.ndarray, action: int) -> None:
+    if game == ALVEOLES:
+        alveoles.apply(state, action)
+    else:
+        alquerque.apply(state, action)
+
+
+@njit(cache=True)
+def _player(game: int, state: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.current_player(state)
+    return alquerque.current_player(state)
+
+
+@njit(cache=True)
+def _returns(game: int, state: np.ndarray, out: np.ndarray) -> None:
+    if game == ALVEOLES:
+        alveoles.returns(state, out)
+    else:
+        alquerque.returns(state, out)
+
+
+@njit(cache=True)
+def _evaluate(game: int, state: np.ndarray, seat: int) -> float:
+    if game == ALVEOLES:
+        return alveoles.evaluate(state, seat)
+    return alquerque.evaluate(state, seat)
+
+
+@njit(cache=True)
+def _random_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.random_action(state, rng)
+    return alquerque.random_action(state, rng)
+
+
+@njit(cache=True)
+def _rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.rollout_action(state, rng)
+    return alquerque.rollout_action(state, rng)
+
+
+@njit(cache=True)
+def _strong_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.strong_rollout_action(state, rng)
+    return alquerque.strong_rollout_action(state, rng)
+
+
+@njit(cache=True)
+def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None:
+    """Per-seat shares in [0, 1]: the returns once over, else from the game's evaluation
+    (inverted and renormalised as the Python search does)."""
+    if _player(game, state) < 0:
+        _returns(game, state, out)
+        return
+    scale = (players - 1) / players
+    total = 0.0
+    for s in range(players):
+        raw = max(0.0, _evaluate(game, state, s) * scale + 1.0 / players)
+        out[s] = raw
+        total += raw
+    for s in range(players):
+        out[s] = out[s] / total if total > 0 else 1.0 / players
+
+
+@njit(cache=True)
+def search(
+    game: int,
+    root_state: np.ndarray,
+    players: int,
+    iterations: int,
+    exploration: float,
+    rollout: int,
+    rollout_cap: int,
+    seed: int,
+) -> int:
+    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
+    most visited move at the root (ties: the higher total, then the first expanded)."""
+    rng = np.zeros(1, dtype=np.uint64)
+    seed_rng(rng, seed)
+    capacity = iterations + 2
+    action = np.empty(capacity, dtype=np.int64)
+    mover = np.empty(capacity, dtype=np.int64)
+    visits = np.zeros(capacity, dtype=np.int64)
+    total = np.zeros(capacity, dtype=np.float64)
+    first_child = np.full(capacity, -1, dtype=np.int64)
+    last_child = np.full(capacity, -1, dtype=np.int64)
+    next_sibling = np.full(capacity, -1, dtype=np.int64)
+    untried_at = np.zeros(capacity, dtype=np.int64)
+    untried = np.full(capacity, -1, dtype=np.int64)  # -1: moves not listed yet
+    pool = np.empty(min(64 * capacity, 1 << 16), dtype=np.int64)  # grows by doubling
+    pool_used = 0
+    buf = np.empty(MAX_ACTIONS, dtype=np.int64)
+    path = np.empty(capacity + 1, dtype=np.int64)
+    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    sim = np.empty_like(root_state)
+    nodes = 1
+    action[0] = -1
+    mover[0] = -1
+    for _ in range(iterations):
+        sim[:] = root_state
+        node = 0
+        depth = 0
+        path[0] = 0
+        # Selection: down through fully expanded nodes.
+        while True:
+            if untried[node] < 0:
+                n = _legal(game, sim, buf)
+                if pool_used + n > pool.shape[0]:
+                    bigger = np.empty(2 * pool.shape[0] + n, dtype=np.int64)
+                    bigger[:pool_used] = pool[:pool_used]
+                    pool = bigger
+                for i in range(n):  # Fisher–Yates into the pool
+                    j = rand_below(rng, i + 1)
+                    pool[pool_used + i] = pool[pool_used + j]
+                    pool[pool_used + j] = buf[i]
+                untried_at[node] = pool_used
+                untried[node] = n
+                pool_used += n
+            if untried[node] > 0 or first_child[node] < 0:
+                break
+            log_n = math.log(visits[node])
+            best = first_child[node]
+            best_score = -math.inf
+            child = best
+            while child >= 0:
+                v = visits[child]
+                score = total[child] / v + exploration * math.sqrt(log_n / v)
+                if score > best_score:
+                    best_score = score
+                    best = child
+                child = next_sibling[child]
+            node = best
+            _apply(game, sim, action[node])
+            depth += 1
+            path[depth] = node
+        # Expansion: one untried move, unless the game is over here.
+        if untried[node] > 0:
+            untried[node] -= 1
+            move = pool[untried_at[node] + untried[node]]
+            child = nodes
+            nodes += 1
+            action[child] = move
+            mover[child] = _player(game, sim)
+            if last_child[node] < 0:
+                first_child[node] = child
+            else:
+                next_sibling[last_child[node]] = child
+            last_child[node] = child
+            _apply(game, sim, move)
+            depth += 1
+            path[depth] = child
+        # Simulation.
+        plies = 0
+        if rollout == GAME_ROLLOUT:
+            while plies < rollout_cap and _player(game, sim) >= 0:
+                _apply(game, sim, _rollout_action(game, sim, rng))
+                plies += 1
+        elif rollout == STRONG_ROLLOUT:
+            while plies < rollout_cap and _player(game, sim) >= 0:
+                _apply(game, sim, _strong_rollout_action(game, sim, rng))
+                plies += 1
+        else:
+            while plies < rollout_cap and _player(game, sim) >= 0:
+                _apply(game, sim, _random_action(game, sim, rng))
+                plies += 1
+        _shares(game, sim, players, shares)
+        # Backpropagation: each node scores for the seat that moved into it.
+        for k in range(depth + 1):
+            visited = path[k]
+            visits[visited] += 1
+            if mover[visited] >= 0:
+                total[visited] += shares[mover[visited]]
+    best = first_child[0]
+    child = best
+    while child >= 0:
+        if visits[child] > visits[best] or (
+            visits[child] == visits[best] and total[child] > total[best]
+        ):
+            best = child
+        child = next_sibling[child]
+    return action[best] if best >= 0 else -1
+
+
+@njit(cache=True)
+def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, seed: int) -> int:
+    """Play ``games`` uniformly random games from ``root_state`` (to the end or ``cap``
+    plies); return the plies played in all."""
+    rng = np.zeros(1, dtype=np.uint64)
+    seed_rng(rng, seed)
+    sim = np.empty_like(root_state)
+    plies = 0
+    for _ in range(games):
+        sim[:] = root_state
+        n = 0
+        while n < cap and _player(game, sim) >= 0:
+            _apply(game, sim, _random_action(game, sim, rng))
+            n += 1
+        plies += n
+    return plies
+
+
+track(globals(), kernel_rng, alveoles, alquerque)

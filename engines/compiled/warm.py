@@ -1,0 +1,29 @@
+"""Compile every kernel the compiled search uses, so numba's on-disk cache holds them.
+
+    python -m engines.compiled.warm
+
+The Docker image runs it at build time with ``NUMBA_CACHE_DIR`` set, so workers load the
+compiled code instead of compiling it (numba recompiles, once, on a machine whose CPU differs
+from the one that built the cache).
+"""
+
+from __future__ import annotations
+
+import random
+
+from engines.compiled.agent import KERNELS, ROLLOUTS, CompiledMctsAgent
+from engines.registry import load_game
+
+
+def warm() -> None:
+    """One tiny search per game and rollout kind, with the argument types agents pass."""
+    for name in KERNELS:
+        game = load_game(name)
+        state = game.new_initial_state(0)
+        for rollout in ROLLOUTS:
+            agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
+            agent.step(state)
+
+
+if __name__ == "__main__":
+    warm()
