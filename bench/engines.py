@@ -52,7 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from engines.agents.mcts import MctsAgent
-from engines.compiled import KERNELS, uct
+from engines.compiled import uct
+from engines.compiled.agent import KERNELS
 from engines.registry import game_names, load_game
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -26,9 +26,9 @@ from engines.core import (
 
 GAME_MODULES: dict[str, str] = {
     "abalone": "engines.abalone",
+    "alhambra": "engines.alhambra",
     "alquerque": "engines.alquerque",
     "alveoles": "engines.alveoles",
-    "alhambra": "engines.alhambra",
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
 COMPILED_MODULE = "engines.compiled"

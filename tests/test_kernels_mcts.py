@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import subprocess
+import sys
 
 import pytest
 
 from engines.agents.mcts import MctsAgent, make_mcts
 from engines.alquerque.rules import AlquerqueGame, AlquerqueState
-from engines.compiled import CompiledMctsAgent
+from engines.compiled.agent import CompiledMctsAgent
 from engines.core import OptionError, play_match
 from engines.registry import load_game, make_agent
 
@@ -22,6 +24,28 @@ def test_mcts_uses_the_compiled_search_when_the_game_has_a_kernel() -> None:
         assert isinstance(
             make_agent(game, {"name": "mcts", "backend": "compiled"}), CompiledMctsAgent
         )
+
+
+def test_the_games_declared_with_a_kernel_are_those_the_search_knows() -> None:
+    from engines.compiled import KERNEL_GAMES
+    from engines.compiled.agent import KERNELS
+
+    assert sorted(KERNEL_GAMES) == sorted(KERNELS)
+
+
+def test_listing_and_making_other_agents_does_not_load_numba() -> None:
+    """Workers and the CLI that never search with a kernel start without numba's import."""
+    script = (
+        "import sys\n"
+        "from engines.registry import describe_games, load_game, make_agent\n"
+        "describe_games()\n"
+        "make_agent(load_game('alveoles'), {'name': 'mcts', 'backend': 'python'})\n"
+        "make_agent(load_game('alquerque'), 'hard')\n"
+        "assert 'numba' not in sys.modules, 'numba was imported'\n"
+        "make_agent(load_game('alveoles'), 'expert')\n"
+        "assert 'numba' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
 
 
 class _NoKernel(AlquerqueGame):

@@ -1,4 +1,5 @@
-"""The compiled ``mcts`` backend and the Les Alvéoles ``expert`` level built on it."""
+"""The compiled ``mcts`` backend: the search of :mod:`engines.compiled.uct` behind the agent
+contract. Importing this module loads numba."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled import uct
-from engines.core import Action, AgentType, Game, Option, State
+from engines.core import Action, Game, State
 
 KERNELS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
     "alveoles": (uct.ALVEOLES, alveoles.encode),
@@ -65,56 +66,3 @@ class CompiledMctsAgent:
             self.rng.getrandbits(63),
         )
         return int(action)
-
-
-EXPERT_ITERATIONS = 12_000
-EXPERT_EXPLORATION = 0.4
-EXPERT_PLAYOUT_PLIES = 2
-"""Short playouts, then the cascade-aware evaluation: in measurements against ``alphabeta``
-this beat whole playouts at the same time per move."""
-
-
-def _expert(
-    game: Game,
-    rng: random.Random,
-    iterations: int = EXPERT_ITERATIONS,
-    exploration: float = EXPERT_EXPLORATION,
-) -> CompiledMctsAgent:
-    return CompiledMctsAgent(
-        game,
-        rng,
-        iterations=iterations,
-        exploration=exploration,
-        rollout="strong",
-        max_rollout_plies=EXPERT_PLAYOUT_PLIES,
-    )
-
-
-EXPERT = AgentType(
-    name="expert",
-    description=(
-        "Compiled Monte Carlo tree search: short greedy playouts (close squares, most valuable "
-        "first, else a safe groove, else the cheapest chain) scored by the point lead after "
-        "the forced closings; a whole game in under a second."
-    ),
-    factory=_expert,
-    params=(
-        Option(
-            "iterations",
-            int,
-            EXPERT_ITERATIONS,
-            "search iterations per move",
-            minimum=1,
-            maximum=1_000_000,
-        ),
-        Option(
-            "exploration",
-            float,
-            EXPERT_EXPLORATION,
-            "UCT exploration constant",
-            minimum=0.0,
-            maximum=100.0,
-        ),
-    ),
-    games=("alveoles",),
-)
