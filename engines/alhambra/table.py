@@ -14,6 +14,7 @@ from typing import Any, Self
 from engines.alhambra import building, notation
 from engines.alhambra.building import ORIGIN, Cell, xy_of
 from engines.alhambra.money import TAKE_LIMIT, Card, minimal_payments
+from engines.alhambra.outline import Outline
 from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
 from engines.core import Action, Seat
 
@@ -75,6 +76,7 @@ class AlhambraTable:
         "hands",
         "has_collector",
         "market",
+        "outlines",
         "pending",
         "phase",
         "player",
@@ -103,6 +105,7 @@ class AlhambraTable:
         self.hands: list[list[Card]] = [[] for _ in range(n)]  # sorted
         self.grids: list[dict[Cell, int]] = [building.new_alhambra() for _ in range(n)]
         self.where: list[dict[int, Cell]] = [{0: ORIGIN} for _ in range(n)]
+        self.outlines = [Outline.of(g) for g in self.grids]
         self.reserves: list[list[int]] = [[] for _ in range(n)]  # sorted
         self.collector_tiles: list[int] = []
         self.collector_points = [0, 0, 0]
@@ -182,7 +185,7 @@ class AlhambraTable:
         for tile in reserve:
             out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
         free = building.removable(grid)
-        touching = self.survey(seat)[1] if reserve else {}
+        touching = self.outlines[seat].sides
         for tile, cell in self.where[seat].items():
             if cell == ORIGIN:
                 continue
@@ -204,33 +207,23 @@ class AlhambraTable:
         if found is None:
             grid = self.grids[seat]
             found = []
-            for cell, touching, needed in self.frontier_sides(seat):
+            for cell, (touching, needed, split) in self.outlines[seat].front.items():
                 # Matching sides, one open shared side, and no empty cell cut off (the full
                 # search only where the 3 × 3 square around the cell says it may happen).
                 if (
                     walls & touching == needed
                     and touching & ~walls
-                    and (
-                        not building.local_split(grid, cell)
-                        or building.can_place(grid, cell, walls)
-                    )
+                    and (not split or building.can_place(grid, cell, walls))
                 ):
                     found.append(cell)
+            found.sort()
             cache[walls] = found
         return found
 
     def frontier_sides(self, seat: Seat) -> list[tuple[Cell, int, int]]:
-        """``building.frontier_sides`` of ``seat``'s Alhambra (cached)."""
-        return self.survey(seat)[0]
-
-    def survey(self, seat: Seat) -> tuple[list[tuple[Cell, int, int]], dict[Cell, int]]:
-        """``building.survey`` of ``seat``'s Alhambra (cached)."""
-        cache = self._cache[seat]
-        found = cache.get("survey")
-        if found is None:
-            found = building.survey(self.grids[seat])
-            cache["survey"] = found
-        return found
+        """``building.frontier_sides`` of ``seat``'s Alhambra."""
+        front = self.outlines[seat].front
+        return [(cell, front[cell][0], front[cell][1]) for cell in sorted(front)]
 
     def known_placements(self, seat: Seat, tile: int) -> list[Cell] | None:
         """``placements`` when already listed for this Alhambra, else None (nothing computed)."""
@@ -242,7 +235,7 @@ class AlhambraTable:
         cache = self._cache[seat]
         found: list[Cell] | None = cache.get("frontier")
         if found is None:
-            found = [cell for cell, _, _ in self.survey(seat)[0]]
+            found = sorted(self.outlines[seat].front)
             cache["frontier"] = found
         return found
 
@@ -262,6 +255,7 @@ class AlhambraTable:
         new.hands = [h[:] for h in self.hands]
         new.grids = [dict(g) for g in self.grids]
         new.where = [dict(w) for w in self.where]
+        new.outlines = [o.copy() for o in self.outlines]
         new.reserves = [r[:] for r in self.reserves]
         new.collector_tiles = self.collector_tiles[:]
         new.collector_points = self.collector_points[:]
@@ -283,7 +277,13 @@ class AlhambraTable:
         return [float(sum(m + w for m, w in rounds)) for rounds in self.round_points]
 
     def forget(self, seat: Seat) -> None:
-        """Drop what was worked out about ``seat``'s Alhambra (it changed)."""
+        """Work ``seat``'s Alhambra out again from its tiles (after editing them directly)."""
+        self.outlines[seat] = Outline.of(self.grids[seat])
+        self._cache[seat].clear()
+
+    def changed(self, seat: Seat, cell: Cell) -> None:
+        """``cell`` of ``seat``'s Alhambra was built, emptied or got another tile."""
+        self.outlines[seat].changed(self.grids[seat], cell)
         self._cache[seat].clear()
 
     def forget_redesign(self, seat: Seat) -> None:

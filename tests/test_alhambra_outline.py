@@ -1,0 +1,44 @@
+"""The facts kept move by move about each Alhambra equal the same facts worked out from
+nothing, on every ply of random games with 2 to 6 players."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engines.alhambra import building
+from engines.alhambra.rules import AlhambraState
+from engines.alhambra.tiles import WALLS
+from engines.registry import load_game
+
+
+def assert_outlines_fresh(state: AlhambraState) -> None:
+    for seat, grid in enumerate(state.grids):
+        outline = state.outlines[seat]
+        front, touching = building.survey(grid)
+        assert outline.sides == touching
+        assert sorted(outline.front.items()) == [
+            (cell, (sides, needed, building.local_split(grid, cell)))
+            for cell, sides, needed in front
+        ]
+        for walls in sorted({WALLS[tile] for tile in state.reserves[seat]}):
+            tile = next(t for t in state.reserves[seat] if WALLS[t] == walls)
+            assert state.placements(seat, tile) == building.placements(grid, walls)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_kept_outline_equals_a_fresh_survey_on_every_ply(players: int) -> None:
+    game = load_game("alhambra", players=players)
+    rng = random.Random(players)
+    state = game.new_initial_state(rng.getrandbits(32))
+    assert isinstance(state, AlhambraState)
+    plies = 0
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+        plies += 1
+        assert_outlines_fresh(state)
+        if plies % 50 == 0:
+            copy = state.clone()  # a copy keeps its own outline
+            assert_outlines_fresh(copy)
+    assert plies > 100
