@@ -18,6 +18,11 @@ def assert_outlines_fresh(state: AlhambraState) -> None:
         outline = state.outlines[seat]
         front, touching = building.survey(grid)
         assert outline.sides == touching
+        assert outline.links == {
+            cell: sides & ~WALLS[grid[cell]] for cell, sides in touching.items()
+        }
+        assert outline.ends == sum(bin(links).count("1") for links in outline.links.values())
+        assert outline.removable(grid) == building.removable(grid)
         assert sorted(outline.front.items()) == [
             (cell, (sides, needed, building.local_split(grid, cell)))
             for cell, sides, needed in front

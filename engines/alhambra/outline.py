@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Final, Self, TypeAlias
 
+from engines.alhambra import building
 from engines.alhambra.building import (
     LIMIT,
     OFFSET,
+    ORIGIN,
     RING,
     SIDE_STEPS,
     STRIDE,
@@ -28,39 +30,67 @@ have on exactly those sides, and whether building it may cut an empty cell off."
 _LOW: Final = OFFSET - LIMIT
 _HIGH: Final = OFFSET + LIMIT
 _AROUND: Final = (0, *RING)
+_COUNT: Final = tuple(bin(mask).count("1") for mask in range(16))
+_ALL_SIDES: Final = 15
 
 
 class Outline:
-    """The frontier and each tile's touching sides of one Alhambra.
+    """The frontier, each tile's touching sides and the graph of open sides of one Alhambra.
 
     ``front[cell]`` for each empty in-bounds cell sharing a side with a tile (a
     :data:`FrontEntry`); ``sides[cell]`` for each tile: the sides facing another tile (an
-    exchange must keep its walls there).
+    exchange must keep its walls there); ``links[cell]``: those of them that are open (edges
+    of the graph that reachability is about); ``ends``: the number of edge ends, twice the
+    number of edges.
     """
 
-    __slots__ = ("front", "sides")
+    __slots__ = ("ends", "front", "links", "sides")
 
-    def __init__(self, front: dict[Cell, FrontEntry], sides: dict[Cell, int]) -> None:
+    def __init__(
+        self,
+        front: dict[Cell, FrontEntry],
+        sides: dict[Cell, int],
+        links: dict[Cell, int],
+        ends: int,
+    ) -> None:
         self.front = front
         self.sides = sides
+        self.links = links
+        self.ends = ends
 
     @classmethod
     def of(cls, grid: Grid) -> Self:
         """The outline of ``grid`` worked out from nothing."""
-        outline = cls({}, {})
+        outline = cls({}, {}, {}, 0)
         for cell in grid:
             outline.changed(grid, cell)
         return outline
 
     def copy(self) -> Self:
         # Entries are immutable tuples and ints: shallow copies share nothing mutable.
-        return type(self)(dict(self.front), dict(self.sides))
+        return type(self)(dict(self.front), dict(self.sides), dict(self.links), self.ends)
+
+    def removable(self, grid: Grid) -> set[Cell]:
+        """``building.removable(grid)``, without its search when the open sides make a tree.
+
+        Every tile is reachable, so the graph is connected; with one edge fewer than tiles it
+        is a tree, whose only vertices that are no cut vertex are its leaves.
+        """
+        if self.ends != 2 * (len(grid) - 1):
+            return building.removable(grid)
+        links = self.links
+        return {
+            cell
+            for cell, sides in self.sides.items()
+            if sides != _ALL_SIDES and _COUNT[links[cell]] <= 1 and cell != ORIGIN
+        }
 
     def changed(self, grid: Grid, cell: Cell) -> None:
         """Bring the outline up to date after ``cell`` of ``grid`` was built, emptied or got
         another tile."""
         front = self.front
         sides = self.sides
+        links = self.links
         for offset in _AROUND:
             here = cell + offset
             touching = needed = 0
@@ -70,11 +100,16 @@ class Outline:
                     touching |= side
                     if WALLS[other] & opposite:
                         needed |= side
-            if here in grid:
+            tile = grid.get(here)
+            if tile is not None:
                 sides[here] = touching
+                linked = touching & ~WALLS[tile]
+                self.ends += _COUNT[linked] - _COUNT[links.get(here, 0)]
+                links[here] = linked
                 front.pop(here, None)
                 continue
             sides.pop(here, None)
+            self.ends -= _COUNT[links.pop(here, 0)]
             if touching and _LOW <= here // STRIDE <= _HIGH and _LOW <= here % STRIDE <= _HIGH:
                 front[here] = (touching, needed, local_split(grid, here))
             else:

@@ -184,7 +184,7 @@ class AlhambraTable:
         out: list[Action] = []
         for tile in reserve:
             out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
-        free = building.removable(grid)
+        free = self.outlines[seat].removable(grid)
         touching = self.outlines[seat].sides
         for tile, cell in self.where[seat].items():
             if cell == ORIGIN:
