@@ -15,11 +15,11 @@ from engines.alhambra.building import (
     OFFSET,
     ORIGIN,
     RING,
+    RING_SPLITS,
     SIDE_STEPS,
     STRIDE,
     Cell,
     Grid,
-    local_split,
 )
 from engines.alhambra.tiles import WALLS
 
@@ -29,7 +29,9 @@ have on exactly those sides, and whether building it may cut an empty cell off."
 
 _LOW: Final = OFFSET - LIMIT
 _HIGH: Final = OFFSET + LIMIT
-_AROUND: Final = (0, *RING)
+_CROSS: Final = (0, STRIDE, 1, -STRIDE, -1)
+_CORNERS: Final = (STRIDE + 1, 1 - STRIDE, -STRIDE - 1, STRIDE - 1)
+_RING_BITS: Final = tuple((offset, 1 << i) for i, offset in enumerate(RING))
 _COUNT: Final = tuple(bin(mask).count("1") for mask in range(16))
 _ALL_SIDES: Final = 15
 
@@ -91,7 +93,7 @@ class Outline:
         front = self.front
         sides = self.sides
         links = self.links
-        for offset in _AROUND:
+        for offset in _CROSS:
             here = cell + offset
             touching = needed = 0
             for side, step, opposite in SIDE_STEPS:
@@ -111,6 +113,21 @@ class Outline:
             sides.pop(here, None)
             self.ends -= _COUNT[links.pop(here, 0)]
             if touching and _LOW <= here // STRIDE <= _HIGH and _LOW <= here % STRIDE <= _HIGH:
-                front[here] = (touching, needed, local_split(grid, here))
+                front[here] = (touching, needed, _split(grid, here))
             else:
                 front.pop(here, None)
+        # A cell touching ``cell`` only at a corner keeps its sides; its 3 x 3 square changed.
+        for offset in _CORNERS:
+            here = cell + offset
+            entry = front.get(here)
+            if entry is not None:
+                front[here] = (entry[0], entry[1], _split(grid, here))
+
+
+def _split(grid: Grid, cell: Cell) -> bool:
+    """``building.local_split``."""
+    built = 0
+    for offset, bit in _RING_BITS:
+        if cell + offset in grid:
+            built |= bit
+    return RING_SPLITS[built]
