@@ -40,7 +40,9 @@ def test_kept_outline_equals_a_fresh_survey_on_every_ply(players: int) -> None:
     assert isinstance(state, AlhambraState)
     plies = 0
     while not state.is_terminal():
-        state.apply(rng.choice(state.legal_actions()))
+        legal = state.legal_actions()
+        assert legal == sorted(set(legal))  # listed in parts, still ascending and distinct
+        state.apply(rng.choice(legal))
         plies += 1
         assert_outlines_fresh(state)
         if plies % 50 == 0:

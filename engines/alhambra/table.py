@@ -24,6 +24,7 @@ CACHE_LIMIT = 200_000
 """Most entries kept in each memo table of this module (displays, payments)."""
 _TAKES: dict[tuple[Card, ...], list[int]] = {}
 _PAYMENTS: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+_BUYS: dict[tuple[int, tuple[int, ...], int], list[Action]] = {}
 
 
 _BITS = [tuple(i for i in range(4) if mask >> i & 1) for mask in range(16)]
@@ -55,6 +56,17 @@ def payments(values: tuple[int, ...], price: int) -> list[tuple[int, ...]]:
         found = minimal_payments(values, price) if sum(values) >= price else []
         if len(_PAYMENTS) < CACHE_LIMIT:
             _PAYMENTS[key] = found
+    return found
+
+
+def _buys(slot: int, values: tuple[int, ...], price: int) -> list[Action]:
+    """The purchase actions of ``payments`` in market ``slot``, remembered."""
+    key = (slot, values, price)
+    found = _BUYS.get(key)
+    if found is None:
+        found = [notation.buy(slot, paid) for paid in payments(values, price)]
+        if len(_BUYS) < CACHE_LIMIT:
+            _BUYS[key] = found
     return found
 
 
@@ -132,12 +144,15 @@ class AlhambraTable:
                 if self.phase == PLACE and self.has_collector:
                     placing.append(notation.give(tile))
             return sorted(placing)
+        # Numbered takes < redesigns < purchases, each part ascending: no sort needed.
         out = [notation.take(m) for m in self.take_masks()]
-        out.extend(self.buy_actions())
         out.extend(self.redesign_actions(seat))
+        buys = self.buy_actions()
+        if len(buys) > 1:
+            buys.sort()
+        out.extend(buys)
         if not out:
             return [notation.PASS]
-        out.sort()
         return out
 
     def take_masks(self) -> list[int]:
@@ -160,21 +175,15 @@ class AlhambraTable:
         by_currency: list[list[int]] = [[], [], [], []]
         for c in self.hands[self.player]:
             by_currency[c // 10].append(c % 10)
-        out = []
+        out: list[Action] = []
         for slot, tile in enumerate(self.market):
-            if not tile:
-                continue
-            values = by_currency[slot]
-            price = COST[tile]
-            if sum(values) < price:
-                continue
-            for paid in payments(tuple(values), price):
-                out.append(notation.buy(slot, paid))
+            if tile:
+                out.extend(_buys(slot, tuple(by_currency[slot]), COST[tile]))
         return out
 
     def redesign_actions(self, seat: Seat) -> list[Action]:
-        """Place a reserve tile, move an Alhambra tile to the reserve, or exchange the two
-        (cached until the seat's Alhambra or reserve changes)."""
+        """Place a reserve tile, move an Alhambra tile to the reserve, or exchange the two,
+        ascending (cached until the seat's Alhambra or reserve changes)."""
         cache = self._cache[seat]
         found = cache.get("redesign")
         if found is not None:
@@ -186,16 +195,19 @@ class AlhambraTable:
             out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
         free = self.outlines[seat].removable(grid)
         touching = self.outlines[seat].sides
+        reserve_walls = [(r, WALLS[r]) for r in reserve]
         for tile, cell in self.where[seat].items():
             if cell == ORIGIN:
                 continue
             if cell in free:
                 out.append(notation.remove(tile))
-            if reserve:
-                # An exchange keeps the old tile's walls on every side with a neighbour.
-                sides = touching[cell]
-                old = WALLS[tile]
-                out.extend(notation.swap(r, tile) for r in reserve if not (WALLS[r] ^ old) & sides)
+            # An exchange keeps the old tile's walls on every side with a neighbour.
+            sides = touching[cell]
+            old = WALLS[tile]
+            for r, walls in reserve_walls:
+                if not (walls ^ old) & sides:
+                    out.append(notation.swap(r, tile))
+        out.sort()
         cache["redesign"] = out
         return out
 
