@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Final, Self, TypeAlias
 
-from engines.alhambra import building
 from engines.alhambra.building import (
     LIMIT,
     OFFSET,
@@ -32,6 +31,10 @@ _HIGH: Final = OFFSET + LIMIT
 _CROSS: Final = (0, STRIDE, 1, -STRIDE, -1)
 _CORNERS: Final = (STRIDE + 1, 1 - STRIDE, -STRIDE - 1, STRIDE - 1)
 _RING_BITS: Final = tuple((offset, 1 << i) for i, offset in enumerate(RING))
+_LINK_STEPS: Final = tuple(
+    tuple(step for side, step, _ in SIDE_STEPS if mask & side) for mask in range(16)
+)
+"""Cell offsets across the sides in each 4-bit side mask."""
 _COUNT: Final = tuple(bin(mask).count("1") for mask in range(16))
 _ALL_SIDES: Final = 15
 
@@ -73,18 +76,25 @@ class Outline:
         return type(self)(dict(self.front), dict(self.sides), dict(self.links), self.ends)
 
     def removable(self, grid: Grid) -> set[Cell]:
-        """``building.removable(grid)``, without its search when the open sides make a tree.
+        """``building.removable(grid)``: tiles with an empty side-neighbour that are no cut
+        vertex of the graph of open sides.
 
         Every tile is reachable, so the graph is connected; with one edge fewer than tiles it
-        is a tree, whose only vertices that are no cut vertex are its leaves.
+        is a tree, whose only vertices that are no cut vertex are its leaves. Otherwise
+        Tarjan's search finds the cut vertices.
         """
-        if self.ends != 2 * (len(grid) - 1):
-            return building.removable(grid)
         links = self.links
+        if self.ends == 2 * (len(grid) - 1):
+            return {
+                cell
+                for cell, sides in self.sides.items()
+                if sides != _ALL_SIDES and _COUNT[links[cell]] <= 1 and cell != ORIGIN
+            }
+        cut = _cut_vertices(links)
         return {
             cell
             for cell, sides in self.sides.items()
-            if sides != _ALL_SIDES and _COUNT[links[cell]] <= 1 and cell != ORIGIN
+            if sides != _ALL_SIDES and cell not in cut and cell != ORIGIN
         }
 
     def changed(self, grid: Grid, cell: Cell) -> None:
@@ -93,35 +103,95 @@ class Outline:
         front = self.front
         sides = self.sides
         links = self.links
-        for offset in _CROSS:
-            here = cell + offset
-            touching = needed = 0
-            for side, step, opposite in SIDE_STEPS:
-                other = grid.get(here + step)
-                if other is not None:
-                    touching |= side
-                    if WALLS[other] & opposite:
-                        needed |= side
-            tile = grid.get(here)
-            if tile is not None:
-                sides[here] = touching
-                linked = touching & ~WALLS[tile]
-                self.ends += _COUNT[linked] - _COUNT[links.get(here, 0)]
-                links[here] = linked
-                front.pop(here, None)
-                continue
-            sides.pop(here, None)
-            self.ends -= _COUNT[links.pop(here, 0)]
-            if touching and _LOW <= here // STRIDE <= _HIGH and _LOW <= here % STRIDE <= _HIGH:
-                front[here] = (touching, needed, _split(grid, here))
+        tile = grid.get(cell)
+        walls = 0 if tile is None else WALLS[tile]
+        touching = needed = 0
+        for side, step, opposite in SIDE_STEPS:
+            other = grid.get(cell + step)
+            if other is not None:
+                touching |= side
+                if WALLS[other] & opposite:
+                    needed |= side
+        ends = self.ends - _COUNT[links.pop(cell, 0)]
+        if tile is not None:
+            sides[cell] = touching
+            linked = touching & ~walls
+            links[cell] = linked
+            ends += _COUNT[linked]
+            front.pop(cell, None)
+        else:
+            sides.pop(cell, None)
+            if touching and _inside(cell):
+                front[cell] = (touching, needed, _split(grid, cell))
             else:
-                front.pop(here, None)
+                front.pop(cell, None)
+        # A side-neighbour changes only on its side facing ``cell``.
+        for side, step, opposite in SIDE_STEPS:
+            here = cell + step
+            other = grid.get(here)
+            if other is not None:
+                faced = sides[here] & ~opposite if tile is None else sides[here] | opposite
+                sides[here] = faced
+                old = links[here]
+                linked = faced & ~WALLS[other]
+                if linked != old:
+                    ends += _COUNT[linked] - _COUNT[old]
+                    links[here] = linked
+                continue
+            entry = front.get(here)
+            if tile is None:
+                if entry is not None:
+                    faced = entry[0] & ~opposite
+                    if faced:
+                        front[here] = (faced, entry[1] & ~opposite, _split(grid, here))
+                    else:
+                        del front[here]
+                continue
+            if entry is None:
+                if not _inside(here):
+                    continue
+                entry = (0, 0, False)
+            wall = opposite if walls & side else 0
+            front[here] = (entry[0] | opposite, entry[1] & ~opposite | wall, _split(grid, here))
+        self.ends = ends
         # A cell touching ``cell`` only at a corner keeps its sides; its 3 x 3 square changed.
         for offset in _CORNERS:
             here = cell + offset
             entry = front.get(here)
             if entry is not None:
                 front[here] = (entry[0], entry[1], _split(grid, here))
+
+
+def _inside(cell: Cell) -> bool:
+    return _LOW <= cell // STRIDE <= _HIGH and _LOW <= cell % STRIDE <= _HIGH
+
+
+def _cut_vertices(links: dict[Cell, int]) -> set[Cell]:
+    """Cut vertices of the graph of open sides (Tarjan's low-link from the fountain)."""
+    order: dict[Cell, int] = {ORIGIN: 0}
+    low: dict[Cell, int] = {ORIGIN: 0}
+    cut: set[Cell] = set()
+    stack: list[tuple[Cell, list[Cell]]] = [
+        (ORIGIN, [ORIGIN + s for s in _LINK_STEPS[links[ORIGIN]]])
+    ]
+    while stack:
+        c, todo = stack[-1]
+        if todo:
+            nb = todo.pop()
+            if nb not in order:
+                order[nb] = low[nb] = len(order)
+                stack.append((nb, [nb + s for s in _LINK_STEPS[links[nb]]]))
+            elif order[nb] < low[c]:
+                low[c] = order[nb]
+            continue
+        stack.pop()
+        if stack:
+            parent = stack[-1][0]
+            if low[c] < low[parent]:
+                low[parent] = low[c]
+            if low[c] >= order[parent]:
+                cut.add(parent)
+    return cut
 
 
 def _split(grid: Grid, cell: Cell) -> bool:
