@@ -24,6 +24,7 @@ CACHE_LIMIT = 200_000
 """Most entries kept in each memo table of this module (displays, payments)."""
 _TAKES: dict[tuple[Card, ...], list[int]] = {}
 _PAYMENTS: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+_SPLITS: dict[tuple[Card, ...], list[tuple[int, ...]]] = {}
 _BUYS: dict[tuple[int, tuple[int, ...], int], list[Action]] = {}
 
 
@@ -56,6 +57,19 @@ def payments(values: tuple[int, ...], price: int) -> list[tuple[int, ...]]:
         found = minimal_payments(values, price) if sum(values) >= price else []
         if len(_PAYMENTS) < CACHE_LIMIT:
             _PAYMENTS[key] = found
+    return found
+
+
+def _by_currency(hand: tuple[Card, ...]) -> list[tuple[int, ...]]:
+    """A sorted hand's card values in each currency, ascending (remembered)."""
+    found = _SPLITS.get(hand)
+    if found is None:
+        split: list[list[int]] = [[], [], [], []]
+        for c in hand:
+            split[c // 10].append(c % 10)
+        found = [tuple(values) for values in split]
+        if len(_SPLITS) < CACHE_LIMIT:
+            _SPLITS[hand] = found
     return found
 
 
@@ -172,13 +186,11 @@ class AlhambraTable:
         the price and from which no card can be left out; a larger overpayment is never better
         (no change is given).
         """
-        by_currency: list[list[int]] = [[], [], [], []]
-        for c in self.hands[self.player]:
-            by_currency[c // 10].append(c % 10)
+        by_currency = _by_currency(tuple(self.hands[self.player]))
         out: list[Action] = []
         for slot, tile in enumerate(self.market):
             if tile:
-                out.extend(_buys(slot, tuple(by_currency[slot]), COST[tile]))
+                out += _buys(slot, by_currency[slot], COST[tile])
         return out
 
     def redesign_actions(self, seat: Seat) -> list[Action]:
@@ -192,21 +204,23 @@ class AlhambraTable:
         reserve = sorted(set(self.reserves[seat]))
         out: list[Action] = []
         for tile in reserve:
-            out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
-        free = self.outlines[seat].removable(grid)
-        touching = self.outlines[seat].sides
+            out += notation.places(tile, self.placements(seat, tile))
+        outline = self.outlines[seat]
+        free = outline.removable(grid)
+        touching = outline.sides
         reserve_walls = [(r, WALLS[r]) for r in reserve]
+        remove, swap = notation.remove, notation.swap
         for tile, cell in self.where[seat].items():
-            if cell == ORIGIN:
-                continue
             if cell in free:
-                out.append(notation.remove(tile))
-            # An exchange keeps the old tile's walls on every side with a neighbour.
-            sides = touching[cell]
-            old = WALLS[tile]
-            for r, walls in reserve_walls:
-                if not (walls ^ old) & sides:
-                    out.append(notation.swap(r, tile))
+                out.append(remove(tile))
+            # An exchange keeps the old tile's walls on every side with a neighbour (the
+            # fountain is never exchanged).
+            if cell != ORIGIN:
+                sides = touching[cell]
+                old = WALLS[tile]
+                for r, walls in reserve_walls:
+                    if not (walls ^ old) & sides:
+                        out.append(swap(r, tile))
         out.sort()
         cache["redesign"] = out
         return out
