@@ -13,6 +13,16 @@ from engines.alhambra.tiles import WALLS
 from engines.registry import load_game
 
 
+def ring_pattern(grid: dict[int, int], cell: int) -> int:
+    """Bit i set when the i-th of the eight cells around ``cell`` (clockwise from north) is
+    built."""
+    x, y = building.xy_of(cell)
+    around = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
+    return sum(
+        1 << i for i, (dx, dy) in enumerate(around) if building.cell_of(x + dx, y + dy) in grid
+    )
+
+
 def assert_outlines_fresh(state: AlhambraState) -> None:
     for seat, grid in enumerate(state.grids):
         outline = state.outlines[seat]
@@ -24,8 +34,7 @@ def assert_outlines_fresh(state: AlhambraState) -> None:
         assert outline.ends == sum(bin(links).count("1") for links in outline.links.values())
         assert outline.removable(grid) == building.removable(grid)
         assert sorted(outline.front.items()) == [
-            (cell, (sides, needed, building.local_split(grid, cell)))
-            for cell, sides, needed in front
+            (cell, (sides, needed, ring_pattern(grid, cell))) for cell, sides, needed in front
         ]
         for walls in sorted({WALLS[tile] for tile in state.reserves[seat]}):
             tile = next(t for t in state.reserves[seat] if WALLS[t] == walls)

@@ -14,7 +14,6 @@ from engines.alhambra.building import (
     OFFSET,
     ORIGIN,
     RING,
-    RING_SPLITS,
     SIDE_STEPS,
     STRIDE,
     Cell,
@@ -22,15 +21,22 @@ from engines.alhambra.building import (
 )
 from engines.alhambra.tiles import WALLS
 
-FrontEntry: TypeAlias = tuple[int, int, bool]
+FrontEntry: TypeAlias = tuple[int, int, int]
 """Of an empty frontier cell: its sides with a neighbour, the walls a tile placed there must
-have on exactly those sides, and whether building it may cut an empty cell off."""
+have on exactly those sides, and which of the eight cells around it are built (bit i for
+``RING[i]``; ``RING_SPLITS`` of it says whether building the cell may cut an empty cell off)."""
 
 _LOW: Final = OFFSET - LIMIT
 _HIGH: Final = OFFSET + LIMIT
 _CROSS: Final = (0, STRIDE, 1, -STRIDE, -1)
 _CORNERS: Final = (STRIDE + 1, 1 - STRIDE, -STRIDE - 1, STRIDE - 1)
 _RING_BITS: Final = tuple((offset, 1 << i) for i, offset in enumerate(RING))
+_SEEN_FROM: Final = {offset: 1 << (i + 4) % 8 for i, offset in enumerate(RING)}
+"""For a cell at ``offset`` from a changed cell: the bit of its ring mask that is the change."""
+_SIDE_RING: Final = tuple(
+    (side, step, opposite, _SEEN_FROM[step]) for side, step, opposite in SIDE_STEPS
+)
+_CORNER_RING: Final = tuple((offset, _SEEN_FROM[offset]) for offset in _CORNERS)
 _LINK_STEPS: Final = tuple(
     tuple(step for side, step, _ in SIDE_STEPS if mask & side) for mask in range(16)
 )
@@ -122,11 +128,11 @@ class Outline:
         else:
             sides.pop(cell, None)
             if touching and _inside(cell):
-                front[cell] = (touching, needed, _split(grid, cell))
+                front[cell] = (touching, needed, _ring(grid, cell))
             else:
                 front.pop(cell, None)
         # A side-neighbour changes only on its side facing ``cell``.
-        for side, step, opposite in SIDE_STEPS:
+        for side, step, opposite, bit in _SIDE_RING:
             here = cell + step
             other = grid.get(here)
             if other is not None:
@@ -143,23 +149,24 @@ class Outline:
                 if entry is not None:
                     faced = entry[0] & ~opposite
                     if faced:
-                        front[here] = (faced, entry[1] & ~opposite, _split(grid, here))
+                        front[here] = (faced, entry[1] & ~opposite, entry[2] & ~bit)
                     else:
                         del front[here]
                 continue
             if entry is None:
-                if not _inside(here):
-                    continue
-                entry = (0, 0, False)
+                if _inside(here):
+                    front[here] = (opposite, opposite if walls & side else 0, _ring(grid, here))
+                continue
             wall = opposite if walls & side else 0
-            front[here] = (entry[0] | opposite, entry[1] & ~opposite | wall, _split(grid, here))
+            front[here] = (entry[0] | opposite, entry[1] & ~opposite | wall, entry[2] | bit)
         self.ends = ends
         # A cell touching ``cell`` only at a corner keeps its sides; its 3 x 3 square changed.
-        for offset in _CORNERS:
+        for offset, bit in _CORNER_RING:
             here = cell + offset
             entry = front.get(here)
             if entry is not None:
-                front[here] = (entry[0], entry[1], _split(grid, here))
+                ring = entry[2] & ~bit if tile is None else entry[2] | bit
+                front[here] = (entry[0], entry[1], ring)
 
 
 def _inside(cell: Cell) -> bool:
@@ -194,10 +201,11 @@ def _cut_vertices(links: dict[Cell, int]) -> set[Cell]:
     return cut
 
 
-def _split(grid: Grid, cell: Cell) -> bool:
-    """``building.local_split``."""
+def _ring(grid: Grid, cell: Cell) -> int:
+    """Which of the eight cells around ``cell`` are built (the pattern of
+    ``building.local_split``)."""
     built = 0
     for offset, bit in _RING_BITS:
         if cell + offset in grid:
             built |= bit
-    return RING_SPLITS[built]
+    return built

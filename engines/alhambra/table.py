@@ -12,7 +12,7 @@ import random
 from typing import Any, Self
 
 from engines.alhambra import building, notation
-from engines.alhambra.building import ORIGIN, Cell, xy_of
+from engines.alhambra.building import ORIGIN, RING_SPLITS, Cell, xy_of
 from engines.alhambra.money import TAKE_LIMIT, Card, minimal_payments
 from engines.alhambra.outline import Outline
 from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
@@ -233,13 +233,13 @@ class AlhambraTable:
         if found is None:
             grid = self.grids[seat]
             found = []
-            for cell, (touching, needed, split) in self.outlines[seat].front.items():
+            for cell, (touching, needed, ring) in self.outlines[seat].front.items():
                 # Matching sides, one open shared side, and no empty cell cut off (the full
                 # search only where the 3 × 3 square around the cell says it may happen).
                 if (
                     walls & touching == needed
                     and touching & ~walls
-                    and (not split or building.can_place(grid, cell, walls))
+                    and (not RING_SPLITS[ring] or building.can_place(grid, cell, walls))
                 ):
                     found.append(cell)
             found.sort()
