@@ -23,6 +23,8 @@ ACTION, PLACE, FINAL, OVER = 0, 1, 2, 3
 CACHE_LIMIT = 200_000
 """Most entries kept in each memo table of this module (displays, payments)."""
 _TAKES: dict[tuple[Card, ...], list[int]] = {}
+_VALUE_TAKES: dict[tuple[int, ...], list[int]] = {}
+"""Take masks of displays of distinct cards by their values: at most 10 ** 4 entries."""
 _PAYMENTS: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
 _SPLITS: dict[tuple[Card, ...], list[tuple[int, ...]]] = {}
 _BUYS: dict[tuple[int, tuple[int, ...], int], list[Action]] = {}
@@ -32,8 +34,17 @@ _BITS = [tuple(i for i in range(4) if mask >> i & 1) for mask in range(16)]
 
 
 def _take_masks(display: tuple[Card, ...]) -> list[int]:
-    values = [c % 10 for c in display]
-    distinct = len(set(display)) == len(display)
+    values = tuple(c % 10 for c in display)
+    if len(set(display)) == len(display):
+        # Distinct cards: which sets may be taken depends on their values alone.
+        found = _VALUE_TAKES.get(values)
+        if found is None:
+            found = _VALUE_TAKES[values] = _masks_of(display, values, True)
+        return found
+    return _masks_of(display, values, False)
+
+
+def _masks_of(display: tuple[Card, ...], values: tuple[int, ...], distinct: bool) -> list[int]:
     seen: set[tuple[Card, ...]] = set()
     out = []
     for mask in range(1, 1 << len(display)):
@@ -201,7 +212,7 @@ class AlhambraTable:
         if found is not None:
             return found
         grid = self.grids[seat]
-        reserve = sorted(set(self.reserves[seat]))
+        reserve = sorted(self.reserves[seat])  # tile ids are distinct
         out: list[Action] = []
         for tile in reserve:
             out += notation.places(tile, self.placements(seat, tile))
