@@ -8,6 +8,7 @@ import random
 import pytest
 
 from engines.alhambra import building
+from engines.alhambra.outline import Outline
 from engines.alhambra.rules import AlhambraState
 from engines.alhambra.tiles import WALLS
 from engines.registry import load_game
@@ -33,6 +34,9 @@ def assert_outlines_fresh(state: AlhambraState) -> None:
         }
         assert outline.ends == sum(bin(links).count("1") for links in outline.links.values())
         assert outline.removable(grid) == building.removable(grid)
+        fresh = Outline.of(grid)
+        kept = (outline.front, outline.sides, outline.links, outline.ends)
+        assert (fresh.front, fresh.sides, fresh.links, fresh.ends) == kept
         assert sorted(outline.front.items()) == [
             (cell, (sides, needed, ring_pattern(grid, cell))) for cell, sides, needed in front
         ]
@@ -58,3 +62,24 @@ def test_kept_outline_equals_a_fresh_survey_on_every_ply(players: int) -> None:
             copy = state.clone()  # a copy keeps its own outline
             assert_outlines_fresh(copy)
     assert plies > 100
+
+
+def test_forget_works_an_edited_alhambra_out_again() -> None:
+    game = load_game("alhambra", players=3)
+    state = game.new_initial_state(5)
+    assert isinstance(state, AlhambraState)
+    grid = state.grids[0]
+    # An open tile north of the fountain, one with a north wall on it, one east of the
+    # fountain; then tile 5 (north wall only) in the reserve.
+    grid[building.cell_of(0, 1)] = 7
+    grid[building.cell_of(0, 2)] = 20
+    grid[building.cell_of(1, 0)] = 14
+    state.reserves[0] = [5]
+    state.forget(0)
+    assert_outlines_fresh(state)
+    # Tile 5's open east side meets the fountain's open west side; its north wall would
+    # face the fountain's open south side, and its open south side tile 20's north wall.
+    cells = state.placements(0, 5)
+    assert building.cell_of(-1, 0) in cells
+    assert building.cell_of(0, -1) not in cells
+    assert building.cell_of(0, 3) not in cells

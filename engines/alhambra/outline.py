@@ -72,10 +72,23 @@ class Outline:
     @classmethod
     def of(cls, grid: Grid) -> Self:
         """The outline of ``grid`` worked out from nothing."""
-        outline = cls({}, {}, {}, 0)
-        for cell in grid:
-            outline.changed(grid, cell)
-        return outline
+        front: dict[Cell, FrontEntry] = {}
+        sides: dict[Cell, int] = {}
+        links: dict[Cell, int] = {}
+        for cell, tile in grid.items():
+            walls = WALLS[tile]
+            touching = 0
+            for side, step, opposite in SIDE_STEPS:
+                here = cell + step
+                if here in grid:
+                    touching |= side
+                elif _inside(here):
+                    entry = front.get(here, (0, 0, 0))
+                    wall = opposite if walls & side else 0
+                    front[here] = (entry[0] | opposite, entry[1] | wall, _ring(grid, here))
+            sides[cell] = touching
+            links[cell] = touching & ~walls
+        return cls(front, sides, links, sum(_COUNT[linked] for linked in links.values()))
 
     def copy(self) -> Self:
         # Entries are immutable tuples and ints: shallow copies share nothing mutable.
