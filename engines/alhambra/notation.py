@@ -77,6 +77,12 @@ def place(tile: int, cell: int) -> int:
     return PLACE + tile * CELLS + cell
 
 
+def places(tile: int, cells: list[int]) -> list[int]:
+    """``place(tile, cell)`` for each of ``cells``, in their order."""
+    base = PLACE + tile * CELLS
+    return [base + cell for cell in cells]
+
+
 def buy(slot: int, values: list[int] | tuple[int, ...]) -> int:
     return BUY + slot * PAYMENT_CODES + payment_code(values)
 

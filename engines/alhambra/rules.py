@@ -132,19 +132,18 @@ class AlhambraState(AlhambraTable, State):
             self.hands[seat].sort()
         elif kind == "place":
             self.reserves[seat].remove(d.tile)
-            self.forget(seat)
             self._build(seat, d.tile, d.cell)
         elif kind == "remove":
             cell = self.where[seat].pop(d.tile)
             del self.grids[seat][cell]
-            self.forget(seat)
+            self.changed(seat, cell)
             self._to_reserve(seat, d.tile)
         elif kind == "swap":
             cell = self.where[seat].pop(d.other)
             self.reserves[seat].remove(d.tile)
             self.grids[seat][cell] = d.tile
             self.where[seat][d.tile] = cell
-            self.forget(seat)
+            self.changed(seat, cell)
             self._to_reserve(seat, d.other)
         # Any action but an exact purchase ends the action phase.
         if self.pending:
@@ -155,7 +154,7 @@ class AlhambraState(AlhambraTable, State):
     def _build(self, seat: Seat, tile: int, cell: Cell) -> None:
         self.grids[seat][cell] = tile
         self.where[seat][tile] = cell
-        self.forget(seat)
+        self.changed(seat, cell)
 
     def _to_reserve(self, seat: Seat, tile: int) -> None:
         reserve = self.reserves[seat]

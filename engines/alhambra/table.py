@@ -12,8 +12,9 @@ import random
 from typing import Any, Self
 
 from engines.alhambra import building, notation
-from engines.alhambra.building import ORIGIN, Cell, xy_of
+from engines.alhambra.building import ORIGIN, RING_SPLITS, Cell, xy_of
 from engines.alhambra.money import TAKE_LIMIT, Card, minimal_payments
+from engines.alhambra.outline import Outline
 from engines.alhambra.tiles import COST, TYPE_OF, TYPES, WALLS
 from engines.core import Action, Seat
 
@@ -22,15 +23,28 @@ ACTION, PLACE, FINAL, OVER = 0, 1, 2, 3
 CACHE_LIMIT = 200_000
 """Most entries kept in each memo table of this module (displays, payments)."""
 _TAKES: dict[tuple[Card, ...], list[int]] = {}
+_VALUE_TAKES: dict[tuple[int, ...], list[int]] = {}
+"""Take masks of displays of distinct cards by their values: at most 10 ** 4 entries."""
 _PAYMENTS: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+_SPLITS: dict[tuple[Card, ...], list[tuple[int, ...]]] = {}
+_BUYS: dict[tuple[int, tuple[int, ...], int], list[Action]] = {}
 
 
 _BITS = [tuple(i for i in range(4) if mask >> i & 1) for mask in range(16)]
 
 
 def _take_masks(display: tuple[Card, ...]) -> list[int]:
-    values = [c % 10 for c in display]
-    distinct = len(set(display)) == len(display)
+    values = tuple(c % 10 for c in display)
+    if len(set(display)) == len(display):
+        # Distinct cards: which sets may be taken depends on their values alone.
+        found = _VALUE_TAKES.get(values)
+        if found is None:
+            found = _VALUE_TAKES[values] = _masks_of(display, values, True)
+        return found
+    return _masks_of(display, values, False)
+
+
+def _masks_of(display: tuple[Card, ...], values: tuple[int, ...], distinct: bool) -> list[int]:
     seen: set[tuple[Card, ...]] = set()
     out = []
     for mask in range(1, 1 << len(display)):
@@ -57,6 +71,30 @@ def payments(values: tuple[int, ...], price: int) -> list[tuple[int, ...]]:
     return found
 
 
+def _by_currency(hand: tuple[Card, ...]) -> list[tuple[int, ...]]:
+    """A sorted hand's card values in each currency, ascending (remembered)."""
+    found = _SPLITS.get(hand)
+    if found is None:
+        split: list[list[int]] = [[], [], [], []]
+        for c in hand:
+            split[c // 10].append(c % 10)
+        found = [tuple(values) for values in split]
+        if len(_SPLITS) < CACHE_LIMIT:
+            _SPLITS[hand] = found
+    return found
+
+
+def _buys(slot: int, values: tuple[int, ...], price: int) -> list[Action]:
+    """The purchase actions of ``payments`` in market ``slot``, remembered."""
+    key = (slot, values, price)
+    found = _BUYS.get(key)
+    if found is None:
+        found = [notation.buy(slot, paid) for paid in payments(values, price)]
+        if len(_BUYS) < CACHE_LIMIT:
+            _BUYS[key] = found
+    return found
+
+
 class AlhambraTable:
     """The position. Fields are read and written by this package's modules; agents and
     analysis use the methods."""
@@ -75,6 +113,7 @@ class AlhambraTable:
         "hands",
         "has_collector",
         "market",
+        "outlines",
         "pending",
         "phase",
         "player",
@@ -103,6 +142,7 @@ class AlhambraTable:
         self.hands: list[list[Card]] = [[] for _ in range(n)]  # sorted
         self.grids: list[dict[Cell, int]] = [building.new_alhambra() for _ in range(n)]
         self.where: list[dict[int, Cell]] = [{0: ORIGIN} for _ in range(n)]
+        self.outlines = [Outline.of(g) for g in self.grids]
         self.reserves: list[list[int]] = [[] for _ in range(n)]  # sorted
         self.collector_tiles: list[int] = []
         self.collector_points = [0, 0, 0]
@@ -129,12 +169,15 @@ class AlhambraTable:
                 if self.phase == PLACE and self.has_collector:
                     placing.append(notation.give(tile))
             return sorted(placing)
+        # Numbered takes < redesigns < purchases, each part ascending: no sort needed.
         out = [notation.take(m) for m in self.take_masks()]
-        out.extend(self.buy_actions())
         out.extend(self.redesign_actions(seat))
+        buys = self.buy_actions()
+        if len(buys) > 1:
+            buys.sort()
+        out.extend(buys)
         if not out:
             return [notation.PASS]
-        out.sort()
         return out
 
     def take_masks(self) -> list[int]:
@@ -154,45 +197,42 @@ class AlhambraTable:
         the price and from which no card can be left out; a larger overpayment is never better
         (no change is given).
         """
-        by_currency: list[list[int]] = [[], [], [], []]
-        for c in self.hands[self.player]:
-            by_currency[c // 10].append(c % 10)
-        out = []
+        by_currency = _by_currency(tuple(self.hands[self.player]))
+        out: list[Action] = []
         for slot, tile in enumerate(self.market):
-            if not tile:
-                continue
-            values = by_currency[slot]
-            price = COST[tile]
-            if sum(values) < price:
-                continue
-            for paid in payments(tuple(values), price):
-                out.append(notation.buy(slot, paid))
+            if tile:
+                out += _buys(slot, by_currency[slot], COST[tile])
         return out
 
     def redesign_actions(self, seat: Seat) -> list[Action]:
-        """Place a reserve tile, move an Alhambra tile to the reserve, or exchange the two
-        (cached until the seat's Alhambra or reserve changes)."""
+        """Place a reserve tile, move an Alhambra tile to the reserve, or exchange the two,
+        ascending (cached until the seat's Alhambra or reserve changes)."""
         cache = self._cache[seat]
         found = cache.get("redesign")
         if found is not None:
             return found
         grid = self.grids[seat]
-        reserve = sorted(set(self.reserves[seat]))
+        reserve = sorted(self.reserves[seat])  # tile ids are distinct
         out: list[Action] = []
         for tile in reserve:
-            out.extend(notation.place(tile, c) for c in self.placements(seat, tile))
-        free = building.removable(grid)
-        touching = self.survey(seat)[1] if reserve else {}
+            out += notation.places(tile, self.placements(seat, tile))
+        outline = self.outlines[seat]
+        free = outline.removable(grid)
+        touching = outline.sides
+        reserve_walls = [(r, WALLS[r]) for r in reserve]
+        remove, swap = notation.remove, notation.swap
         for tile, cell in self.where[seat].items():
-            if cell == ORIGIN:
-                continue
             if cell in free:
-                out.append(notation.remove(tile))
-            if reserve:
-                # An exchange keeps the old tile's walls on every side with a neighbour.
+                out.append(remove(tile))
+            # An exchange keeps the old tile's walls on every side with a neighbour (the
+            # fountain is never exchanged).
+            if cell != ORIGIN:
                 sides = touching[cell]
                 old = WALLS[tile]
-                out.extend(notation.swap(r, tile) for r in reserve if not (WALLS[r] ^ old) & sides)
+                for r, walls in reserve_walls:
+                    if not (walls ^ old) & sides:
+                        out.append(swap(r, tile))
+        out.sort()
         cache["redesign"] = out
         return out
 
@@ -204,33 +244,23 @@ class AlhambraTable:
         if found is None:
             grid = self.grids[seat]
             found = []
-            for cell, touching, needed in self.frontier_sides(seat):
+            for cell, (touching, needed, ring) in self.outlines[seat].front.items():
                 # Matching sides, one open shared side, and no empty cell cut off (the full
                 # search only where the 3 × 3 square around the cell says it may happen).
                 if (
                     walls & touching == needed
                     and touching & ~walls
-                    and (
-                        not building.local_split(grid, cell)
-                        or building.can_place(grid, cell, walls)
-                    )
+                    and (not RING_SPLITS[ring] or building.can_place(grid, cell, walls))
                 ):
                     found.append(cell)
+            found.sort()
             cache[walls] = found
         return found
 
     def frontier_sides(self, seat: Seat) -> list[tuple[Cell, int, int]]:
-        """``building.frontier_sides`` of ``seat``'s Alhambra (cached)."""
-        return self.survey(seat)[0]
-
-    def survey(self, seat: Seat) -> tuple[list[tuple[Cell, int, int]], dict[Cell, int]]:
-        """``building.survey`` of ``seat``'s Alhambra (cached)."""
-        cache = self._cache[seat]
-        found = cache.get("survey")
-        if found is None:
-            found = building.survey(self.grids[seat])
-            cache["survey"] = found
-        return found
+        """``building.frontier_sides`` of ``seat``'s Alhambra."""
+        front = self.outlines[seat].front
+        return [(cell, front[cell][0], front[cell][1]) for cell in sorted(front)]
 
     def known_placements(self, seat: Seat, tile: int) -> list[Cell] | None:
         """``placements`` when already listed for this Alhambra, else None (nothing computed)."""
@@ -242,7 +272,7 @@ class AlhambraTable:
         cache = self._cache[seat]
         found: list[Cell] | None = cache.get("frontier")
         if found is None:
-            found = [cell for cell, _, _ in self.survey(seat)[0]]
+            found = sorted(self.outlines[seat].front)
             cache["frontier"] = found
         return found
 
@@ -262,6 +292,7 @@ class AlhambraTable:
         new.hands = [h[:] for h in self.hands]
         new.grids = [dict(g) for g in self.grids]
         new.where = [dict(w) for w in self.where]
+        new.outlines = [o.copy() for o in self.outlines]
         new.reserves = [r[:] for r in self.reserves]
         new.collector_tiles = self.collector_tiles[:]
         new.collector_points = self.collector_points[:]
@@ -283,7 +314,13 @@ class AlhambraTable:
         return [float(sum(m + w for m, w in rounds)) for rounds in self.round_points]
 
     def forget(self, seat: Seat) -> None:
-        """Drop what was worked out about ``seat``'s Alhambra (it changed)."""
+        """Work ``seat``'s Alhambra out again from its tiles (after editing them directly)."""
+        self.outlines[seat] = Outline.of(self.grids[seat])
+        self._cache[seat].clear()
+
+    def changed(self, seat: Seat, cell: Cell) -> None:
+        """``cell`` of ``seat``'s Alhambra was built, emptied or got another tile."""
+        self.outlines[seat].changed(self.grids[seat], cell)
         self._cache[seat].clear()
 
     def forget_redesign(self, seat: Seat) -> None:
