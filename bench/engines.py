@@ -87,8 +87,9 @@ def timed(loop: Loop, seconds: float, seed: int) -> dict[str, float]:
     }
 
 
-def our_loop(name: str) -> Loop:
-    game = load_game(name)
+def our_loop(name: str, players: int | None = None) -> Loop:
+    """Random playouts of ``name`` (with ``players``, else its minimum) through the contract."""
+    game = load_game(name, players=players)
     cap = game.game_type.max_game_length
 
     def loop(rng: random.Random) -> tuple[int, int]:
@@ -256,22 +257,6 @@ ALHAMBRA_TARGET = 100.0
 """Random 3-player Alhambra games per CPU second that the engine should reach on one core."""
 
 
-def players_loop(name: str, players: int) -> Loop:
-    """``our_loop`` with a given number of players."""
-    game = load_game(name, players=players)
-    cap = game.game_type.max_game_length
-
-    def loop(rng: random.Random) -> tuple[int, int]:
-        state = game.new_initial_state(rng.getrandbits(32))
-        plies = 0
-        while not state.is_terminal() and plies < cap:
-            state.apply(rng.choice(state.legal_actions()))
-            plies += 1
-        return 1, plies
-
-    return loop
-
-
 def profile_loop(loop: Loop, games: int, top: int = 12) -> list[dict[str, Any]]:
     """The ``top`` functions by own time over ``games`` games of ``loop``."""
     profiler = cProfile.Profile()
@@ -297,7 +282,7 @@ def profile_loop(loop: Loop, games: int, top: int = 12) -> list[dict[str, Any]]:
 
 def bench_alhambra(seconds: float, rounds: int, profile_games: int) -> dict[str, Any]:
     """Random 3-player Alhambra games/s beside random Alvéoles games/s, and a profile."""
-    alhambra = players_loop("alhambra", ALHAMBRA_PLAYERS)
+    alhambra = our_loop("alhambra", ALHAMBRA_PLAYERS)
     alveoles = our_loop("alveoles")
     for loop in (alhambra, alveoles):
         timed(loop, seconds / 4, 0)
