@@ -4,9 +4,9 @@
     .venv/bin/python -m bench.dashboard --db postgresql+psycopg://...  --loads 9
 
 Stores ``--batches`` batches (default 1,000; 5 % of them running, each with ``--matches`` stored
-matches of synthetic results through ``storage``'s bulk writer), and one batch holding a legal
-400-ply Alquerque match (found by a fixed, seeded walk that prefers sideways moves and avoids a
-third repetition; every move checked by the engine). Then it starts ``uvicorn api.app:app``
+matches of synthetic results through ``storage``'s bulk writer), and one batch holding a
+400-ply Abalone match played by the runner between random players (random Abalone reaches the
+rules' move limit of 400 plies). Then it starts ``uvicorn api.app:app``
 (local mode, no broker: nothing plays) and measures, each the median of ``--loads`` loads:
 
 - server time: the whole answer of ``GET /`` (first page of 50 of the batches) and of the replay
@@ -30,9 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -46,39 +44,6 @@ from storage.models import BatchPlan  # noqa: E402
 from storage.records import MatchRecord, SeatRecord  # noqa: E402
 
 LONG_PLIES = 400
-
-
-def long_alquerque_match(plies: int = LONG_PLIES) -> list[str]:
-    """A legal Alquerque move list of exactly ``plies`` plies without a capture limit.
-
-    Random play ends Alquerque within about 100 plies (no backward moves); this walk prefers
-    moves that neither end the game nor repeat a position a third time, and among them sideways
-    moves (which can be undone), so the game lasts.
-    """
-    from engines.registry import load_game
-
-    game = load_game("alquerque", no_capture_limit=1000)
-    for seed in range(1000):
-        rng = random.Random(seed)
-        state = game.new_initial_state()
-        seen: Counter[Any] = Counter()
-        moves: list[str] = []
-        while not state.is_terminal() and len(moves) < plies:
-            options = []
-            for action in state.legal_actions():
-                after = state.clone()
-                after.apply(action)
-                text = state.action_to_string(action)
-                sideways = "-" in text and text[1] == text[-1]
-                key = after.key()
-                rank = (after.is_terminal(), seen[key] >= 2, not sideways, seen[key], rng.random())
-                options.append((rank, text, after))
-            _, text, state = min(options, key=lambda o: o[0])
-            moves.append(text)
-            seen[state.key()] += 1
-        if len(moves) == plies:
-            return moves
-    raise RuntimeError(f"no {plies}-ply Alquerque walk found")
 
 
 def _seats(rng: random.Random, labels: list[str]) -> list[SeatRecord]:
@@ -118,32 +83,31 @@ def store_batches(url: str, count: int, matches: int) -> None:
 
 
 def store_long_match(url: str) -> str:
-    """A batch whose match 0 is the 400-ply Alquerque walk, replayed to store its result."""
-    from engines.registry import load_game
+    """A batch whose match 0 is a real 400-ply match: random Abalone players, whose games end
+    at the rules' move limit of 400 plies (the first seed that does, played by the runner)."""
+    from workers.batches import plan_batch
+    from workers.play import play_chunk
 
-    moves = long_alquerque_match()
-    game = load_game("alquerque", no_capture_limit=1000)
-    state = game.new_initial_state(0)
-    for move in moves:
-        state.apply_string(move)
+    for seed in range(100):
+        plan = plan_batch(
+            game="abalone",
+            players=2,
+            options={},
+            agents=["random"],
+            matches=1,
+            seed=seed,
+            seat_policy="fixed",
+            chunk_size=1,
+            max_plies=None,
+        )
+        records = play_chunk(plan, 0, 1)
+        if records[0].plies == LONG_PLIES:
+            break
+    else:
+        raise RuntimeError(f"no random Abalone match of {LONG_PLIES} plies in 100 seeds")
     engine = get_engine(url)
-    plan = BatchPlan(
-        game="alquerque",
-        players=2,
-        options={"no_capture_limit": 1000},
-        agents=[{"name": "random"}, {"name": "random"}],
-        labels=["random", "random#2"],
-        matches=1,
-        seed=0,
-        seat_policy="fixed",
-        chunk_size=1,
-        max_plies=LONG_PLIES,
-    )
     batch = crud.create_batch(engine, plan=plan)
-    scores = state.scores()
-    seats = [SeatRecord(s, plan.labels[s], s, scores[s], 0.5, 1) for s in (0, 1)]
-    record = MatchRecord(0, 0, True, len(moves), "move_limit", tuple(moves), {}, 1.0, None, seats)
-    crud.write_chunk(engine, batch_id=batch.id, start=0, stop=1, records=[record], duration=1.0)
+    crud.write_chunk(engine, batch_id=batch.id, start=0, stop=1, records=records, duration=1.0)
     crud.set_status(engine, batch.id, "done")
     return batch.id
 
