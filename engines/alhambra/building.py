@@ -15,7 +15,7 @@ needs in practice) so that the cell numbering and the action encoding stay fixed
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final, TypeAlias
 
 from engines.alhambra.tiles import FOUNTAIN, OPPOSITE, SIDES, WALLS, E, N, S, W
@@ -235,24 +235,20 @@ def can_remove(grid: Grid, cell: Cell) -> bool:
     return cell in removable(grid)
 
 
-def removable(grid: Grid) -> set[Cell]:
-    """Cells whose tile may go to the reserve.
-
-    The freed cell is no hole exactly when one of its side-neighbours is empty (every empty cell
-    already reaches the outside). The rest stays reachable exactly when the tile is no cut
-    vertex of the graph of tiles joined by open sides (Tarjan's low-link, from the fountain).
-    """
+def cut_vertices(neighbours: Callable[[Cell], list[Cell]]) -> set[Cell]:
+    """Cut vertices of the connected graph of tiles joined by open sides, ``neighbours(cell)``
+    giving a tile's neighbours across its open sides (Tarjan's low-link, from the fountain)."""
     order: dict[Cell, int] = {ORIGIN: 0}
     low: dict[Cell, int] = {ORIGIN: 0}
     cut: set[Cell] = set()
-    stack: list[tuple[Cell, list[Cell]]] = [(ORIGIN, _open_neighbours(grid, ORIGIN))]
+    stack: list[tuple[Cell, list[Cell]]] = [(ORIGIN, neighbours(ORIGIN))]
     while stack:
         c, todo = stack[-1]
         if todo:
             nb = todo.pop()
             if nb not in order:
                 order[nb] = low[nb] = len(order)
-                stack.append((nb, _open_neighbours(grid, nb)))
+                stack.append((nb, neighbours(nb)))
             elif order[nb] < low[c]:
                 low[c] = order[nb]
             continue
@@ -263,6 +259,17 @@ def removable(grid: Grid) -> set[Cell]:
                 low[parent] = low[c]
             if low[c] >= order[parent]:
                 cut.add(parent)
+    return cut
+
+
+def removable(grid: Grid) -> set[Cell]:
+    """Cells whose tile may go to the reserve.
+
+    The freed cell is no hole exactly when one of its side-neighbours is empty (every empty cell
+    already reaches the outside). The rest stays reachable exactly when the tile is no cut
+    vertex of the graph of tiles joined by open sides.
+    """
+    cut = cut_vertices(lambda cell: _open_neighbours(grid, cell))
     out = set()
     for c in grid:
         if c == ORIGIN or c in cut:

@@ -18,6 +18,7 @@ from engines.alhambra.building import (
     STRIDE,
     Cell,
     Grid,
+    cut_vertices,
 )
 from engines.alhambra.tiles import WALLS
 
@@ -109,7 +110,7 @@ class Outline:
                 for cell, sides in self.sides.items()
                 if sides != _ALL_SIDES and _COUNT[links[cell]] <= 1 and cell != ORIGIN
             }
-        cut = _cut_vertices(links)
+        cut = cut_vertices(lambda cell: [cell + s for s in _LINK_STEPS[links[cell]]])
         return {
             cell
             for cell, sides in self.sides.items()
@@ -184,34 +185,6 @@ class Outline:
 
 def _inside(cell: Cell) -> bool:
     return _LOW <= cell // STRIDE <= _HIGH and _LOW <= cell % STRIDE <= _HIGH
-
-
-def _cut_vertices(links: dict[Cell, int]) -> set[Cell]:
-    """Cut vertices of the graph of open sides (Tarjan's low-link from the fountain)."""
-    order: dict[Cell, int] = {ORIGIN: 0}
-    low: dict[Cell, int] = {ORIGIN: 0}
-    cut: set[Cell] = set()
-    stack: list[tuple[Cell, list[Cell]]] = [
-        (ORIGIN, [ORIGIN + s for s in _LINK_STEPS[links[ORIGIN]]])
-    ]
-    while stack:
-        c, todo = stack[-1]
-        if todo:
-            nb = todo.pop()
-            if nb not in order:
-                order[nb] = low[nb] = len(order)
-                stack.append((nb, [nb + s for s in _LINK_STEPS[links[nb]]]))
-            elif order[nb] < low[c]:
-                low[c] = order[nb]
-            continue
-        stack.pop()
-        if stack:
-            parent = stack[-1][0]
-            if low[c] < low[parent]:
-                low[parent] = low[c]
-            if low[c] >= order[parent]:
-                cut.add(parent)
-    return cut
 
 
 def _ring(grid: Grid, cell: Cell) -> int:
