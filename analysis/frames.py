@@ -52,7 +52,9 @@ def seat_results(engine: Engine, batch_id: str) -> pd.DataFrame:
 def matches(engine: Engine, batch_id: str) -> pd.DataFrame:
     """One row per stored match, played or failed (stats excluded: see ``match_stats``).
 
-    Columns: match_index, seed, ok, plies, ended_by, duration, error (None when ok).
+    Columns: match_index, seed, ok, plies, ended_by, duration, error (None when ok),
+    first_seat and opening (nullable integers: null for failed matches and for rows stored
+    before they were kept).
     """
     t = MATCH
     query = (
@@ -72,6 +74,8 @@ def matches(engine: Engine, batch_id: str) -> pd.DataFrame:
             "ended_by": "object",
             "duration": "float64",
             "error": "object",
+            "first_seat": "Int64",
+            "opening": "Int64",
         }
     )
 

@@ -479,6 +479,10 @@ class MatchResult:
     moves: tuple[str, ...]
     stats: dict[str, Any]
     duration: float
+    first_player: Seat = 0
+    """The seat that moved first. Play goes round the table from it, so a seat's turn position
+    is ``(seat - first_player) % seats``: in Alhambra the starting seat is drawn, elsewhere it
+    is seat 0."""
 
     @property
     def seats(self) -> int:
@@ -509,6 +513,7 @@ def play_match(
     view_rng = random.Random(derive_seed("view", seed))
     started = time.perf_counter()
     state = game.new_initial_state(seed)
+    first_player = max(state.current_player(), 0)
     moves: list[str] = []
     while not state.is_terminal() and len(moves) < cap:
         seat = state.current_player()
@@ -533,6 +538,7 @@ def play_match(
         moves=tuple(moves),
         stats=state.stats(),
         duration=time.perf_counter() - started,
+        first_player=first_player,
     )
 
 

@@ -68,6 +68,9 @@ class BatchBase(SQLModel):
     """Matches per chunk, or ``AUTO_CHUNK_SIZE`` (0) when the runner sizes chunks."""
     max_plies: int
     stop_rule: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    variation: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    """How the batch's matches are made to differ (random or book openings, or player noise
+    near the root); None for a batch that declares none, as every batch stored before."""
 
 
 class BatchPlan(BatchBase):
@@ -140,6 +143,12 @@ class Match(SQLModel, table=True):
     moves: str = Field(default="", sa_column=Column(Text, nullable=False))
     stats: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    first_seat: int | None = None
+    """The seat that moved first (turn position 0); null for failed matches and for rows
+    stored before turn positions were kept."""
+    opening: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    """``storage.records.opening_key`` of the match's opening; null for failed matches and for
+    rows stored before it was kept."""
 
 
 class SeatResult(SQLModel, table=True):
@@ -214,6 +223,8 @@ MATCH_COLUMNS = (
     "moves",
     "stats",
     "error",
+    "first_seat",
+    "opening",
 )
 """The columns of the ``match`` table, in the order the writer fills them."""
 SEAT_COLUMNS = (

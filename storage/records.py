@@ -7,8 +7,13 @@ into rows of the ``match`` and ``seat_result`` tables (``storage.models.MATCH_CO
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+OPENING_PLIES = 10
+"""Plies that make a match's opening when its batch declares no opening length of its own."""
 
 
 class SeatRecord(NamedTuple):
@@ -36,6 +41,21 @@ class MatchRecord:
     duration: float
     error: str | None = None
     seats: list[SeatRecord] = field(default_factory=list)
+    first_seat: int | None = None
+    """The seat that moved first (turn position 0); None for a match that was not played."""
+    opening: int | None = None
+    """``opening_key`` of the match's first plies: matches that share it share an opening."""
+
+
+def opening_key(moves: Sequence[str], plies: int = OPENING_PLIES) -> int:
+    """A signed 63-bit key of the first ``plies`` moves (fewer when the match was shorter).
+
+    Matches with equal keys began with the same moves, which is what makes them dependent
+    when the players are deterministic: the analysis clusters on it. Stable across processes,
+    platforms and Python versions.
+    """
+    text = "\n".join(moves[:plies]).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
 
 
 def join_moves(moves: tuple[str, ...] | list[str]) -> str:

@@ -20,7 +20,7 @@ from engines.core import Game, agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent
 from engines.seating import seat_agents
 from storage.models import BatchBase
-from storage.records import MatchRecord, SeatRecord
+from storage.records import MatchRecord, SeatRecord, opening_key
 from workers.timelimit import is_soft_limit
 
 TIME_LIMIT = "time_limit"
@@ -84,6 +84,8 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
         stats=result.stats,
         duration=result.duration,
         seats=seats,
+        first_seat=result.first_player,
+        opening=opening_key(result.moves),
     )
 
 

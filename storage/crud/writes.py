@@ -48,6 +48,8 @@ def match_rows(batch_id: str, records: Iterable[MatchRecord]) -> tuple[list[tupl
                 join_moves(r.moves),
                 dumps(r.stats),
                 r.error,
+                r.first_seat,
+                r.opening,
             )
         )
         seats.extend((batch_id, index, *seat) for seat in r.seats)
