@@ -5,7 +5,7 @@ Columns are documented per function; every frame is sorted by match index (then 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -78,6 +78,32 @@ def matches(engine: Engine, batch_id: str) -> pd.DataFrame:
             "opening": "Int64",
         }
     )
+
+
+def match_design(
+    engine: Engine, batch_id: str, starting_seat: Callable[[int], int] | None = None
+) -> pd.DataFrame:
+    """Columns: match_index, first_seat, opening (nullable) for every successful match.
+
+    ``starting_seat(seed)`` fills in the first seat of rows stored before it was kept (the
+    game's first mover from that seed); without it they stay null.
+    """
+    t = MATCH
+    query = (
+        select(t.c.match_index, t.c.seed, t.c.first_seat, t.c.opening)
+        .where(t.c.batch_id == batch_id, t.c.ok.is_(True))
+        .order_by(t.c.match_index)
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    frame = pd.DataFrame(rows, columns=["match_index", "seed", "first_seat", "opening"])
+    frame = frame.astype({"match_index": "int64", "first_seat": "Int64", "opening": "Int64"})
+    missing = frame["first_seat"].isna()
+    if starting_seat is not None and bool(missing.any()):
+        frame.loc[missing, "first_seat"] = [
+            starting_seat(int(seed)) for seed in frame.loc[missing, "seed"]
+        ]
+    return frame.drop(columns="seed")
 
 
 def match_stats(engine: Engine, batch_id: str) -> pd.DataFrame:

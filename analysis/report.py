@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -23,9 +23,9 @@ from analysis import agents as agents_mod
 from analysis import frames, seats, shape, stop_rule
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
-from analysis.tidy import Wide, is_binary, to_wide
-from engines.registry import game_class
-from engines.seating import seating_design
+from analysis.tidy import Wide, is_binary, to_wide, with_matches
+from engines.registry import game_class, load_game
+from engines.seating import opening_round, seating_design
 from storage import crud
 from storage.models import BatchStatus
 
@@ -72,6 +72,13 @@ def coverage_note(batch: Any, played: int) -> str | None:
 def agent_groups(specs: list[dict[str, Any]]) -> list[int]:
     """For each agent index, the first index with the same spec (the same player)."""
     return [next(j for j, other in enumerate(specs) if other == spec) for spec in specs]
+
+
+def starting_seat(batch: Any) -> Callable[[int], int]:
+    """The seat that moves first in the batch's match with game seed ``seed`` (for rows stored
+    before the first seat was kept)."""
+    game = load_game(batch.game, players=batch.players, **batch.options)
+    return lambda seed: max(game.new_initial_state(seed).current_player(), 0)
 
 
 def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
@@ -159,6 +166,11 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     long = frames.seat_results_numeric(engine, batch.id, batch.labels)
     w = to_wide(long, batch.players)
     del long
+    w = with_matches(
+        w,
+        frames.match_design(engine, batch.id, starting_seat(batch)),
+        opening_round(batch.players, batch.seat_policy),
+    )
     ended = frames.ended_by_counts(engine, batch.id)
     failed = int(ended.loc[ended["ended_by"] == "failed", "count"].sum())
     ended_ok = ended[ended["ended_by"] != "failed"]

@@ -7,11 +7,12 @@ transaction never leaves) are dropped rather than guessed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
+from analysis.units import Units, sampling_units
 from storage.models import SEAT_COLUMNS
 
 LONG_COLUMNS = tuple(c for c in SEAT_COLUMNS if c not in ("batch_id", "rank"))
@@ -33,6 +34,21 @@ class Wide:
     points: np.ndarray  # (M, n) float64
     agent: np.ndarray  # (M, n) int64 agent_index
     labels: tuple[str, ...]
+    first_seat: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """(M,) int64: the seat that moved first; a seat's turn position is
+    ``(seat - first_seat) % n``. Seat 0 everywhere until ``with_matches`` says otherwise."""
+    unit: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """(M,) int64 label of the match's unit of sampling (``analysis.units``); one unit per
+    match until ``with_matches`` links matches that share an opening or a round."""
+    units: Units | None = None
+    """How ``unit`` was made (distinct openings, whether they were recorded), once known."""
+
+    def __post_init__(self) -> None:
+        m = self.match_index.size
+        if self.first_seat.size != m:
+            object.__setattr__(self, "first_seat", np.zeros(m, np.int64))
+        if self.unit.size != m:
+            object.__setattr__(self, "unit", np.arange(m, dtype=np.int64))
 
     @property
     def matches(self) -> int:
@@ -96,6 +112,21 @@ def to_wide(df: pd.DataFrame, players: int) -> Wide:
         agent=shaped(col("agent_index", np.int64)),
         labels=labels,
     )
+
+
+def with_matches(w: Wide, matches: pd.DataFrame, round_size: int) -> Wide:
+    """``w`` with the turn order and units of sampling read from the ``frames.matches`` rows.
+
+    ``matches`` needs the columns match_index, first_seat and opening (``frames.match_design``,
+    whose missing starting seats are already filled in); units link matches that share an
+    opening key or a round of ``round_size`` matches.
+    """
+    rows = matches.set_index("match_index").reindex(w.match_index)
+    first = rows["first_seat"].fillna(0).to_numpy(np.int64)
+    # Keys are 63-bit: compared as Python ints, never through float64.
+    keys = rows["opening"].astype(object).where(rows["opening"].notna(), None).to_numpy()
+    units = sampling_units(w.match_index, keys, round_size)
+    return replace(w, first_seat=first, unit=units.label, units=units)
 
 
 def meeting_results(win: np.ndarray) -> np.ndarray:

@@ -145,6 +145,14 @@ def design_size(players: int, policy: str) -> int:
     raise ValueError(f"unknown seat policy {policy!r}; one of {', '.join(POLICIES)}")
 
 
+def opening_round(players: int, policy: str) -> int:
+    """Matches that play one opening with their different seatings: a round of the design, or
+    one Latin-square block of ``players`` matches where the whole design (n! for five or more
+    players) is too long to share one opening."""
+    size = design_size(players, policy)
+    return size if size <= BALANCED_ROUND[4] else players
+
+
 def seating_design(players: int, policy: str, matches: int) -> SeatingDesign:
     """Is a batch of ``matches`` matches a whole number of rounds of its seating design?"""
     size = design_size(players, policy)

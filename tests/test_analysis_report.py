@@ -199,7 +199,8 @@ def test_match_frame_lists_played_and_failed_matches(migrated_sqlite_url: str) -
                               ended_by=lambda i: "repetition" if i == 0 else "normal")  # fmt: skip
     frame = frames.matches(engine, bid)
     assert list(frame.columns) == [
-        "match_index", "seed", "ok", "plies", "ended_by", "duration", "error"
+        "match_index", "seed", "ok", "plies", "ended_by", "duration", "error", "first_seat",
+        "opening",
     ]  # fmt: skip
     assert frame["match_index"].tolist() == list(range(10))
     assert frame.loc[~frame["ok"], "match_index"].tolist() == [2, 5]

@@ -69,3 +69,34 @@ def test_seat_order_games_start_at_seat_zero_and_the_keys_reach_the_frames(
     assert list(stored["first_seat"]) == [0] * 6
     played = play_chunk(batch, 0, 6)
     assert list(stored["opening"]) == [key_of(list(r.moves)) for r in played]
+
+
+def test_rows_stored_before_get_their_starting_seat_from_the_deal(
+    migrated_sqlite_url: str,
+) -> None:
+    from sqlalchemy import text
+
+    from analysis.report import build_report, starting_seat
+    from storage import crud
+
+    batch = plan_batch(
+        game="alhambra",
+        players=3,
+        options={},
+        agents=["random"],
+        matches=9,
+        seed=402,
+        seat_policy=None,
+        chunk_size=9,
+        max_plies=None,
+    )
+    engine = get_engine(migrated_sqlite_url)
+    stored = crud.create_batch(engine, plan=batch)
+    run_chunk(stored.id, 0, 9, database_url=migrated_sqlite_url)
+    kept = frames.match_design(engine, stored.id)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE match SET first_seat = NULL, opening = NULL"))
+    assert frames.match_design(engine, stored.id)["first_seat"].isna().all()
+    filled = frames.match_design(engine, stored.id, starting_seat(stored))
+    assert list(filled["first_seat"]) == list(kept["first_seat"])
+    assert build_report(engine, stored.id)["batch"]["matches_done"] == 9
