@@ -112,7 +112,9 @@ class ProgressPublic(BaseModel):
     finished: int
     chunks_written: int
     chunks_total: int
-    rate: float | None = Field(description="Matches per second since the batch started.")
+    rate: float | None = Field(
+        description="Matches per second since the batch last started or was resumed."
+    )
     eta_seconds: float | None
 
 
