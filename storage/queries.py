@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, Engine, Select, and_, case, func, select, text
 from sqlalchemy.sql.elements import ColumnElement
 
-from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT
+from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT, NotFound
 
 EXPORT_SLICE = 2000
 """Matches read per query by ``export_row_slices``."""
@@ -64,6 +64,14 @@ def get_match(engine: Engine, batch_id: str, match_index: int) -> StoredMatch | 
     query = select(MATCH).where(MATCH.c.batch_id == batch_id, MATCH.c.match_index == match_index)
     found = _with_seats(engine, batch_id, query, 1, 0)
     return found[0] if found else None
+
+
+def find_match(engine: Engine, batch_id: str, match_index: int) -> StoredMatch:
+    """``get_match``, raising ``NotFound`` when that match is not stored."""
+    stored = get_match(engine, batch_id, match_index)
+    if stored is None:
+        raise NotFound(f"match {match_index} of batch {batch_id} is not stored (yet)")
+    return stored
 
 
 def _with_seats(

@@ -94,7 +94,10 @@ def test_replay_reproduces_the_stored_match(finished_batch: str, sqlite_url: str
 
 def test_replay_of_a_missing_index(finished_batch: str, sqlite_url: str) -> None:
     result = runner.invoke(app, ["replay", finished_batch, "99", "--db", sqlite_url])
-    assert result.exit_code == 2 and "no stored match 99" in result.stderr
+    assert (
+        result.exit_code == 2
+        and f"match 99 of batch {finished_batch} is not stored" in result.stderr
+    )
 
 
 def test_games_lists_games_options_agents_and_parameters() -> None:

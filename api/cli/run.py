@@ -74,14 +74,12 @@ def resume(
     """Play only the missing matches of an interrupted batch."""
     with user_errors(db):
         engine = open_db(db)
-        full = crud.resolve_batch_id(engine, batch_id)
-        batch = crud.get_batch(engine, full)
-        assert batch is not None
+        batch = crud.find_batch(engine, batch_id)
         if batch.status in BatchStatus.FINISHED:
-            err.print(f"batch {full} is already {batch.status}; nothing to resume")
+            err.print(f"batch {batch.id} is already {batch.status}; nothing to resume")
         else:
-            err.print(f"resuming batch [bold]{full}[/bold] — {describe_batch(batch)}")
-        _play(engine, full, workers, db)
+            err.print(f"resuming batch [bold]{batch.id}[/bold] — {describe_batch(batch)}")
+        _play(engine, batch.id, workers, db)
 
 
 def _play(engine: Engine, batch_id: str, workers: int | None, url: str | None) -> None:
@@ -132,8 +130,7 @@ def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud
 
 def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:
     """Status line, seat balance, agent scores, and how to look further."""
-    batch = crud.get_batch(engine, batch_id)
-    assert batch is not None
+    batch = crud.find_batch(engine, batch_id)
     p = crud.progress(engine, batch_id)
     out.print(
         f"batch [bold]{batch.id}[/bold]: {batch.status}, {p.done} played, {p.failed} failed"
