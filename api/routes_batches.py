@@ -36,7 +36,7 @@ from api.schemas import (
 )
 from storage import submissions
 from storage.crud import cancel_batch, find_batch, list_batches, progress
-from storage.models import Batch
+from storage.models import Batch, BatchStatus
 from storage.queries import StoredMatch, find_match, list_matches
 from storage.records import split_moves
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
@@ -177,10 +177,7 @@ def read_batches(
     engine: EngineDep,
     request: Request,
     game: Annotated[str | None, Query(pattern=GAME_NAME_PATTERN, max_length=40)] = None,
-    status_: Annotated[
-        Literal["queued", "running", "done", "cancelled", "failed"] | None,
-        Query(alias="status"),
-    ] = None,
+    status_: Annotated[BatchStatus | None, Query(alias="status")] = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> BatchList:

@@ -14,6 +14,7 @@ from api.cli import batch_options as opts
 from api.cli.common import err, fail, out, user_errors, warn_incomplete_seating
 from api.cli_tables import chunking
 from api.client import ServiceClient, ServiceError
+from storage.models import BatchStatus
 from storage.settings import Settings, get_settings
 
 app = typer.Typer()
@@ -165,7 +166,7 @@ def _follow(client: ServiceClient, batch_id: str, interval: float = 1.0) -> dict
                 status=batch["status"],
                 rate=f"{rate:,.0f} matches/s" if rate else "",
             )
-            if batch["status"] in {"done", "failed", "cancelled"}:
+            if batch["status"] in BatchStatus.FINISHED:
                 break
             time.sleep(interval)
             batch = client.batch(batch_id)

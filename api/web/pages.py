@@ -27,7 +27,7 @@ from api.web.templating import page
 from engines.core import OptionError
 from engines.registry import game_names
 from storage.crud import NotFound, find_batch, get_batch, list_batches, resolve_batch_id
-from storage.models import Batch
+from storage.models import Batch, BatchStatus
 from storage.queries import (
     batch_tallies,
     count_batches,
@@ -40,7 +40,6 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)]
 
 BATCHES_PER_PAGE = 50
 MATCHES_PER_PAGE = 50
-Status = Literal["queued", "running", "done", "cancelled", "failed"]
 
 
 def not_found(request: Request, message: str) -> HTMLResponse:
@@ -56,7 +55,7 @@ def batches_page(
     request: Request,
     engine: EngineDep,
     game: Annotated[str | None, Query(pattern=f"{GAME_NAME_PATTERN}|^$", max_length=40)] = None,
-    status: Annotated[Status | Literal[""] | None, Query()] = None,
+    status: Annotated[BatchStatus | Literal[""] | None, Query()] = None,
     page_no: Annotated[int, Query(alias="page", ge=1, le=10**9)] = 1,
 ) -> HTMLResponse:
     """Every batch, newest first, filtered by game and status, one page at a time."""
