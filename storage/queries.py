@@ -15,21 +15,15 @@ from sqlalchemy import Connection, Engine, Select, and_, case, func, select, tex
 from sqlalchemy.sql.elements import ColumnElement
 
 from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT, NotFound
+from storage.models import MATCH_COLUMNS, SEAT_COLUMNS
 
 EXPORT_SLICE = 2000
 """Matches read per query by ``export_row_slices``."""
 
-EXPORT_MATCH_COLUMNS = (
-    "batch_id",
-    "match_index",
-    "seed",
-    "ok",
-    "plies",
-    "ended_by",
-    "duration",
-    "error",
-)
-EXPORT_SEAT_COLUMNS = ("seat", "agent", "agent_index", "points", "win_share", "rank")
+EXPORT_MATCH_COLUMNS = tuple(c for c in MATCH_COLUMNS if c not in ("moves", "stats"))
+"""A match's columns in an export row: all but its moves and stats (read per match)."""
+EXPORT_SEAT_COLUMNS = SEAT_COLUMNS[2:]
+"""A seat's columns in an export row: all but the batch id and match index it shares."""
 EXPORT_COLUMNS = EXPORT_MATCH_COLUMNS + EXPORT_SEAT_COLUMNS
 """The columns of an export row, in order: the match's, then its seat's."""
 
