@@ -9,7 +9,8 @@ from fastapi import HTTPException, Request, status
 from storage.settings import Settings
 
 
-def _presented_key(request: Request) -> str | None:
+def presented_key(request: Request) -> str | None:
+    """The key of the request's ``Authorization: Bearer <key>`` header, if it has one."""
     header = request.headers.get("authorization")
     if not header:
         return None
@@ -19,13 +20,18 @@ def _presented_key(request: Request) -> str | None:
     return token.strip()
 
 
-def check_key(settings: Settings, request: Request) -> None:
-    """Raise 401 unless the request carries the configured key (compared in constant time)."""
+def key_accepted(settings: Settings, given: str | None) -> bool:
+    """Whether ``given`` opens writes: anything when ``API_KEY`` is unset, else that key
+    (compared in constant time)."""
     expected = settings.api_key
     if expected is None:
-        return
-    given = _presented_key(request)
-    if given is None or not hmac.compare_digest(given.encode(), expected.encode()):
+        return True
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def check_key(settings: Settings, request: Request) -> None:
+    """Raise 401 unless the request carries the configured key."""
+    if not key_accepted(settings, presented_key(request)):
         raise HTTPException(
             status_code=status.HTTP_401_UNAUTHORIZED,
             detail="missing or wrong API key: send the header 'Authorization: Bearer <API_KEY>'",

@@ -10,9 +10,6 @@ from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
-import kombu.exceptions
-import redis.exceptions
-import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -20,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engines.core import GameError, OptionError
 from storage.crud import NotFound
+from workers.outages import BROKER_DOWN, DATABASE_DOWN
 
 log = logging.getLogger(__name__)
 
@@ -107,17 +105,18 @@ def install_error_handlers(app: FastAPI) -> None:
                 message = f"{path} does not accept {request.method}; see the Allow header"
         return error_response(code, message, headers=exc.headers)
 
-    @app.exception_handler(sqlalchemy.exc.OperationalError)
-    @app.exception_handler(sqlalchemy.exc.InterfaceError)
     async def _database(_: Request, exc: Exception) -> JSONResponse:
         log.warning("database unreachable: %s", exc)
         return error_response(503, "the database is unreachable; try again in a moment")
 
-    @app.exception_handler(redis.exceptions.ConnectionError)
-    @app.exception_handler(kombu.exceptions.OperationalError)
     async def _broker(_: Request, exc: Exception) -> JSONResponse:
         log.warning("broker unreachable: %s", exc)
         return error_response(503, "the broker is unreachable; try again in a moment")
+
+    for outage in DATABASE_DOWN:
+        app.add_exception_handler(outage, _database)
+    for outage in BROKER_DOWN:
+        app.add_exception_handler(outage, _broker)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:

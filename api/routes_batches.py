@@ -8,7 +8,6 @@ from fastapi import (
     APIRouter,
     Depends,
     Header,
-    HTTPException,
     Path,
     Query,
     Request,
@@ -36,16 +35,9 @@ from api.schemas import (
     SeatPublic,
 )
 from storage import submissions
-from storage.crud import (
-    NotFound,
-    cancel_batch,
-    get_batch,
-    list_batches,
-    progress,
-    resolve_batch_id,
-)
-from storage.models import Batch
-from storage.queries import StoredMatch, get_match, list_matches
+from storage.crud import cancel_batch, find_batch, list_batches, progress
+from storage.models import Batch, BatchStatus
+from storage.queries import StoredMatch, find_match, list_matches
 from storage.records import split_moves
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
@@ -99,17 +91,6 @@ def to_public(
         )
     data = batch.model_dump()
     return BatchPublic(**data, progress=prog, links=links(request, batch.id))
-
-
-def _batch_or_404(engine: Engine, batch_id: str) -> Batch:
-    try:
-        full = resolve_batch_id(engine, batch_id)
-    except NotFound as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
-    batch = get_batch(engine, full)
-    if batch is None:  # pragma: no cover - resolved just above; batches are never deleted
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no batch {batch_id!r}")
-    return batch
 
 
 IdempotencyKeyHeader = Annotated[
@@ -196,10 +177,7 @@ def read_batches(
     engine: EngineDep,
     request: Request,
     game: Annotated[str | None, Query(pattern=GAME_NAME_PATTERN, max_length=40)] = None,
-    status_: Annotated[
-        Literal["queued", "running", "done", "cancelled", "failed"] | None,
-        Query(alias="status"),
-    ] = None,
+    status_: Annotated[BatchStatus | None, Query(alias="status")] = None,
     limit: Limit = 50,
     offset: Offset = 0,
 ) -> BatchList:
@@ -217,7 +195,7 @@ def read_batches(
 )
 def read_batch(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPublic:
     """Status, done/failed counts, rate and ETA of the current run. Reading changes nothing."""
-    batch = _batch_or_404(engine, batch_id)
+    batch = find_batch(engine, batch_id)
     return to_public(request, batch, engine)
 
 
@@ -229,7 +207,7 @@ def read_batch(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchP
 )
 def cancel(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPublic:
     """No chunk starts after this; chunks already running finish and are kept."""
-    full = _batch_or_404(engine, batch_id).id
+    full = find_batch(engine, batch_id).id
     return to_public(request, cancel_batch(engine, full), engine)
 
 
@@ -271,7 +249,7 @@ def read_matches(
     batch_id: BatchId, engine: EngineDep, limit: Limit = 100, offset: Offset = 0
 ) -> MatchList:
     """Matches in index order with seats, agents, returns, scores, plies and how they ended."""
-    full = _batch_or_404(engine, batch_id).id
+    full = find_batch(engine, batch_id).id
     items = [
         MatchPublic(**_match_fields(stored))
         for stored in list_matches(engine, full, limit=limit, offset=offset)
@@ -291,12 +269,7 @@ def read_match(
     engine: EngineDep,
 ) -> MatchDetail:
     """One match with its full move list: replaying the moves gives the same game."""
-    full = _batch_or_404(engine, batch_id).id
-    stored = get_match(engine, full, index)
-    if stored is None:
-        raise HTTPException(
-            status.HTTP_404_NOT_FOUND, f"match {index} of batch {full} is not stored (yet)"
-        )
+    stored = find_match(engine, find_batch(engine, batch_id).id, index)
     row = stored.match
     moves = split_moves(row["moves"])
     return MatchDetail(**_match_fields(stored), moves=moves, stats=row["stats"] or {})
@@ -315,7 +288,7 @@ def export(
     format: Annotated[Literal["csv", "parquet"], Query()] = "csv",
 ) -> StreamingResponse:
     """One row per seat of every stored match, streamed in slices of matches."""
-    full = _batch_or_404(engine, batch_id).id
+    full = find_batch(engine, batch_id).id
     if format == "csv":
         body = exports.csv_stream(engine, full)
         media = "text/csv"

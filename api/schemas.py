@@ -14,8 +14,9 @@ from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel.main import SQLModelConfig
 
+from engines.seating import SeatPolicy
 from storage.models import BatchState
-from workers.batches import MAX_SEED
+from workers.batches import MAX_CHUNK_SIZE, MAX_SEED
 
 MAX_AGENTS = 16
 MAX_OPTIONS = 64
@@ -82,7 +83,7 @@ class BatchCreate(BaseModel):
         le=MAX_SEED,
         description="Batch seed; generated when omitted.",
     )
-    seat_policy: Literal["balanced", "rotate", "fixed"] | None = Field(
+    seat_policy: SeatPolicy | None = Field(
         default=None,
         description="balanced (default when agents differ): each agent takes each seat, and "
         "follows each other agent, equally often; rotate: cyclic shifts only (each agent "
@@ -92,9 +93,9 @@ class BatchCreate(BaseModel):
         default=None,
         strict=True,
         ge=1,
-        le=5_000,
-        description="Matches per task (at most 5,000); by default the workers size chunks from "
-        "their own measurements (about CHUNK_SECONDS of work each).",
+        le=MAX_CHUNK_SIZE,
+        description=f"Matches per task (at most {MAX_CHUNK_SIZE:,}); by default the workers size "
+        "chunks from their own measurements (about CHUNK_SECONDS of work each).",
     )
     max_plies: int | None = Field(
         default=None, strict=True, ge=1, le=MAX_INT32, description="Ply cap (a draw when hit)."
@@ -112,7 +113,9 @@ class ProgressPublic(BaseModel):
     finished: int
     chunks_written: int
     chunks_total: int
-    rate: float | None = Field(description="Matches per second since the batch started.")
+    rate: float | None = Field(
+        description="Matches per second since the batch last started or was resumed."
+    )
     eta_seconds: float | None
 
 

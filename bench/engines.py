@@ -53,7 +53,7 @@ from typing import Any
 
 from engines.agents.mcts import MctsAgent
 from engines.compiled import uct
-from engines.compiled.agent import KERNELS
+from engines.compiled.kernels import has_kernel, kernel_id
 from engines.registry import game_names, load_game
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -106,8 +106,8 @@ def our_loop(name: str, players: int | None = None) -> Loop:
 def kernel_loop(name: str, batch: int = 200) -> Loop:
     """Random playouts inside the compiled kernel: ``batch`` games per call, one call."""
     game = load_game(name)
-    game_id, encode = KERNELS[name]
-    root = encode(game.new_initial_state(0))
+    game_id = kernel_id(name)
+    root = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
     cap = game.game_type.max_game_length
 
     def loop(rng: random.Random) -> tuple[int, int]:
@@ -139,8 +139,8 @@ def compile_times() -> dict[str, float]:
 def compiled_mcts_rate(name: str, iterations: int) -> float:
     """Compiled UCT iterations per CPU second from the opening, uniform random rollouts."""
     game = load_game(name)
-    game_id, encode = KERNELS[name]
-    root = encode(game.new_initial_state(0))
+    game_id = kernel_id(name)
+    root = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
     cap = game.game_type.max_game_length
     started = time.process_time()
     uct.search(game_id, root, game.num_players, iterations, 1.4, uct.RANDOM_ROLLOUT, cap, 1)
@@ -200,7 +200,7 @@ def openspiel_mcts_rate(name: str, params: dict[str, Any], iterations: int) -> f
 
 
 def bench_game(name: str, seconds: float, rounds: int, iterations: int) -> dict[str, Any]:
-    compiled = name in KERNELS
+    compiled = has_kernel(name)
     if compiled:  # compile (or load) before anything is timed
         kernel_loop(name, 1)(random.Random(0))
     loops: dict[str, Loop] = {"ours": our_loop(name)}

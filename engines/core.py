@@ -420,6 +420,10 @@ class AgentType:
     min_players: int = 1
     max_players: int = 99
     presets: Mapping[str, Any] = field(default_factory=dict)
+    check: Callable[[Game, Mapping[str, Any], str], None] | None = None
+    """``check(game, params, prefix)`` refuses validated parameters this game cannot take
+    (``mcts``'s ``backend`` ``compiled`` on a game without a kernel) with an ``OptionError``
+    whose field is ``prefix`` + the parameter's name."""
 
     def supports(self, game: Game) -> bool:
         return (self.games is None or game.name in self.games) and (

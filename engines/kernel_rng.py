@@ -15,13 +15,6 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MULT = np.uint64(0x2545F4914F6CDD1D)
 
 
-def new_rng(seed: int) -> np.ndarray:
-    """A generator state from any int seed (never the all-zero state xorshift cannot leave)."""
-    state = np.zeros(1, dtype=np.uint64)
-    seed_rng(state, seed & 0x7FFF_FFFF_FFFF_FFFF)
-    return state
-
-
 @njit(cache=True)
 def seed_rng(rng: np.ndarray, seed: int) -> None:
     """Mix ``seed`` (splitmix64's finaliser) into a non-zero generator state."""

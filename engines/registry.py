@@ -32,7 +32,8 @@ GAME_MODULES: dict[str, str] = {
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
 COMPILED_MODULE = "engines.compiled"
-"""The compiled search core: registers the compiled ``mcts`` backend, brings its own agents."""
+"""The agents built on the compiled search: ``mcts`` (compiled where the game has a kernel,
+else Python) and Les Alvéoles' ``expert``."""
 
 
 @cache
@@ -157,6 +158,8 @@ def normalise_agent_spec(
             field=f"{field}.{sorted(fixed)[0]}",
         )
     params = validate_options(atype.params, given, owner=f"agent {name!r}", prefix=f"{field}.")
+    if atype.check is not None:
+        atype.check(game, {**params, **atype.presets}, f"{field}.")
     return {"name": name, **params}
 
 

@@ -45,12 +45,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
-BALANCED = "balanced"
-ROTATE = "rotate"
-FIXED = "fixed"
-POLICIES = (BALANCED, ROTATE, FIXED)
+
+class SeatPolicy(StrEnum):
+    """How a batch seats its agents, match by match (the module doc). Stored as its text."""
+
+    BALANCED = "balanced"
+    ROTATE = "rotate"
+    FIXED = "fixed"
+
+
+BALANCED, ROTATE, FIXED = SeatPolicy.BALANCED, SeatPolicy.ROTATE, SeatPolicy.FIXED
+POLICIES = tuple(SeatPolicy)
 
 _FOUR_PLAYERS = (
     "0213 2031 1320 3102 0123 1032 2301 3210 0231 2013 1302 3120 "

@@ -12,23 +12,18 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, Select, and_, case, func, select, text
+from sqlalchemy.sql.elements import ColumnElement
 
-from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT
+from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT, NotFound
+from storage.models import MATCH_COLUMNS, SEAT_COLUMNS
 
 EXPORT_SLICE = 2000
 """Matches read per query by ``export_row_slices``."""
 
-EXPORT_MATCH_COLUMNS = (
-    "batch_id",
-    "match_index",
-    "seed",
-    "ok",
-    "plies",
-    "ended_by",
-    "duration",
-    "error",
-)
-EXPORT_SEAT_COLUMNS = ("seat", "agent", "agent_index", "points", "win_share", "rank")
+EXPORT_MATCH_COLUMNS = tuple(c for c in MATCH_COLUMNS if c not in ("moves", "stats"))
+"""A match's columns in an export row: all but its moves and stats (read per match)."""
+EXPORT_SEAT_COLUMNS = SEAT_COLUMNS[2:]
+"""A seat's columns in an export row: all but the batch id and match index it shares."""
 EXPORT_COLUMNS = EXPORT_MATCH_COLUMNS + EXPORT_SEAT_COLUMNS
 """The columns of an export row, in order: the match's, then its seat's."""
 
@@ -65,6 +60,14 @@ def get_match(engine: Engine, batch_id: str, match_index: int) -> StoredMatch | 
     return found[0] if found else None
 
 
+def find_match(engine: Engine, batch_id: str, match_index: int) -> StoredMatch:
+    """``get_match``, raising ``NotFound`` when that match is not stored."""
+    stored = get_match(engine, batch_id, match_index)
+    if stored is None:
+        raise NotFound(f"match {match_index} of batch {batch_id} is not stored (yet)")
+    return stored
+
+
 def _with_seats(
     engine: Engine, batch_id: str, query: Select[Any], limit: int, offset: int
 ) -> list[StoredMatch]:
@@ -74,26 +77,10 @@ def _with_seats(
         rows = [dict(r._mapping) for r in conn.execute(query)]
         if not rows:
             return []
-        by_match = _seats_between(conn, batch_id, rows[0]["match_index"], rows[-1]["match_index"])
+        # A page in index order holds every stored match between its first and last.
+        span = SEAT_RESULT.c.match_index.between(rows[0]["match_index"], rows[-1]["match_index"])
+        by_match = _seats_of(conn, batch_id, span)
     return [StoredMatch(r, by_match.get(r["match_index"], [])) for r in rows]
-
-
-def _seats_between(
-    conn: Connection, batch_id: str, low: int, high: int
-) -> dict[int, list[dict[str, Any]]]:
-    """Seat rows of the matches ``low`` to ``high`` (inclusive), by match index, in seat order."""
-    seats = conn.execute(
-        select(SEAT_RESULT)
-        .where(
-            SEAT_RESULT.c.batch_id == batch_id,
-            SEAT_RESULT.c.match_index.between(low, high),
-        )
-        .order_by(SEAT_RESULT.c.match_index, SEAT_RESULT.c.seat)
-    )
-    by_match: dict[int, list[dict[str, Any]]] = {}
-    for s in seats:
-        by_match.setdefault(s.match_index, []).append(dict(s._mapping))
-    return by_match
 
 
 # --------------------------------------------------------------------------- export
@@ -270,7 +257,8 @@ def list_matches_page(
         rows = [dict(r._mapping) for r in conn.execute(query)]
         if not rows:
             return [], total
-        by_match = _seats_of(conn, batch_id, [r["match_index"] for r in rows])
+        page = SEAT_RESULT.c.match_index.in_([r["match_index"] for r in rows])
+        by_match = _seats_of(conn, batch_id, page)
     return [StoredMatch(r, by_match.get(r["match_index"], [])) for r in rows], total
 
 
@@ -286,12 +274,13 @@ def match_endings(engine: Engine, batch_id: str) -> list[str]:
 
 
 def _seats_of(
-    conn: Connection, batch_id: str, indices: Sequence[int]
+    conn: Connection, batch_id: str, matches: ColumnElement[bool]
 ) -> dict[int, list[dict[str, Any]]]:
-    """Seat rows of the matches ``indices`` (a page, in any order), by match index."""
+    """Seat rows of a page of matches, by match index, in seat order; ``matches`` picks the
+    page on ``SEAT_RESULT.c.match_index``."""
     seats = conn.execute(
         select(SEAT_RESULT)
-        .where(SEAT_RESULT.c.batch_id == batch_id, SEAT_RESULT.c.match_index.in_(list(indices)))
+        .where(SEAT_RESULT.c.batch_id == batch_id, matches)
         .order_by(SEAT_RESULT.c.match_index, SEAT_RESULT.c.seat)
     )
     by_match: dict[int, list[dict[str, Any]]] = {}

@@ -8,6 +8,8 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
+import redis.exceptions
+import sqlalchemy.exc
 from api_support import client_for, forget_settings, make_api, point_settings_at, route_cli_to
 from sqlalchemy import text
 
@@ -203,6 +205,28 @@ def test_health_names_an_unreachable_database(tmp_path) -> None:
     with client_for(app) as client:
         health = client.get("/healthz")
     assert health.status_code == 503 and health.json()["database"].startswith("unreachable")
+
+
+@pytest.mark.parametrize(
+    "outage",
+    [
+        redis.exceptions.TimeoutError("Timeout reading from socket"),
+        redis.exceptions.ConnectionError("Connection refused"),
+        sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection")),
+    ],
+    ids=lambda e: f"{type(e).__module__}.{type(e).__name__}",
+)
+def test_a_service_away_mid_request_is_503_not_500(api, outage: Exception) -> None:
+    """Every error the workers wait out is a 503 (try again) when a route meets it."""
+    client, dispatcher, _ = api
+
+    def away(_batch: object) -> None:
+        raise outage
+
+    dispatcher.start = away  # type: ignore[method-assign]
+    response = client.post("/batches", json=GOOD)
+    assert response.status_code == 503, response.text
+    assert "unreachable" in response.json()["message"]
 
 
 def test_writes_need_the_key_when_it_is_set(migrated_sqlite_url: str) -> None:

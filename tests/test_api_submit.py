@@ -1,4 +1,6 @@
-"""Submitting over HTTP: Idempotency-Key replays, the app's own limits, retries of the client."""
+"""Submitting over HTTP: Idempotency-Key replays, the app's own limits, retries of the client,
+and a backend that cannot run refused when the batch is asked for (over HTTP,
+``submit``, ``run``)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,9 @@ import httpx
 import pytest
 from api_support import client_for, forget_settings, make_api, point_settings_at, route_cli_to
 from sqlalchemy import func, select, text
+from typer.testing import CliRunner
 
+from api.cli import app as cli
 from storage.crud import BATCH
 from storage.db import get_engine
 from storage.submissions import OUTBOX
@@ -198,3 +202,51 @@ def test_cli_submit_with_a_key_twice_makes_one_batch(api, monkeypatch) -> None:
     assert batch_count(url) == 1
     fresh = runner.invoke(cli, command)
     assert fresh.exit_code == 0 and batch_count(url) == 2
+
+
+COMPILED_ON_ABALONE = {
+    "game": "abalone",
+    "agents": [{"name": "mcts", "backend": "compiled", "iterations": 10}, "random"],
+    "matches": 2,
+}
+"""Abalone has no compiled kernel: every match of this batch would fail."""
+
+
+def test_post_batches_refuses_a_compiled_backend_on_a_game_without_kernel(api) -> None:
+    client, dispatcher, url = api
+    refused = client.post("/batches", json=COMPILED_ON_ABALONE)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["field"] == "agents[0].backend"
+    assert "abalone" in refused.json()["message"]
+    assert batch_count(url) == 0 and dispatcher.started == []
+    # The same request on a game with a kernel, and with the Python search, is accepted.
+    for body in (
+        {**COMPILED_ON_ABALONE, "game": "alquerque"},
+        {**COMPILED_ON_ABALONE, "agents": [{"name": "mcts", "backend": "python"}, "random"]},
+    ):
+        assert client.post("/batches", json=body).status_code == 202
+    assert batch_count(url) == 2
+
+
+def test_playtester_submit_refuses_it_naming_the_field(api, monkeypatch) -> None:
+    client, dispatcher, url = api
+    route_cli_to(client.app, monkeypatch)
+    result = CliRunner().invoke(
+        cli, ["submit", "abalone", "-a", "mcts:backend=compiled,iterations=10,random", "-n", "2"]
+    )
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert lines[0].endswith("(agents[0].backend)")
+    assert batch_count(url) == 0 and dispatcher.started == []
+
+
+def test_playtester_run_refuses_it_before_storing_anything(migrated_sqlite_url: str) -> None:
+    args = ["run", "abalone", "-a", "mcts:backend=compiled,iterations=10,random", "-n", "2"]
+    result = CliRunner().invoke(cli, [*args, "--db", migrated_sqlite_url])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: agents[0].backend 'compiled'"), result.stderr
+    assert "abalone" in lines[0]
+    assert batch_count(migrated_sqlite_url) == 0

@@ -94,7 +94,10 @@ def test_replay_reproduces_the_stored_match(finished_batch: str, sqlite_url: str
 
 def test_replay_of_a_missing_index(finished_batch: str, sqlite_url: str) -> None:
     result = runner.invoke(app, ["replay", finished_batch, "99", "--db", sqlite_url])
-    assert result.exit_code == 2 and "no stored match 99" in result.stderr
+    assert (
+        result.exit_code == 2
+        and f"match 99 of batch {finished_batch} is not stored" in result.stderr
+    )
 
 
 def test_games_lists_games_options_agents_and_parameters() -> None:
@@ -147,3 +150,22 @@ def test_the_root_command_lists_every_command_in_order() -> None:
     for name in root.commands:
         shown = runner.invoke(app, [name, "--help"])
         assert shown.exit_code == 0 and "Usage: playtester " + name in shown.stdout, name
+
+
+def test_run_and_submit_describe_a_batch_with_the_same_options() -> None:
+    """The eleven options that describe a batch read and explain the same in both commands."""
+    import typer
+
+    root = typer.main.get_command(app)
+
+    def batch_options(command: str) -> dict[str, tuple[tuple[str, ...], str | None]]:
+        params = root.commands[command].params  # type: ignore[attr-defined]
+        return {p.name: (tuple(p.opts), getattr(p, "help", None)) for p in params}
+
+    run, submit = batch_options("run"), batch_options("submit")
+    shared = {
+        *("game", "agents", "players", "matches", "seed", "seat_policy", "option"),
+        *("option_file", "max_plies", "chunk_size", "stop"),
+    }
+    assert shared <= set(run) & set(submit)
+    assert {name: run[name] for name in shared} == {name: submit[name] for name in shared}

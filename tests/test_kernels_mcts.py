@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from engines.agents.mcts import MctsAgent, make_mcts
+from engines.agents.mcts import MctsAgent
 from engines.alquerque.rules import AlquerqueGame, AlquerqueState
+from engines.compiled import uct
 from engines.compiled.agent import CompiledMctsAgent
+from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
+from engines.compiled.mcts import make_mcts
 from engines.core import OptionError, play_match
+from engines.kernel_rng import seed_rng
 from engines.registry import load_game, make_agent
 
 
@@ -26,11 +32,76 @@ def test_mcts_uses_the_compiled_search_when_the_game_has_a_kernel() -> None:
         )
 
 
-def test_the_games_declared_with_a_kernel_are_those_the_search_knows() -> None:
-    from engines.compiled import KERNEL_GAMES
-    from engines.compiled.agent import KERNELS
+def test_a_fresh_process_finds_the_kernel_without_listing_agents() -> None:
+    """Nothing but the game is loaded first: the kernel is looked up, not registered."""
+    script = (
+        "import random\n"
+        "from engines.registry import load_game\n"
+        "from engines.compiled.mcts import make_mcts\n"
+        "game = load_game('alquerque')\n"
+        "for backend in ('compiled', 'auto'):\n"
+        "    agent = make_mcts(game, random.Random(0), iterations=5, backend=backend)\n"
+        "    assert type(agent).__name__ == 'CompiledMctsAgent', (backend, type(agent))\n"
+        "    assert game.new_initial_state(0).legal_actions().count(agent.step("
+        "game.new_initial_state(0))) == 1\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
 
-    assert sorted(KERNEL_GAMES) == sorted(KERNELS)
+
+def _same_rng(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    first, second = np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.uint64)
+    seed_rng(first, seed)
+    seed_rng(second, seed)
+    return first, second
+
+
+@pytest.mark.parametrize("name", KERNEL_GAMES)
+def test_every_declared_kernel_has_its_branch_in_each_dispatch_function(name: str) -> None:
+    """Each dispatch function, given a declared game's id, does what that game's kernel does:
+    a declared kernel without its branch raises there, one wired to another kernel differs."""
+    kernel = importlib.import_module(kernel_module(name))
+    game_id = kernel_id(name)
+    state = load_game(name).new_initial_state(1)
+    chooser = random.Random(2)
+    ours = np.empty(uct.MAX_ACTIONS, dtype=np.int64)
+    theirs = np.empty(uct.MAX_ACTIONS, dtype=np.int64)
+    plies = 0
+    while not state.is_terminal():  # a whole random game, every dispatch at every ply
+        plies += 1
+        position = kernel.encode(state)
+        assert uct._player(game_id, position) == kernel.current_player(position)
+        n = uct._legal(game_id, position, ours)
+        assert n == kernel.legal_actions(position, theirs)
+        assert sorted(ours[:n]) == sorted(theirs[:n]) == state.legal_actions()
+        seat = state.current_player()
+        assert uct._evaluate(game_id, position, seat) == kernel.evaluate(position, seat)
+        for dispatch, own in (
+            (uct._random_action, kernel.random_action),
+            (uct._rollout_action, kernel.rollout_action),
+            (uct._strong_rollout_action, kernel.strong_rollout_action),
+        ):
+            rng_a, rng_b = _same_rng(plies)
+            assert dispatch(game_id, position.copy(), rng_a) == own(position.copy(), rng_b)
+        action = chooser.choice(state.legal_actions())
+        played, expected = position.copy(), position.copy()
+        uct._apply(game_id, played, action)
+        kernel.apply(expected, action)
+        assert played.tolist() == expected.tolist()
+        state.apply(action)
+    final = kernel.encode(state)
+    got, want = np.zeros(uct.MAX_PLAYERS), np.zeros(uct.MAX_PLAYERS)
+    uct._returns(game_id, final, got)
+    kernel.returns(final, want)
+    assert got.tolist() == want.tolist()
+    assert got[: state.game.num_players].tolist() == state.returns()
+
+
+def test_an_id_no_branch_takes_is_refused() -> None:
+    position = importlib.import_module(kernel_module(KERNEL_GAMES[0])).encode(
+        load_game(KERNEL_GAMES[0]).new_initial_state(0)
+    )
+    with pytest.raises(ValueError, match="no dispatch branch"):
+        uct._player(len(KERNEL_GAMES), position)
 
 
 def test_listing_and_making_other_agents_does_not_load_numba() -> None:
@@ -48,12 +119,32 @@ def test_listing_and_making_other_agents_does_not_load_numba() -> None:
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
+def test_a_compiled_backend_is_refused_where_no_kernel_is_declared_without_numba() -> None:
+    """Spec validation reads the kernel declaration: the request is refused before any match,
+    naming the parameter, and asking loads no numba."""
+    script = (
+        "import sys\n"
+        "from engines.core import OptionError\n"
+        "from engines.registry import load_game, normalise_agent_spec\n"
+        "spec = {'name': 'mcts', 'backend': 'compiled', 'iterations': 10}\n"
+        "try:\n"
+        "    normalise_agent_spec(load_game('abalone'), spec, field='agents[0]')\n"
+        "except OptionError as exc:\n"
+        "    assert exc.field == 'agents[0].backend', exc.field\n"
+        "    assert 'abalone' in str(exc), exc\n"
+        "else:\n"
+        "    raise AssertionError('accepted')\n"
+        "assert normalise_agent_spec(load_game('alquerque'), spec)['backend'] == 'compiled'\n"
+        "assert 'numba' not in sys.modules, 'numba was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+
+
 class _NoKernel(AlquerqueGame):
     game_type = dataclasses.replace(AlquerqueGame.game_type, short_name="no_kernel")
 
 
 def test_a_game_without_kernel_keeps_the_python_search() -> None:
-    make_agent(load_game("alquerque"), "mcts")  # the registry has loaded the compiled core
     game = _NoKernel(2, {"no_capture_limit": 50})
     assert isinstance(make_mcts(game, random.Random(0)), MctsAgent)
     with pytest.raises(OptionError) as info:

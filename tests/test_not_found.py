@@ -12,9 +12,8 @@ from service_fixtures import RedisServer, redis_server
 from test_storage_crud import make_plan
 from typer.testing import CliRunner
 
-import api.routes_batches
 import api.routes_reports
-import storage.crud
+import storage.crud.batches
 import workers.delivery
 import workers.dispatch
 from api.cli import app as cli
@@ -68,7 +67,7 @@ def test_a_bug_while_resolving_a_batch_id_is_not_a_404(
     def broken(*_args: object, **_kwargs: object) -> str:
         raise bug
 
-    monkeypatch.setattr(api.routes_batches, "resolve_batch_id", broken)
+    monkeypatch.setattr(storage.crud.batches, "resolve_batch_id", broken)
     assert client.get("/batches/abcdef").status_code == 500
 
 
@@ -87,7 +86,7 @@ def test_a_bug_in_a_cli_command_is_not_an_input_error(
         raise bug
 
     assert describe_error(bug) is None
-    monkeypatch.setattr(storage.crud, "resolve_batch_id", broken)
+    monkeypatch.setattr(storage.crud.batches, "resolve_batch_id", broken)
     result = CliRunner().invoke(cli, ["show", "abcdef", "--db", migrated_sqlite_url])
     assert result.exit_code != 2
     assert result.exception is bug

@@ -11,11 +11,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from storage.settings import Settings
 from workers.batches import stop_rule_chunk_cap
 from workers.dispatch import lost_ranges
 from workers.sizing import RangePlanner, next_chunk_size, smallest_chunk
 
 RULE = {"kind": "sprt", "agents": ["a", "b"], "elo0": 0, "elo1": 20}
+TWO_SECONDS = Settings(chunk_seconds=2.0)
+ONE_SECOND = Settings(chunk_seconds=1.0)
 
 
 @dataclass
@@ -52,28 +55,28 @@ def test_stop_rule_cap_is_200_or_one_percent(matches: int, pairs: bool, cap: int
 def test_sizes_follow_the_measured_seconds_per_match() -> None:
     batch = FakeBatch(matches=100_000)
     # 10 matches in 0.5 s: 20 matches a second; 2 s of work is 40 matches.
-    assert next_chunk_size(batch, matches=10, seconds=0.5, target_seconds=2.0) == 40
+    assert next_chunk_size(batch, matches=10, seconds=0.5, settings=TWO_SECONDS) == 40
     # One slow match: 30 s for one match means chunks of one.
-    assert next_chunk_size(batch, matches=1, seconds=30.0, target_seconds=2.0) == 1
+    assert next_chunk_size(batch, matches=1, seconds=30.0, settings=TWO_SECONDS) == 1
     # Growth is bounded: a one-match chunk of 1 ms does not jump to 2,000 matches.
-    assert next_chunk_size(batch, matches=1, seconds=0.001, target_seconds=2.0) == 8
-    assert next_chunk_size(batch, matches=512, seconds=0.001, target_seconds=2.0) == 4096
-    assert next_chunk_size(batch, matches=4096, seconds=0.001, target_seconds=2.0) == 5000
+    assert next_chunk_size(batch, matches=1, seconds=0.001, settings=TWO_SECONDS) == 8
+    assert next_chunk_size(batch, matches=512, seconds=0.001, settings=TWO_SECONDS) == 4096
+    assert next_chunk_size(batch, matches=4096, seconds=0.001, settings=TWO_SECONDS) == 5000
     # Nothing measured (a chunk given up unplayed): the smallest chunk.
-    assert next_chunk_size(batch, matches=0, seconds=0.0, target_seconds=2.0) == 1
+    assert next_chunk_size(batch, matches=0, seconds=0.0, settings=TWO_SECONDS) == 1
 
 
 def test_a_fixed_size_is_kept_and_a_stop_rule_caps_measured_sizes() -> None:
     fixed = FakeBatch(chunk_size=37)
-    assert next_chunk_size(fixed, matches=1, seconds=100.0, target_seconds=2.0) == 37
+    assert next_chunk_size(fixed, matches=1, seconds=100.0, settings=TWO_SECONDS) == 37
     ruled = FakeBatch(matches=5_000, stop_rule=RULE)  # 2 players, rotate: pairs
     assert smallest_chunk(ruled) == 2
-    assert next_chunk_size(ruled, matches=64, seconds=0.01, target_seconds=2.0) == 50
-    assert next_chunk_size(ruled, matches=2, seconds=0.3, target_seconds=2.0) == 12  # 13.3 → 12
-    assert next_chunk_size(ruled, matches=2, seconds=60.0, target_seconds=2.0) == 2
+    assert next_chunk_size(ruled, matches=64, seconds=0.01, settings=TWO_SECONDS) == 50
+    assert next_chunk_size(ruled, matches=2, seconds=0.3, settings=TWO_SECONDS) == 12  # 13.3 → 12
+    assert next_chunk_size(ruled, matches=2, seconds=60.0, settings=TWO_SECONDS) == 2
     unpaired = FakeBatch(matches=5_000, stop_rule=RULE, seat_policy="fixed")
     assert smallest_chunk(unpaired) == 1
-    assert next_chunk_size(unpaired, matches=2, seconds=0.3, target_seconds=2.0) == 13
+    assert next_chunk_size(unpaired, matches=2, seconds=0.3, settings=TWO_SECONDS) == 13
 
 
 @given(
@@ -88,7 +91,9 @@ def test_measured_sizes_stay_within_their_bounds(
     matches: int, played: int, seconds: float, target: float, ruled: bool, policy: str
 ) -> None:
     batch = FakeBatch(matches=matches, seat_policy=policy, stop_rule=RULE if ruled else None)
-    size = next_chunk_size(batch, matches=played, seconds=seconds, target_seconds=target)
+    size = next_chunk_size(
+        batch, matches=played, seconds=seconds, settings=Settings(chunk_seconds=target)
+    )
     pairs = ruled and policy == "rotate"
     low = 2 if pairs else 1
     assert low <= size <= max(low, min(5000, 8 * played))
@@ -99,7 +104,7 @@ def test_measured_sizes_stay_within_their_bounds(
 
 
 def test_the_planner_measures_first_then_sizes_from_everything_measured() -> None:
-    planner = RangePlanner(FakeBatch(matches=200), [(0, 200)], target_seconds=1.0)
+    planner = RangePlanner(FakeBatch(matches=200), [(0, 200)], settings=ONE_SECOND)
     assert planner.take() == (0, 1)
     assert planner.take() is None  # nothing more until the first chunk is measured
     planner.measured(1, 0.25)  # 4 matches a second: 4 per chunk
@@ -118,7 +123,7 @@ def test_the_planner_measures_first_then_sizes_from_everything_measured() -> Non
 
 def test_the_planner_cuts_gaps_by_a_fixed_size_on_its_boundaries() -> None:
     planner = RangePlanner(
-        FakeBatch(matches=20, chunk_size=4), [(0, 8), (12, 20)], target_seconds=1
+        FakeBatch(matches=20, chunk_size=4), [(0, 8), (12, 20)], settings=ONE_SECOND
     )
     pieces = []
     while (piece := planner.take()) is not None:

@@ -13,6 +13,7 @@ from storage import crud
 from storage.db import get_engine
 from storage.models import AUTO_CHUNK_SIZE, BatchPlan, BatchStatus
 from storage.records import MatchRecord, SeatRecord
+from storage.settings import Settings
 from workers.batches import plan_batch, stop_rule_chunk_cap, stop_rule_chunk_size
 from workers.chunks import run_chunk
 from workers.lifecycle import after_chunk
@@ -76,10 +77,11 @@ def test_plan_batch_caps_chunks_only_for_batches_with_a_rule() -> None:
     # Without a chunk size the runner sizes chunks, from measured work and within the cap.
     automatic = plan(matches=100_000, stop_rule=rule)
     assert automatic.chunk_size == AUTO_CHUNK_SIZE
-    fast = next_chunk_size(automatic, matches=1000, seconds=0.001, target_seconds=2.0)
+    two_seconds = Settings(chunk_seconds=2.0)
+    fast = next_chunk_size(automatic, matches=1000, seconds=0.001, settings=two_seconds)
     assert fast == 200 and largest_chunk(automatic) == 200
     assert next_chunk_size(plan(matches=5_000, stop_rule=rule), matches=100, seconds=0.01,
-                           target_seconds=2.0) == 50  # fmt: skip
+                           settings=two_seconds) == 50  # fmt: skip
     three = plan(
         game="alveoles",
         players=3,

@@ -222,6 +222,26 @@ def test_batch_ids_resolve_from_unique_prefixes(migrated_sqlite_url: str) -> Non
     assert crud.get_batch(engine, "ffff") is None
 
 
+def test_find_batch_and_find_match_raise_not_found_saying_why(migrated_sqlite_url: str) -> None:
+    """What the faces call on a typed id: the batch, or ``NotFound`` with the reason."""
+    from storage.queries import find_match
+
+    engine = get_engine(migrated_sqlite_url)
+    batch = crud.create_batch(engine, plan=make_plan(id="cafe1111aaaa", matches=2, chunk_size=2))
+    crud.create_batch(engine, plan=make_plan(id="cafe2222bbbb"))
+    assert crud.find_batch(engine, "cafe1").id == batch.id
+    assert crud.find_batch(engine, batch.id).id == batch.id
+    for typed, why in (("cafe", "ambiguous"), ("ca", "at least 4"), ("ffff", "no batch 'ffff'")):
+        with pytest.raises(crud.NotFound, match=why):
+            crud.find_batch(engine, typed)
+    assert crud.write_chunk(
+        engine, batch_id=batch.id, start=0, stop=1, records=[record(0)], duration=0.1
+    )
+    assert find_match(engine, batch.id, 0).match["match_index"] == 0
+    with pytest.raises(crud.NotFound, match="match 1 of batch cafe1111aaaa is not stored"):
+        find_match(engine, batch.id, 1)
+
+
 def test_get_batch_takes_full_ids_only(migrated_sqlite_url: str) -> None:
     engine = get_engine(migrated_sqlite_url)
     batch = crud.create_batch(engine, plan=make_plan(id="beef0000cafe"))

@@ -22,7 +22,7 @@ from engines.registry import (
     options_record,
     spec_from_text,
 )
-from engines.seating import BALANCED, FIXED, POLICIES, seat_swapped_pairs
+from engines.seating import BALANCED, FIXED, POLICIES, SeatPolicy, seat_swapped_pairs
 from storage.models import AUTO_CHUNK_SIZE, BatchPlan
 from storage.settings import Settings, get_settings
 
@@ -144,7 +144,7 @@ def _seat_policy(policy: str | None, specs: Sequence[Mapping[str, Any]]) -> str:
             f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
             field="seat_policy",
         )
-    return policy
+    return SeatPolicy(policy).value
 
 
 def _max_plies(max_plies: Any, game: Game, settings: Settings) -> int:

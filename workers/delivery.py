@@ -9,27 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import kombu.exceptions
-import redis.exceptions
-import sqlalchemy.exc
-
 from storage.crud import get_batch
 from storage.db import get_engine
 from storage.models import BatchStatus
 from storage.settings import get_settings
 from workers import attempts, dispatch
 from workers.chunks import ChunkOutcome, run_chunk
-
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    sqlalchemy.exc.OperationalError,
-    sqlalchemy.exc.InterfaceError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    kombu.exceptions.OperationalError,
-    ConnectionError,
-    TimeoutError,
-)
-"""Errors worth waiting out: the service behind them is expected back."""
+from workers.outages import TRANSIENT_ERRORS
 
 
 @dataclass(frozen=True)

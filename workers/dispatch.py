@@ -151,9 +151,7 @@ def current_size(
     if raw is not None:
         return int(raw)
     matches, seconds = crud.measured_work(engine, batch.id) if engine is not None else (0, 0.0)
-    size = next_chunk_size(
-        batch, matches=matches, seconds=seconds, target_seconds=settings.chunk_seconds
-    )
+    size = next_chunk_size(batch, matches=matches, seconds=seconds, settings=settings)
     if matches:
         client.set(size_key(batch.id), size, ex=KEY_TTL)
     return size
@@ -226,10 +224,7 @@ def advance(batch: Batch, outcome: ChunkOutcome) -> list[Range]:
         pipe.expire(key, KEY_TTL)
         matches, seconds, _ = pipe.execute()
         size = next_chunk_size(
-            batch,
-            matches=int(matches),
-            seconds=float(seconds),
-            target_seconds=settings.chunk_seconds,
+            batch, matches=int(matches), seconds=float(seconds), settings=settings
         )
         client.set(size_key(batch.id), size, ex=KEY_TTL)
     else:

@@ -17,13 +17,10 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
-import kombu.exceptions
-import redis.exceptions
-import sqlalchemy.exc
-
 from storage.models import Batch
 from storage.settings import Settings
 from storage.submissions import start_delivered
+from workers.outages import TRANSIENT_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +39,9 @@ class Dispatcher(Protocol):
     def close(self) -> None: ...
 
 
-BROKER_DOWN: tuple[type[BaseException], ...] = (
-    kombu.exceptions.OperationalError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    sqlalchemy.exc.OperationalError,
-    sqlalchemy.exc.InterfaceError,
-    OSError,
-)
-"""Failures after which a start request simply stays in the outbox for the sweeper."""
+START_WAITS: tuple[type[Exception], ...] = (*TRANSIENT_ERRORS, OSError)
+"""Failures after which a start request simply stays in the outbox for the sweeper: an outage,
+or any other socket error on the way to the broker."""
 
 
 class CeleryDispatcher:
@@ -71,7 +62,7 @@ class CeleryDispatcher:
         try:
             dispatch.start(batch.id, self.settings, retry=False)
             start_delivered(get_engine(self.settings.database_url), batch.id)
-        except BROKER_DOWN as exc:
+        except START_WAITS as exc:
             log.warning("batch %s stored; its start waits for the sweeper: %s", batch.id, exc)
 
     def broker_status(self) -> str:

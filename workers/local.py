@@ -81,7 +81,7 @@ def run_local(
     if batch.status in BatchStatus.FINISHED:
         return crud.progress(engine, batch_id)
     ranges = crud.missing_chunks(engine, batch)
-    planner = RangePlanner(batch, ranges, target_seconds=get_settings().chunk_seconds)
+    planner = RangePlanner(batch, ranges, settings=get_settings())
     # No more processes than there can be chunks: a fixed size says how many are missing;
     # measured sizes could be as small as one match.
     most = len(ranges) if batch.chunk_size else sum(b - a for a, b in ranges)

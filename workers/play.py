@@ -51,17 +51,8 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
     except Exception as exc:
         if is_soft_limit(exc):
             raise  # the chunk's time is up: not this match's fault, and no further match starts
-        return MatchRecord(
-            match_index=index,
-            seed=seed,
-            ok=False,
-            plies=0,
-            ended_by="error",
-            moves=(),
-            stats={},
-            duration=time.perf_counter() - started,
-            error=f"{type(exc).__name__}: {exc}",
-        )
+        error = f"{type(exc).__name__}: {exc}"
+        return failed_record(batch, index, "error", error, time.perf_counter() - started)
     ranks = result.ranks()
     seats = [
         SeatRecord(

@@ -5,14 +5,15 @@ seat-swapped pair when a stop rule needs whole pairs). From then on every chunk 
 sized from all the batch's matches played so far (its matches are alike, so their mean time
 is the best estimate), so that a chunk carries about ``chunk_seconds`` of work:
 
-    next = target_seconds × matches played / seconds they took,
+    next = CHUNK_SECONDS × matches played / seconds they took,
            at most GROWTH × matches played, at most MAX_CHUNK_SIZE,
            at most the stop rule's cap, at least the smallest chunk.
 
 The growth bound keeps one lucky short match from sizing a chunk many times too large while
 little is measured. A measurement is always of real matches of the batch, played with its own
 ``max_plies`` and under its time limits. Pure functions plus ``RangePlanner`` (local mode's
-cutter): no I/O here.
+cutter): no I/O here. Every sizing setting is read here, from the ``Settings`` the caller
+passes (the worker's, or the local run's), so a new one needs no change at the call sites.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 from engines.seating import seat_swapped_pairs
 from storage.chunking import chunk_end, is_fixed
+from storage.settings import Settings
 from workers.batches import MAX_CHUNK_SIZE, stop_rule_chunk_cap
 
 GROWTH = 8
@@ -62,8 +64,9 @@ def largest_chunk(batch: Sized) -> int:
     return cap
 
 
-def next_chunk_size(batch: Sized, *, matches: int, seconds: float, target_seconds: float) -> int:
-    """Size of the next chunk once ``matches`` matches of the batch took ``seconds`` to play.
+def next_chunk_size(batch: Sized, *, matches: int, seconds: float, settings: Settings) -> int:
+    """Size of the next chunk once ``matches`` matches of the batch took ``seconds`` to play:
+    about ``settings.chunk_seconds`` of work.
 
     A fixed ``chunk_size`` is returned as it is. With nothing measured (no match played) the
     smallest chunk is the answer.
@@ -73,7 +76,7 @@ def next_chunk_size(batch: Sized, *, matches: int, seconds: float, target_second
     low = smallest_chunk(batch)
     if matches <= 0 or seconds <= 0:
         return low
-    size = int(target_seconds * matches / seconds)
+    size = int(settings.chunk_seconds * matches / seconds)
     size = min(size, GROWTH * matches, largest_chunk(batch))
     size = max(size, low)
     if low == 2:
@@ -90,10 +93,10 @@ class RangePlanner:
     """
 
     def __init__(
-        self, batch: Sized, missing: Iterable[tuple[int, int]], *, target_seconds: float
+        self, batch: Sized, missing: Iterable[tuple[int, int]], *, settings: Settings
     ) -> None:
         self.batch = batch
-        self.target_seconds = target_seconds
+        self.settings = settings
         self.todo: deque[tuple[int, int]] = deque((a, b) for a, b in missing if a < b)
         self.size: int | None = batch.chunk_size if is_fixed(batch.chunk_size) else None
         self.measuring = False
@@ -129,8 +132,5 @@ class RangePlanner:
         self.played += max(0, matches)
         self.seconds += seconds if matches > 0 else 0.0
         self.size = next_chunk_size(
-            self.batch,
-            matches=self.played,
-            seconds=self.seconds,
-            target_seconds=self.target_seconds,
+            self.batch, matches=self.played, seconds=self.seconds, settings=self.settings
         )

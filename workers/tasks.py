@@ -24,7 +24,7 @@ from engines.core import GameError
 from storage.crud import NotFound
 from storage.models import BatchStatus
 from workers.celery_app import app
-from workers.delivery import TRANSIENT_ERRORS
+from workers.outages import TRANSIENT_ERRORS
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from analysis import frames, stats
 from analysis.formatting import TextTable, num, pct, span
 from analysis.games import GameReport, register
 from analysis.tidy import Wide
+from engines.alhambra.tiles import TYPES
 
-TYPES = ("pavilion", "seraglio", "arcades", "chambers", "garden", "tower")
 ROUNDS = 3
 SOURCES = ("majorities", "walls")
 SEAT_FIGURES = ("longest_wall", "money_left", "exact_purchases")

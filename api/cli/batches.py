@@ -17,7 +17,7 @@ from engines.core import replay as replay_moves
 from engines.registry import describe_games, load_game
 from engines.seating import seat_agents
 from storage import crud
-from storage.queries import get_match
+from storage.queries import find_match
 from storage.records import split_moves
 
 app = typer.Typer()
@@ -89,8 +89,7 @@ def show(
     """Seat balance, agent scores, game length and how games ended, for one batch."""
     with user_errors(db):
         engine = open_db(db)
-        batch = crud.get_batch(engine, crud.resolve_batch_id(engine, batch_id))
-        assert batch is not None
+        batch = crud.find_batch(engine, batch_id)
         p = crud.progress(engine, batch.id)
         out.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
         rate = f", {p.rate:.1f} matches/s" if p.rate else ""
@@ -120,12 +119,8 @@ def replay(
 
     with user_errors(db):
         engine = open_db(db)
-        batch = crud.get_batch(engine, crud.resolve_batch_id(engine, batch_id))
-        assert batch is not None
-        stored = get_match(engine, batch.id, match_index)
-        if stored is None:
-            raise crud.NotFound(f"batch {batch.id} has no stored match {match_index}")
-        row = stored.match
+        batch = crud.find_batch(engine, batch_id)
+        row = find_match(engine, batch.id, match_index).match
         if not row["ok"]:
             fail(f"match {match_index} failed: {row['error']}", code=1)
         game = load_game(batch.game, players=batch.players, **batch.options)

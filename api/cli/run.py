@@ -19,17 +19,8 @@ from rich.progress import (
 from sqlalchemy import Engine
 
 from analysis.report import build_report
-from api.cli.common import (
-    DbOption,
-    err,
-    open_db,
-    out,
-    parse_options,
-    parse_stop,
-    split_agents,
-    user_errors,
-    warn_incomplete_seating,
-)
+from api.cli import batch_options as opts
+from api.cli.common import DbOption, err, open_db, out, user_errors, warn_incomplete_seating
 from api.cli_tables import agents_table, describe_batch, seat_table
 from engines.core import OptionError
 from storage import crud
@@ -41,48 +32,21 @@ app = typer.Typer()
 
 @app.command()
 def run(
-    game: Annotated[str, typer.Argument(help="Game name (see `playtester games`).")],
-    agents: Annotated[
-        str,
-        typer.Option(
-            "--agents",
-            "-a",
-            help="Agents by seat, comma-separated; parameters after a colon: "
-            "hard,mcts:iterations=200,exploration=1.2. One agent plays every seat.",
-        ),
-    ],
-    players: Annotated[
-        int | None,
-        typer.Option(help="Players (default: number of agents if >1, else the game minimum)."),
-    ] = None,
-    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 100,
-    seed: Annotated[int | None, typer.Option(help="Batch seed (default: random).")] = None,
-    seat_policy: Annotated[
-        str | None,
-        typer.Option(help="balanced (default when agents differ), rotate or fixed."),
-    ] = None,
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", "-o", help="Game option key=value (JSON values allowed)."),
-    ] = None,
-    option_file: Annotated[
-        list[str] | None,
-        typer.Option("--option-file", help="Game option key=path.json (value read from file)."),
-    ] = None,
-    max_plies: Annotated[
-        int | None, typer.Option(help="Ply cap; a match reaching it is a draw.")
-    ] = None,
-    chunk_size: Annotated[
-        int | None,
-        typer.Option(help="Matches per chunk (default: measured, ~CHUNK_SECONDS of work)."),
-    ] = None,
+    ctx: typer.Context,
+    game: opts.Game,
+    agents: opts.Agents,
+    players: opts.Players = None,
+    matches: opts.Matches = opts.DEFAULT_MATCHES,
+    seed: opts.Seed = None,
+    seat_policy: opts.SeatPolicy = None,
+    option: opts.Options = None,
+    option_file: opts.OptionFiles = None,
+    max_plies: opts.MaxPlies = None,
+    chunk_size: opts.ChunkSize = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Processes (default: all cores).")
     ] = None,
-    stop: Annotated[
-        str | None,
-        typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
-    ] = None,
+    stop: opts.Stop = None,
     db: DbOption = None,
 ) -> None:
     """Play a batch of matches on this machine and print the seat balance."""
@@ -91,18 +55,7 @@ def run(
     with user_errors(db):
         if workers is not None and workers < 1:
             raise OptionError("--workers must be at least 1", field="workers")
-        plan = plan_batch(
-            game=game,
-            players=players,
-            options=parse_options(option or [], option_file or []),
-            agents=split_agents(agents),
-            matches=matches,
-            seed=seed,
-            seat_policy=seat_policy,
-            chunk_size=chunk_size,
-            max_plies=max_plies,
-            stop_rule=parse_stop(stop),
-        )
+        plan = plan_batch(**opts.batch_request(ctx.params))
         engine = open_db(db)
         batch = crud.create_batch(engine, plan=plan)
         err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
@@ -121,14 +74,12 @@ def resume(
     """Play only the missing matches of an interrupted batch."""
     with user_errors(db):
         engine = open_db(db)
-        full = crud.resolve_batch_id(engine, batch_id)
-        batch = crud.get_batch(engine, full)
-        assert batch is not None
+        batch = crud.find_batch(engine, batch_id)
         if batch.status in BatchStatus.FINISHED:
-            err.print(f"batch {full} is already {batch.status}; nothing to resume")
+            err.print(f"batch {batch.id} is already {batch.status}; nothing to resume")
         else:
-            err.print(f"resuming batch [bold]{full}[/bold] — {describe_batch(batch)}")
-        _play(engine, full, workers, db)
+            err.print(f"resuming batch [bold]{batch.id}[/bold] — {describe_batch(batch)}")
+        _play(engine, batch.id, workers, db)
 
 
 def _play(engine: Engine, batch_id: str, workers: int | None, url: str | None) -> None:
@@ -179,8 +130,7 @@ def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud
 
 def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:
     """Status line, seat balance, agent scores, and how to look further."""
-    batch = crud.get_batch(engine, batch_id)
-    assert batch is not None
+    batch = crud.find_batch(engine, batch_id)
     p = crud.progress(engine, batch_id)
     out.print(
         f"batch [bold]{batch.id}[/bold]: {batch.status}, {p.done} played, {p.failed} failed"

@@ -10,19 +10,11 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from api.cli.common import (
-    err,
-    fail,
-    out,
-    parse_options,
-    parse_stop,
-    split_agents,
-    user_errors,
-    warn_incomplete_seating,
-)
+from api.cli import batch_options as opts
+from api.cli.common import err, fail, out, user_errors, warn_incomplete_seating
 from api.cli_tables import chunking
 from api.client import ServiceClient, ServiceError
-from engines.registry import spec_from_text
+from storage.models import BatchStatus
 from storage.settings import Settings, get_settings
 
 app = typer.Typer()
@@ -102,30 +94,20 @@ def worker(
     celery_app.worker_main(argv)
 
 
-def _agent_specs(text: str) -> list[dict[str, Any]]:
-    return [spec_from_text(piece) for piece in split_agents(text)]
-
-
 @app.command()
 def submit(
-    game: Annotated[str, typer.Argument(help="Game name (see `playtester games`).")],
-    agents: Annotated[
-        str,
-        typer.Option("--agents", "-a", help="Agents by seat: hard,mcts:iterations=200,random."),
-    ],
-    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 100,
-    players: Annotated[int | None, typer.Option(help="Players (default: as for run).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Batch seed (default: random).")] = None,
-    seat_policy: Annotated[str | None, typer.Option(help="balanced, rotate or fixed.")] = None,
-    option: Annotated[
-        list[str] | None, typer.Option("--option", "-o", help="Game option key=value.")
-    ] = None,
-    option_file: Annotated[
-        list[str] | None, typer.Option("--option-file", help="Game option key=path.json.")
-    ] = None,
-    max_plies: Annotated[int | None, typer.Option(help="Ply cap (a draw when hit).")] = None,
-    chunk_size: Annotated[int | None, typer.Option(help="Matches per task.")] = None,
-    stop: Annotated[str | None, typer.Option(help="Stopping rule, as for run.")] = None,
+    ctx: typer.Context,
+    game: opts.Game,
+    agents: opts.Agents,
+    players: opts.Players = None,
+    matches: opts.Matches = opts.DEFAULT_MATCHES,
+    seed: opts.Seed = None,
+    seat_policy: opts.SeatPolicy = None,
+    option: opts.Options = None,
+    option_file: opts.OptionFiles = None,
+    max_plies: opts.MaxPlies = None,
+    chunk_size: opts.ChunkSize = None,
+    stop: opts.Stop = None,
     wait: Annotated[bool, typer.Option(help="Show progress until the batch ends.")] = False,
     idempotency_key: Annotated[
         str | None,
@@ -144,24 +126,8 @@ def submit(
     Idempotency-Key, so a retry never makes a second batch.
     """
     with user_errors():
-        specs = _agent_specs(agents)
-        body: dict[str, Any] = {
-            "game": game,
-            "agents": specs,
-            "matches": matches,
-            "options": parse_options(option or [], option_file or []),
-        }
-        if players is None and len(specs) > 1:
-            players = len(specs)
-        extras = {
-            "players": players,
-            "seed": seed,
-            "seat_policy": seat_policy,
-            "max_plies": max_plies,
-            "chunk_size": chunk_size,
-            "stop_rule": parse_stop(stop),
-        }
-        body.update({k: v for k, v in extras.items() if v is not None})
+        request = opts.batch_request(ctx.params)
+        body = {key: value for key, value in request.items() if value is not None}
     with _client(server, api_key) as client:
         try:
             batch = client.submit(body, idempotency_key=idempotency_key)
@@ -200,7 +166,7 @@ def _follow(client: ServiceClient, batch_id: str, interval: float = 1.0) -> dict
                 status=batch["status"],
                 rate=f"{rate:,.0f} matches/s" if rate else "",
             )
-            if batch["status"] in {"done", "failed", "cancelled"}:
+            if batch["status"] in BatchStatus.FINISHED:
                 break
             time.sleep(interval)
             batch = client.batch(batch_id)

@@ -26,8 +26,8 @@ from api.web.summaries import batch_row, batch_rows
 from api.web.templating import page
 from engines.core import OptionError
 from engines.registry import game_names
-from storage.crud import NotFound, get_batch, list_batches, resolve_batch_id
-from storage.models import Batch
+from storage.crud import NotFound, find_batch, get_batch, list_batches, resolve_batch_id
+from storage.models import Batch, BatchStatus
 from storage.queries import (
     batch_tallies,
     count_batches,
@@ -40,14 +40,6 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)]
 
 BATCHES_PER_PAGE = 50
 MATCHES_PER_PAGE = 50
-Status = Literal["queued", "running", "done", "cancelled", "failed"]
-
-
-def _batch(engine: Engine, batch_id: str) -> Batch:
-    batch = get_batch(engine, resolve_batch_id(engine, batch_id))
-    if batch is None:  # pragma: no cover - resolved just above; batches are never deleted
-        raise NotFound(f"no batch {batch_id!r}")
-    return batch
 
 
 def not_found(request: Request, message: str) -> HTMLResponse:
@@ -63,7 +55,7 @@ def batches_page(
     request: Request,
     engine: EngineDep,
     game: Annotated[str | None, Query(pattern=f"{GAME_NAME_PATTERN}|^$", max_length=40)] = None,
-    status: Annotated[Status | Literal[""] | None, Query()] = None,
+    status: Annotated[BatchStatus | Literal[""] | None, Query()] = None,
     page_no: Annotated[int, Query(alias="page", ge=1, le=10**9)] = 1,
 ) -> HTMLResponse:
     """Every batch, newest first, filtered by game and status, one page at a time."""
@@ -133,7 +125,7 @@ def batch_page(
 ) -> HTMLResponse:
     """A batch: progress, report (once any match is stored), exports and its matches."""
     try:
-        batch = _batch(engine, batch_id)
+        batch = find_batch(engine, batch_id)
     except NotFound as exc:
         return not_found(request, str(exc))
     row = batch_rows(engine, [batch])[0]

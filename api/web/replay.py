@@ -23,9 +23,9 @@ from api.web.boards import renderer_for
 from api.web.pages import not_found
 from api.web.templating import page
 from engines.core import State
-from storage.crud import NotFound, get_batch, resolve_batch_id
+from storage.crud import NotFound, find_batch
 from storage.models import Batch
-from storage.queries import get_match
+from storage.queries import find_match
 from storage.records import split_moves
 from workers.play import build_game
 
@@ -71,11 +71,8 @@ def replay_positions(
 def _load(
     engine: Engine, batch_id: str, index: int
 ) -> tuple[Batch, dict[str, Any], list[dict[str, Any]]]:
-    full = resolve_batch_id(engine, batch_id)
-    batch = get_batch(engine, full)
-    stored = get_match(engine, full, index)
-    if batch is None or stored is None:
-        raise NotFound(f"match {index} of batch {full} is not stored (yet)")
+    batch = find_batch(engine, batch_id)
+    stored = find_match(engine, batch.id, index)
     return batch, stored.match, stored.seats
 
 

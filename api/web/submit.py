@@ -6,7 +6,6 @@ API's ``{message, field}`` beside the field at fault.
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
@@ -17,6 +16,7 @@ from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
 from analysis.sprt import DEFAULTS as SPRT_DEFAULTS
+from api.auth import key_accepted, presented_key
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.errors import validation_error_body
 from api.routes_batches import submit_batch
@@ -74,13 +74,10 @@ def new_batch_form(
 
 
 def _key_error(request: Request, settings: Settings, form: dict[str, str]) -> dict[str, Any] | None:
-    expected = settings.api_key
-    if expected is None:
-        return None
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    given = token.strip() if scheme.lower() == "bearer" else form.get("api_key", "").strip()
-    if given and hmac.compare_digest(given.encode(), expected.encode()):
+    """The API's key check, the key coming from the header (the page's script) or, without
+    JavaScript, from the form."""
+    given = presented_key(request) or form.get("api_key", "").strip() or None
+    if key_accepted(settings, given):
         return None
     return {
         "message": "missing or wrong API key: enter the server's API_KEY to submit",

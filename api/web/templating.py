@@ -14,6 +14,8 @@ from fastapi.templating import Jinja2Templates
 from starlette.responses import HTMLResponse
 
 from analysis.formatting import num, p_value, pct, span
+from engines.seating import SeatPolicy
+from storage.models import BatchStatus
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=HERE / "templates")
@@ -26,7 +28,8 @@ def points(value: float) -> str:
 
 
 TEMPLATES.env.filters.update(num=num, pct=pct, p_value=p_value, span=span, points=points)
-TEMPLATES.env.globals["STATUSES"] = ("queued", "running", "done", "cancelled", "failed")
+TEMPLATES.env.globals["STATUSES"] = tuple(BatchStatus)
+TEMPLATES.env.globals["SEAT_POLICIES"] = tuple(SeatPolicy)
 
 
 def page(

@@ -93,16 +93,6 @@ def shift(bits: Bitboard, offset: int) -> Bitboard:
     return bits << offset if offset > 0 else bits >> -offset
 
 
-def bits_of(board: Bitboard) -> list[Cell]:
-    """The set cells of ``board`` in ascending order."""
-    out = []
-    while board:
-        low = board & -board
-        out.append(low.bit_length() - 1)
-        board ^= low
-    return out
-
-
 # --------------------------------------------------------------------------- layouts
 
 

@@ -4,25 +4,17 @@ Each node keeps the total return of the seat that moved *into* it, so selection 
 maximises the mean return of the seat to move there. That works for two or more players and
 for games where one seat moves several times in a row. The budget is a number of iterations,
 never a time, so a match replays identically from its seed.
+
+This is the Python search. The ``mcts`` agent (:mod:`engines.compiled.mcts`) plays it on games
+without a compiled kernel, and on any game with ``backend`` ``python``.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 
-from engines.core import (
-    TERMINAL,
-    Action,
-    Agent,
-    AgentType,
-    Game,
-    Option,
-    OptionError,
-    Seat,
-    State,
-)
+from engines.core import TERMINAL, Action, Game, Seat, State
 
 
 class _Node:
@@ -160,80 +152,3 @@ class MctsAgent:
             visited.visits += 1
             if visited.mover >= 0:
                 visited.total += shares[visited.mover]
-
-
-BACKENDS = ("auto", "python", "compiled")
-
-_COMPILED: dict[str, Callable[..., Agent]] = {}
-"""Game name -> compiled search with ``MctsAgent``'s parameters (see ``register_compiled``)."""
-
-
-def register_compiled(game_name: str, factory: Callable[..., Agent]) -> None:
-    """Declare the compiled search of a game that has a kernel (``engines.compiled`` does it
-    when the registry loads it)."""
-    _COMPILED[game_name] = factory
-
-
-def make_mcts(
-    game: Game,
-    rng: random.Random,
-    iterations: int = 400,
-    exploration: float = 1.4,
-    rollout: str = "game",
-    max_rollout_plies: int = 0,
-    backend: str = "auto",
-) -> Agent:
-    """The ``mcts`` agent: the compiled search when the game has one and ``backend`` allows
-    it (``auto``, ``compiled``), else :class:`MctsAgent`."""
-    compiled = _COMPILED.get(game.name)
-    if backend == "compiled" and compiled is None:
-        raise OptionError(
-            f"mcts backend 'compiled': {game.name} has no compiled kernel; "
-            "use backend 'auto' or 'python'",
-            field="backend",
-        )
-    factory: Callable[..., Agent] = (
-        compiled if compiled is not None and backend != "python" else MctsAgent
-    )
-    return factory(
-        game,
-        rng,
-        iterations=iterations,
-        exploration=exploration,
-        rollout=rollout,
-        max_rollout_plies=max_rollout_plies,
-    )
-
-
-MCTS = AgentType(
-    name="mcts",
-    description="Monte Carlo tree search (UCT) with an iteration budget; any number of players.",
-    factory=make_mcts,
-    params=(
-        Option("iterations", int, 400, "search iterations per move", minimum=1, maximum=1_000_000),
-        Option("exploration", float, 1.4, "UCT exploration constant", minimum=0.0, maximum=100.0),
-        Option(
-            "rollout",
-            str,
-            "game",
-            "playout policy: the game's own ('game') or uniform ('random')",
-            choices=("game", "random"),
-        ),
-        Option(
-            "max_rollout_plies",
-            int,
-            0,
-            "stop each playout after this many plies and use the game's evaluation (0 = play out)",
-            minimum=0,
-            maximum=100_000,
-        ),
-        Option(
-            "backend",
-            str,
-            "auto",
-            "'auto': the compiled search when the game has a kernel, else Python; "
-            "'python' or 'compiled' to choose (same search, same parameters)",
-            choices=BACKENDS,
-        ),
-    ),
-)

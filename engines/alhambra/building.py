@@ -202,29 +202,9 @@ def frontier_sides(grid: Grid) -> list[tuple[Cell, int, int]]:
     return survey(grid)[0]
 
 
-def exposed_sides(grid: Grid) -> dict[Cell, int]:
-    """The touching sides of :func:`survey`."""
-    return survey(grid)[1]
-
-
 def placements(grid: Grid, walls: int) -> list[Cell]:
     """Cells where a tile with ``walls`` may legally go, ascending."""
     return [c for c in frontier(grid) if can_place(grid, c, walls)]
-
-
-def all_reachable(grid: Grid) -> bool:
-    """Whether every tile is reachable from the fountain crossing open sides only."""
-    seen = {ORIGIN}
-    todo = [ORIGIN]
-    while todo:
-        c = todo.pop()
-        walls = WALLS[grid[c]]
-        for side, step, _ in SIDE_STEPS:
-            nb = c + step
-            if nb in grid and nb not in seen and not walls & side:
-                seen.add(nb)
-                todo.append(nb)
-    return len(seen) == len(grid)
 
 
 def can_remove(grid: Grid, cell: Cell) -> bool:

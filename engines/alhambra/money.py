@@ -70,10 +70,6 @@ def parse_card(text: str) -> Card | None:
     return card(cur, v)
 
 
-def cards_text(cards: Iterable[Card]) -> str:
-    return "+".join(card_name(c) for c in sorted(cards))
-
-
 def pile_sizes(total: int) -> list[int]:
     """``total`` cards in ``PILES`` piles as equal as possible, the larger piles on top."""
     base, extra = divmod(total, PILES)

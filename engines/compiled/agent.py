@@ -4,21 +4,10 @@ contract. Importing this module loads numba."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
-import numpy as np
-
-from engines.alquerque import kernel as alquerque
-from engines.alveoles import kernel as alveoles
 from engines.compiled import uct
+from engines.compiled.kernels import has_kernel, kernel_id
 from engines.core import Action, Game, State
-
-KERNELS: dict[str, tuple[int, Callable[..., np.ndarray]]] = {
-    "alveoles": (uct.ALVEOLES, alveoles.encode),
-    "alquerque": (uct.ALQUERQUE, alquerque.encode),
-}
-"""Games with a kernel: their id in :mod:`engines.compiled.uct` and their position encoder."""
-
 
 ROLLOUTS = {"random": uct.RANDOM_ROLLOUT, "game": uct.GAME_ROLLOUT, "strong": uct.STRONG_ROLLOUT}
 """The ``rollout`` values: ``mcts``'s two, and ``strong`` for the levels built on it."""
@@ -40,10 +29,11 @@ class CompiledMctsAgent:
         rollout: str = "game",
         max_rollout_plies: int = 0,
     ) -> None:
-        if game.name not in KERNELS:
+        if not has_kernel(game.name):
             raise ValueError(f"{game.name} has no compiled kernel")
         self.rng = rng
-        self.game_id, self.encode = KERNELS[game.name]
+        self.game_id = kernel_id(game.name)
+        self.encode = uct.KERNEL_MODULES[self.game_id].encode
         self.players = game.num_players
         self.iterations = iterations
         self.exploration = exploration

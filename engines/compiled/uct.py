@@ -5,19 +5,22 @@ moves several times in a row, uniform expansion in a shuffled order, game or uni
 rollouts, a rollout cap with the game's evaluation, most-visited final pick), with the tree in
 preallocated arrays and the game played by its kernel.
 
-A game is reached through a small integer id (``ALVEOLES``, ``ALQUERQUE``): the ``_legal``,
-``_apply``… functions below branch on it and call that game's kernel. A branch on an id
+A game is reached through a small integer id, its place in
+:data:`engines.compiled.kernels.KERNEL_GAMES` (``ALVEOLES``, ``ALQUERQUE`` below): the
+``_legal``, ``_apply``… functions branch on it and call that game's kernel. A branch on an id
 inside ``@njit`` functions is what keeps numba's on-disk cache working: functions passed as
 arguments, or closures built per game, are compiled again in every process. Giving a game a
-kernel means one more branch in each of them (ARCHITECTURE.md, "A game kernel").
-
-numba's cache only watches this file: after editing a kernel, clear the cache directory
-(``NUMBA_CACHE_DIR``, or the ``__pycache__`` folders) so that this module is compiled again.
+kernel means its declaration in ``KERNEL_GAMES``, its id constant and import here, and one
+more branch in each dispatch function (ARCHITECTURE.md, "A game kernel"); an id no branch
+takes raises. The rest (``KERNEL_MODULES``, ``MAX_ACTIONS``, the cache key) follows from the
+declaration.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
+from types import ModuleType
 
 import numpy as np
 from numba import njit
@@ -25,73 +28,95 @@ from numba import njit
 from engines import kernel_rng
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
+from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
 from engines.kernel_cache import track
 from engines.kernel_rng import rand_below, seed_rng
 
-ALVEOLES = 0
-ALQUERQUE = 1
+ALVEOLES = kernel_id("alveoles")
+ALQUERQUE = kernel_id("alquerque")
+KERNEL_MODULES: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(kernel_module(name)) for name in KERNEL_GAMES
+)
+"""The declared kernels by id; each one's ``encode`` gives the position the search takes."""
 RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
 """Playout policies: uniform, the game's ``rollout_action``, its ``strong_rollout_action``."""
 MAX_PLAYERS = 4
-MAX_ACTIONS = max(alveoles.MAX_ACTIONS, alquerque.MAX_ACTIONS)
+MAX_ACTIONS = max(kernel.MAX_ACTIONS for kernel in KERNEL_MODULES)
+NO_BRANCH = "engines.compiled.uct: no dispatch branch for this kernel id"
 
 
 @njit(cache=True)
 def _legal(game: int, state: np.ndarray, out: np.ndarray) -> int:
     if game == ALVEOLES:
         return alveoles.legal_actions(state, out)
-    return alquerque.legal_actions(state, out)
+    if game == ALQUERQUE:
+        return alquerque.legal_actions(state, out)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _apply(game: int, state: np.ndarray, action: int) -> None:
     if game == ALVEOLES:
         alveoles.apply(state, action)
-    else:
+    elif game == ALQUERQUE:
         alquerque.apply(state, action)
+    else:
+        raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _player(game: int, state: np.ndarray) -> int:
     if game == ALVEOLES:
         return alveoles.current_player(state)
-    return alquerque.current_player(state)
+    if game == ALQUERQUE:
+        return alquerque.current_player(state)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _returns(game: int, state: np.ndarray, out: np.ndarray) -> None:
     if game == ALVEOLES:
         alveoles.returns(state, out)
-    else:
+    elif game == ALQUERQUE:
         alquerque.returns(state, out)
+    else:
+        raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _evaluate(game: int, state: np.ndarray, seat: int) -> float:
     if game == ALVEOLES:
         return alveoles.evaluate(state, seat)
-    return alquerque.evaluate(state, seat)
+    if game == ALQUERQUE:
+        return alquerque.evaluate(state, seat)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _random_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
     if game == ALVEOLES:
         return alveoles.random_action(state, rng)
-    return alquerque.random_action(state, rng)
+    if game == ALQUERQUE:
+        return alquerque.random_action(state, rng)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
     if game == ALVEOLES:
         return alveoles.rollout_action(state, rng)
-    return alquerque.rollout_action(state, rng)
+    if game == ALQUERQUE:
+        return alquerque.rollout_action(state, rng)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
 def _strong_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
     if game == ALVEOLES:
         return alveoles.strong_rollout_action(state, rng)
-    return alquerque.strong_rollout_action(state, rng)
+    if game == ALQUERQUE:
+        return alquerque.strong_rollout_action(state, rng)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)
@@ -248,4 +273,4 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
     return plies
 
 
-track(globals(), kernel_rng, alveoles, alquerque)
+track(globals(), kernel_rng, *KERNEL_MODULES)

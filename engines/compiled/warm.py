@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import random
 
-from engines.compiled.agent import KERNELS, ROLLOUTS, CompiledMctsAgent
+from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
+from engines.compiled.kernels import KERNEL_GAMES
 from engines.registry import load_game
 
 
 def warm() -> None:
     """One tiny search per game and rollout kind, with the argument types agents pass."""
-    for name in KERNELS:
+    for name in KERNEL_GAMES:
         game = load_game(name)
         state = game.new_initial_state(0)
         for rollout in ROLLOUTS:

@@ -1,7 +1,8 @@
 """Reading and writing batches and their results, one module per job:
 
 - ``ids``: ``NotFound`` and ``resolve_batch_id``, the prefix resolution the edges call;
-- ``batches``: store a plan, read batches by full id, list them, move their status;
+- ``batches``: store a plan, read batches by full id (``find_batch`` for a typed id or
+  prefix, raising ``NotFound``), list them, move their status;
 - ``tally``: done, failed, rate and ETA from the chunk rows;
 - ``chunks``: written and missing ranges, stop-rule count totals;
 - ``writes``: ``write_chunk``, one chunk's rows in one idempotent transaction.
@@ -16,6 +17,7 @@ from storage.crud.batches import (
     cancel_batch,
     clear_stopped_early,
     create_batch,
+    find_batch,
     first_error,
     get_batch,
     list_batches,
@@ -51,6 +53,7 @@ __all__ = [
     "chunk_ranges",
     "clear_stopped_early",
     "create_batch",
+    "find_batch",
     "first_error",
     "gaps",
     "get_batch",

@@ -1,4 +1,5 @@
-"""Batch rows: store a plan, read batches by full id, list them, move their status."""
+"""Batch rows: store a plan, read batches by full id (or by what a person typed), list them,
+move their status."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Engine, case, func, select, update
 
-from storage.crud.ids import NotFound
+from storage.crud.ids import NotFound, resolve_batch_id
 from storage.db import session
 from storage.models import BATCH, CHUNK, MATCH, Batch, BatchPlan, BatchStatus, utcnow
 
@@ -30,6 +31,20 @@ def get_batch(engine: Engine, batch_id: str) -> Batch | None:
     """
     with session(engine) as s:
         return s.get(Batch, batch_id)
+
+
+def find_batch(engine: Engine, text: str) -> Batch:
+    """The batch a person named: ``text`` is a full id or a unique prefix of one (see
+    ``resolve_batch_id``). Raises ``NotFound``, saying why, when no batch answers to it.
+
+    The faces call this (a route's 404, the command line's ``error:`` line); the worker path,
+    which has full ids, calls ``get_batch``.
+    """
+    full = resolve_batch_id(engine, text)
+    batch = get_batch(engine, full)
+    if batch is None:  # pragma: no cover - resolved just above; batches are never deleted
+        raise NotFound(f"no batch {full!r}")
+    return batch
 
 
 def list_batches(

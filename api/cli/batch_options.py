@@ -1,0 +1,72 @@
+"""The options that describe a batch, declared once for ``run`` (play here) and ``submit``
+(send to a server), and the one request both build from them.
+
+A command takes them as ``game: batch_options.Game, agents: batch_options.Agents, ...`` under
+the parameter names ``batch_request`` reads back from ``ctx.params``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+import typer
+
+from api.cli.common import parse_options, parse_stop, split_agents
+from engines.registry import spec_from_text
+
+DEFAULT_MATCHES = 100
+
+Game = Annotated[str, typer.Argument(help="Game name (see `playtester games`).")]
+Agents = Annotated[
+    str,
+    typer.Option(
+        "--agents",
+        "-a",
+        help="Agents by seat, comma-separated; parameters after a colon: "
+        "hard,mcts:iterations=200,exploration=1.2. One agent plays every seat.",
+    ),
+]
+Players = Annotated[
+    int | None,
+    typer.Option(help="Players (default: number of agents if >1, else the game minimum)."),
+]
+Matches = Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")]
+Seed = Annotated[int | None, typer.Option(help="Batch seed (default: random).")]
+SeatPolicy = Annotated[
+    str | None, typer.Option(help="balanced (default when agents differ), rotate or fixed.")
+]
+Options = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Game option key=value (JSON values allowed)."),
+]
+OptionFiles = Annotated[
+    list[str] | None,
+    typer.Option("--option-file", help="Game option key=path.json (value read from file)."),
+]
+MaxPlies = Annotated[int | None, typer.Option(help="Ply cap; a match reaching it is a draw.")]
+ChunkSize = Annotated[
+    int | None,
+    typer.Option(help="Matches per chunk (default: measured, ~CHUNK_SECONDS of work)."),
+]
+Stop = Annotated[
+    str | None,
+    typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
+]
+
+
+def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The batch a command's options ask for, from its parsed parameters
+    (``typer.Context.params``): ``plan_batch``'s keywords, and the body of ``POST /batches``
+    once the unset (None) entries are left out."""
+    return {
+        "game": params["game"],
+        "players": params["players"],
+        "options": parse_options(params["option"] or [], params["option_file"] or []),
+        "agents": [spec_from_text(piece) for piece in split_agents(params["agents"])],
+        "matches": params["matches"],
+        "seed": params["seed"],
+        "seat_policy": params["seat_policy"],
+        "chunk_size": params["chunk_size"],
+        "max_plies": params["max_plies"],
+        "stop_rule": parse_stop(params["stop"]),
+    }
