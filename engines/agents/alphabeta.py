@@ -77,6 +77,45 @@ class AlphaBetaAgent:
                 break  # a forced result is known; deeper search cannot change it
         return best
 
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """Every legal move with its value for the seat to move (``SearchAgent``).
+
+        Where ``step`` only proves the best move best, this values every root move: exactly
+        (a full window) when ``within`` is None; else exactly those within ``within`` of the
+        best, each other one by an upper bound already below best − ``within`` (a window
+        raised to there, which keeps most of alpha-beta's cut-offs). Iterative deepening within
+        the same ``depth`` and ``nodes`` as ``step``: the values of the last completed depth.
+        """
+        actions = state.ordered_actions()
+        self.root_seat = state.current_player()
+        self.count = 0
+        self.table = {}
+        self.completed_depth = 0
+        values: list[tuple[Action, float]] = []
+        for depth in range(1, self.depth + 1):
+            try:
+                values = self._root_values(state, actions, depth, within)
+            except _OutOfNodesError:
+                break
+            self.completed_depth = depth
+            actions = [a for a, _ in sorted(values, key=lambda av: -av[1])]
+        return values
+
+    def _root_values(
+        self, state: State, actions: list[Action], depth: int, within: float | None
+    ) -> list[tuple[Action, float]]:
+        values = []
+        best = -float("inf")
+        for action in actions:
+            floor = -float("inf") if within is None else best - within - _TIE
+            child = state.clone()
+            child.apply(action)
+            self._tick(depth)
+            value = self._search(child, depth - 1, 1, floor, float("inf"), depth)
+            values.append((action, value))
+            best = max(best, value)
+        return values
+
     # ------------------------------------------------------------------------- search
     def _root(self, state: State, actions: list[Action], depth: int) -> Action:
         """Search every root move; return the best, equal moves split by the agent's rng.
