@@ -26,6 +26,7 @@ from api.cli.common import (
     out,
     parse_options,
     parse_stop,
+    parse_variation,
     split_agents,
     user_errors,
     warn_incomplete_seating,
@@ -83,6 +84,27 @@ def run(
         str | None,
         typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
     ] = None,
+    openings: Annotated[
+        int | None,
+        typer.Option(
+            help="Random openings of K plies, one per round of seatings (the default, with the "
+            "game's K, when the agents differ); with --book, the plies taken from each line."
+        ),
+    ] = None,
+    book: Annotated[
+        str | None,
+        typer.Option(help="Openings from a book: one per line, moves separated by commas."),
+    ] = None,
+    noise: Annotated[
+        str | None,
+        typer.Option(
+            help="Player noise: search agents pick among near-best moves for the first M plies, "
+            "M[:MARGIN] or M:temperature=T (the default when every seat has one agent)."
+        ),
+    ] = None,
+    no_variation: Annotated[
+        bool, typer.Option("--no-variation", help="No openings and no player noise.")
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Play a batch of matches on this machine and print the seat balance."""
@@ -102,6 +124,7 @@ def run(
             chunk_size=chunk_size,
             max_plies=max_plies,
             stop_rule=parse_stop(stop),
+            variation=parse_variation(openings, book, noise, no_variation),
         )
         engine = open_db(db)
         batch = crud.create_batch(engine, plan=plan)

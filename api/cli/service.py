@@ -16,6 +16,7 @@ from api.cli.common import (
     out,
     parse_options,
     parse_stop,
+    parse_variation,
     split_agents,
     user_errors,
     warn_incomplete_seating,
@@ -126,6 +127,14 @@ def submit(
     max_plies: Annotated[int | None, typer.Option(help="Ply cap (a draw when hit).")] = None,
     chunk_size: Annotated[int | None, typer.Option(help="Matches per task.")] = None,
     stop: Annotated[str | None, typer.Option(help="Stopping rule, as for run.")] = None,
+    openings: Annotated[
+        int | None, typer.Option(help="Random openings of K plies, as for run.")
+    ] = None,
+    book: Annotated[str | None, typer.Option(help="Openings from a book file, as for run.")] = None,
+    noise: Annotated[str | None, typer.Option(help="Player noise M[:MARGIN], as for run.")] = None,
+    no_variation: Annotated[
+        bool, typer.Option("--no-variation", help="No openings and no player noise.")
+    ] = False,
     wait: Annotated[bool, typer.Option(help="Show progress until the batch ends.")] = False,
     idempotency_key: Annotated[
         str | None,
@@ -160,6 +169,7 @@ def submit(
             "max_plies": max_plies,
             "chunk_size": chunk_size,
             "stop_rule": parse_stop(stop),
+            "variation": parse_variation(openings, book, noise, no_variation),
         }
         body.update({k: v for k, v in extras.items() if v is not None})
     with _client(server, api_key) as client:
