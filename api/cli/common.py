@@ -199,16 +199,13 @@ def _noise_request(text: str) -> dict[str, Any]:
 
 
 def _cli_number(text: str, field: str) -> int | float:
-    """A number typed after ``--noise``: whole when it reads as one (NaN and infinities are
+    """A number typed after ``--noise``: whole when written as one (NaN and infinities are
     left for the planner to refuse by name)."""
     try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
+        number = float(text)
     except ValueError:
         raise OptionError(f"{field} must be a number, not {text.strip()!r}", field=field) from None
+    return int(text) if text.strip().lstrip("+-").isdigit() else number
 
 
 # --------------------------------------------------------------------------- warnings

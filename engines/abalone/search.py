@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from engines.agents.alphabeta import deepening_root_values
 from engines.core import Action, Game, Seat, State
 
 WIN = 100.0
@@ -69,34 +70,19 @@ class AbaloneSearch:
         :meth:`engines.agents.alphabeta.AlphaBetaAgent.root_values` gives them: exact (or,
         given ``within``, exact for the moves within it of the best and an upper bound below
         that for the others), from the last depth completed within ``depth`` and ``nodes``."""
-        actions = state.ordered_actions()
         seat = state.current_player()
         self.count = 0
-        self.completed_depth = 0
-        values: list[tuple[Action, float]] = []
-        for depth in range(1, self.depth + 1):
-            self.iteration = depth
-            try:
-                values = self._root_values(state, seat, actions, depth, within)
-            except _OutOfNodesError:
-                break
-            self.completed_depth = depth
-            actions = [a for a, _ in sorted(values, key=lambda av: -av[1])]
-        return values
 
-    def _root_values(
-        self, state: State, seat: Seat, actions: list[Action], depth: int, within: float | None
-    ) -> list[tuple[Action, float]]:
-        values = []
-        best = -float("inf")
-        for action in actions:
-            floor = -float("inf") if within is None else best - within - _TIE
+        def value(action: Action, depth: int, floor: float) -> float:
+            self.iteration = depth
             child = state.clone()
             child.apply(action)
             self._tick()
-            value = -self._negamax(child, 1 - seat, depth - 1, 1, -float("inf"), -floor)
-            values.append((action, value))
-            best = max(best, value)
+            return -self._negamax(child, 1 - seat, depth - 1, 1, -float("inf"), -floor)
+
+        values, self.completed_depth = deepening_root_values(
+            state.ordered_actions(), self.depth, within, value, _OutOfNodesError
+        )
         return values
 
     def _root(self, state: State, actions: list[Action], depth: int) -> tuple[Action, float]:

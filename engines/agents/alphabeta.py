@@ -86,34 +86,19 @@ class AlphaBetaAgent:
         raised to there, which keeps most of alpha-beta's cut-offs). Iterative deepening within
         the same ``depth`` and ``nodes`` as ``step``: the values of the last completed depth.
         """
-        actions = state.ordered_actions()
         self.root_seat = state.current_player()
         self.count = 0
         self.table = {}
-        self.completed_depth = 0
-        values: list[tuple[Action, float]] = []
-        for depth in range(1, self.depth + 1):
-            try:
-                values = self._root_values(state, actions, depth, within)
-            except _OutOfNodesError:
-                break
-            self.completed_depth = depth
-            actions = [a for a, _ in sorted(values, key=lambda av: -av[1])]
-        return values
 
-    def _root_values(
-        self, state: State, actions: list[Action], depth: int, within: float | None
-    ) -> list[tuple[Action, float]]:
-        values = []
-        best = -float("inf")
-        for action in actions:
-            floor = -float("inf") if within is None else best - within - _TIE
+        def value(action: Action, depth: int, floor: float) -> float:
             child = state.clone()
             child.apply(action)
             self._tick(depth)
-            value = self._search(child, depth - 1, 1, floor, float("inf"), depth)
-            values.append((action, value))
-            best = max(best, value)
+            return self._search(child, depth - 1, 1, floor, float("inf"), depth)
+
+        values, self.completed_depth = deepening_root_values(
+            state.ordered_actions(), self.depth, within, value, _OutOfNodesError
+        )
         return values
 
     # ------------------------------------------------------------------------- search
@@ -268,6 +253,35 @@ class AlphaBetaAgent:
         if value < -_MATE_ZONE:
             return value + ply
         return value
+
+
+def deepening_root_values(
+    actions: list[Action],
+    depth: int,
+    within: float | None,
+    value: Callable[[Action, int, float], float],
+    out_of_nodes: type[Exception],
+) -> tuple[list[tuple[Action, float]], int]:
+    """``SearchAgent.root_values`` of an alpha-beta by iterative deepening, and the depth they
+    come from: at each depth from 1, ``value(action, depth, floor)`` values every root move,
+    best first by the previous depth, with a window from ``floor`` up (−∞, or the best so far
+    less ``within`` and a hair: a move that fails low is then out of the margin); a depth cut
+    short by ``out_of_nodes`` leaves the previous one's values."""
+    values: list[tuple[Action, float]] = []
+    completed = 0
+    for current in range(1, depth + 1):
+        found: list[tuple[Action, float]] = []
+        best = -float("inf")
+        try:
+            for action in actions:
+                floor = -float("inf") if within is None else best - within - _TIE
+                found.append((action, value(action, current, floor)))
+                best = max(best, found[-1][1])
+        except out_of_nodes:
+            break
+        values, completed = found, current
+        actions = [a for a, _ in sorted(found, key=lambda av: -av[1])]
+    return values, completed
 
 
 ALPHABETA = AgentType(
