@@ -38,7 +38,6 @@ from engines.core import (
     Action,
     Agent,
     Game,
-    GameError,
     IllegalActionError,
     OptionError,
     SearchAgent,
@@ -143,7 +142,7 @@ def _whole(value: Any, field: str, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise OptionError(f"{field} must be a whole number, not {shown(value)}", field=field)
     if not 0 <= value <= high:
-        raise OptionError(f"{field} must be between 0 and {high}, not {value}", field=field)
+        raise OptionError(f"{field} must be between 0 and {high}, not {shown(value)}", field=field)
     return value
 
 
@@ -251,8 +250,8 @@ def _book_lines(book: Any, game: Game) -> list[list[str]]:
     lines = []
     for i, line in enumerate(book):
         where = f"{field}[{i}]"
-        if not isinstance(line, list) or not all(isinstance(m, str) for m in line):
-            raise OptionError(f"{where} must be a list of moves (text)", field=where)
+        if not isinstance(line, list) or not line or not all(isinstance(m, str) for m in line):
+            raise OptionError(f"{where} must be a non-empty list of moves (text)", field=where)
         state = game.new_initial_state(0)
         canonical = []
         for j, text in enumerate(line):
@@ -267,10 +266,10 @@ def _book_lines(book: Any, game: Game) -> list[list[str]]:
                 raise OptionError(
                     f"{where}: move {j + 1} {shown(text)} is not legal after {after}", field=where
                 ) from exc
-            except GameError as exc:
-                first = str(exc).strip().splitlines()[0]
+            except (ValueError, LookupError) as exc:  # NotationError, or text no parser expects
                 raise OptionError(
-                    f"{where}: move {j + 1} {shown(text)}: {first}", field=where
+                    f"{where}: move {j + 1} {shown(text)} is not a move in {game.name}'s notation",
+                    field=where,
                 ) from exc
         lines.append(canonical)
     return lines

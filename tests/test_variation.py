@@ -309,6 +309,8 @@ def replay_texts(game: Game, actions: tuple[Action, ...]) -> list[str]:
             "variation.book[1]",
         ),
         ({"kind": "openings", "book": [[1, 2]]}, "variation.book[0]"),
+        ({"kind": "openings", "book": [["c2-c3"], []]}, "variation.book[1]"),
+        ({"kind": "openings", "book": [["c2-c3", "zz9"]]}, "variation.book[0]"),
     ],
 )
 def test_bad_variations_are_refused_naming_the_field(raw: object, field: str) -> None:

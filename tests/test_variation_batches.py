@@ -217,6 +217,9 @@ BAD_HTTP = [
     ({"kind": "random"}, "variation.kind"),
     ({"kind": "openings", "book": [["c2-c3", "a1-a2"]]}, "variation.book[0]"),
     (["openings"], "variation"),
+    ({"kind": "openings", "plies": 2**64}, "variation.plies"),
+    ({"kind": "noise\u0000"}, "variation.kind"),
+    ({"kind": "openings", "book": [["c2-c3", "\u0000" * 5000]]}, "variation.book[0]"),
 ]
 
 
@@ -227,6 +230,7 @@ def test_bad_variations_are_refused_over_http(api, variation: Any, field: str) -
     answer = client.post("/batches", json=body)
     assert answer.status_code == 422, answer.text
     assert answer.json()["field"] == field
+    assert "\x00" * 3 not in answer.json()["message"] and len(answer.json()["message"]) < 300
     assert batch_count(url) == 0
 
 

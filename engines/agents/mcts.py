@@ -107,8 +107,8 @@ class MctsAgent:
 
     def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
         """The searched root moves with their mean result for the seat to move (the same search
-        as ``step``; see ``root_share_values``). Every
-        value is a mean, so ``within`` changes nothing."""
+        as ``step``; see ``root_share_values``). Each value is a mean, so ``within`` changes
+        nothing."""
         root = self.search(state)
         return root_share_values(
             ((c.action, c.visits, c.total) for c in root.children), self.players

@@ -60,8 +60,8 @@ class CompiledMctsAgent:
 
     def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
         """The searched root moves with their mean result for the seat to move (the same search
-        as ``step``; see ``engines.agents.mcts.root_share_values``). Every
-        value is a mean, so ``within`` changes nothing."""
+        as ``step``; see ``engines.agents.mcts.root_share_values``). Each value is a mean, so
+        ``within`` changes nothing."""
         moves, visits, totals = uct.root_moves(*self._search_args(state))
         children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
         return root_share_values(children, self.players)
