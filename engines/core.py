@@ -252,20 +252,15 @@ def validate_options(
 
 @dataclass(frozen=True)
 class VariationDefaults:
-    """How a game's batches make their matches differ unless a batch says otherwise
-    (``engines.variation``): their length in plies, and the player-noise margin on the scale
-    of ``State.evaluate``."""
+    """How a game's batches make their matches differ unless they say (``engines.variation``):
+    random openings of ``opening_plies`` plies when the agents differ (0: none, a round still
+    shares its deal), else ``noise_plies`` plies of player noise within ``noise_margin`` (on
+    ``State.evaluate``'s scale) of the best move; ``max_plies``: the most a batch may ask."""
 
     opening_plies: int = 4
-    """Plies of the random opening a batch that compares different agents plays by default
-    (0: none; a game with chance still shares its deal within a round)."""
     noise_plies: int = 10
-    """Plies during which search agents choose among near-best moves when every seat has the
-    same agent."""
     noise_margin: float = 0.05
-    """Default margin of that choice: moves whose root value is within it of the best."""
     max_plies: int = 20
-    """Longest opening or noise a batch may ask for."""
 
 
 @dataclass(frozen=True)
@@ -417,12 +412,8 @@ class State(ABC):
 
 
 class Agent(Protocol):
-    """A computer player. It must not mutate the state it is handed.
-
-    A search agent may also offer ``root_values`` (see ``SearchAgent``): that optional method
-    is what player noise (``engines.variation``) needs; agents without it always play their
-    own move.
-    """
+    """A computer player. It must not mutate the state it is handed. A search agent may also
+    offer the optional ``root_values`` (``SearchAgent``), which player noise needs."""
 
     def step(self, state: State) -> Action: ...
 
