@@ -106,6 +106,7 @@ def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
         "max_plies": batch.max_plies,
         "status": batch.status,
         "stop_rule": batch.stop_rule,
+        "variation": batch.variation,
         "stopped_early": bool(batch.stopped_early),
         "decision": batch.decision,
         "created_at": batch.created_at,

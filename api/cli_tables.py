@@ -12,6 +12,7 @@ from rich.table import Table
 
 from analysis.formatting import TextTable, elo_span, num, p_value, pct, span
 from analysis.games import game_report
+from engines.variation import Variation
 from storage.models import Batch
 
 
@@ -175,12 +176,15 @@ def compare_table(result: Mapping[str, Any]) -> Table:
 
 
 def describe_batch(batch: Batch) -> str:
-    """One line: game, players, agents, matches, seed, seat policy."""
+    """One line: game, players, agents, matches, seed, seat policy, variation."""
     opts = ", ".join(f"{k}={v}" for k, v in batch.options.items() if not isinstance(v, list))
+    varied = ""
+    if batch.variation is not None:
+        varied = "; " + Variation.from_record(batch.variation).describe()
     return (
         f"{batch.game} ({batch.players} players{', ' + opts if opts else ''}): "
         f"{' vs '.join(batch.labels)}; {batch.matches} matches, seed {batch.seed}, "
-        f"seats {batch.seat_policy}, {chunking(batch.chunk_size)}"
+        f"seats {batch.seat_policy}, {chunking(batch.chunk_size)}{varied}"
     )
 
 

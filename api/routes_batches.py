@@ -146,6 +146,7 @@ def submit_batch(
         chunk_size=body.chunk_size,
         max_plies=body.max_plies,
         stop_rule=body.stop_rule,
+        variation=body.variation,
         settings=settings,
     )
     keyed = None

@@ -103,6 +103,14 @@ class BatchCreate(BaseModel):
     stop_rule: dict[str, Any] | None = Field(
         default=None, description="Optional early stopping rule (SPRT), see the reports docs."
     )
+    variation: dict[str, Any] | None = Field(
+        default=None,
+        description='How matches differ: {"kind": "openings", "plies": 4} (random, one per '
+        'round of seatings; or "source": "book" with "book": [["move", ...], ...]), '
+        '{"kind": "noise", "plies": 10, "margin": 0.05} (or "temperature") or '
+        '{"kind": "none"}; by default openings when the agents differ, else noise where the '
+        "agents offer root values (see GET /games for each game's defaults).",
+    )
 
 
 class ProgressPublic(BaseModel):

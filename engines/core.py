@@ -14,7 +14,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 
 Action: TypeAlias = int
 Seat: TypeAlias = int
@@ -251,6 +251,19 @@ def validate_options(
 
 
 @dataclass(frozen=True)
+class VariationDefaults:
+    """How a game's batches make their matches differ unless they say (``engines.variation``):
+    random openings of ``opening_plies`` plies when the agents differ (0: none, a round still
+    shares its deal), else ``noise_plies`` plies of player noise within ``noise_margin`` (on
+    ``State.evaluate``'s scale) of the best move; ``max_plies``: the most a batch may ask."""
+
+    opening_plies: int = 4
+    noise_plies: int = 10
+    noise_margin: float = 0.05
+    max_plies: int = 20
+
+
+@dataclass(frozen=True)
 class GameType:
     """What a game is, declared once (OpenSpiel's ``GameType`` + ``GameInfo``)."""
 
@@ -267,6 +280,8 @@ class GameType:
     points: bool = False
     """True when ``scores()`` are game points worth reporting (Alvéoles, Alhambra)."""
     description: str = ""
+    variation: VariationDefaults = VariationDefaults()
+    """The game's default openings and player noise (see ``VariationDefaults``)."""
 
 
 class Game(ABC):
@@ -397,9 +412,30 @@ class State(ABC):
 
 
 class Agent(Protocol):
-    """A computer player. It must not mutate the state it is handed."""
+    """A computer player. It must not mutate the state it is handed. A search agent may also
+    offer the optional ``root_values`` (``SearchAgent``), which player noise needs."""
 
     def step(self, state: State) -> Action: ...
+
+
+@runtime_checkable
+class SearchAgent(Agent, Protocol):
+    """An agent that can say what its search thinks of each move at the root.
+
+    ``root_values(state, within)`` lists ``(action, value)`` for legal actions of ``state``,
+    each valued by the search ``step`` runs (same budget, same generator), for the seat to
+    move, higher better, on the scale of ``State.evaluate`` ([-1, 1]); a search may go beyond
+    it for decided games (alpha-beta's ±(1000 − plies)). It may leave out moves it could not
+    value (an MCTS move searched too rarely) but lists at least one. Given ``within``, only
+    the moves valued within ``within`` of the best need exact values: any other may be given
+    an upper bound, as long as that bound is itself more than ``within`` below the best (so
+    alpha-beta can keep its cut-offs). Like ``step`` it must not mutate ``state``; it may draw
+    from the agent's generator.
+    """
+
+    def root_values(
+        self, state: State, within: float | None = None
+    ) -> list[tuple[Action, float]]: ...
 
 
 @dataclass(frozen=True)

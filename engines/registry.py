@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import random
 from collections.abc import Iterable, Mapping
+from dataclasses import asdict
 from functools import cache
 from typing import Any
 
@@ -182,7 +183,8 @@ def describe_games() -> list[dict[str, Any]]:
     """Games, their options, and the agents that can play them, as JSON-able data.
 
     ``agents`` lists every agent of the game at any player count with its parameters;
-    ``agents_for_min_players`` names those that can play it with its minimum number of players.
+    ``agents_for_min_players`` names those that can play it with its minimum number of players;
+    ``variation`` gives the game's default openings and player noise (``VariationDefaults``).
     """
     out = []
     for name in game_names():
@@ -197,6 +199,7 @@ def describe_games() -> list[dict[str, Any]]:
                 "chance": gt.chance,
                 "perfect_information": gt.perfect_information,
                 "max_game_length": gt.max_game_length,
+                "variation": asdict(gt.variation),
                 "options": [o.describe() for o in gt.options],
                 "agents": [a.describe() for a in game_agent_types(name)],
                 "agents_for_min_players": [a.name for a in agent_types(at_min)],

@@ -195,6 +195,15 @@ def test_a_bad_value_shows_the_apis_message_beside_its_field(page: Any, local_ap
     expect(page.locator("[data-error-for='agents[0].mcts.iterations']")).to_be_empty()
     shoot(page, "local-new-error")
 
+    page.locator("#matches").fill("10")
+    page.locator("#variation").select_option("openings")
+    page.locator("#variation-plies").fill("99")
+    page.locator("#submit").click()
+    expect(page.locator("[data-error-for='variation.plies']")).to_have_text(
+        "variation.plies must be between 0 and 20, not 99"
+    )
+    expect(page.locator("#variation-plies")).to_have_attribute("aria-invalid", "true")
+
 
 def test_cancel_a_running_batch_from_the_list(page: Any, local_api: Api) -> None:
     slow = {

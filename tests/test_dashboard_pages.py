@@ -179,6 +179,27 @@ def test_form_body_leaves_blank_fields_to_the_defaults() -> None:
     }
 
 
+def test_the_form_asks_for_a_variation_and_places_its_errors() -> None:
+    info = forms.game_info("alquerque")
+    form = {
+        "game": "alquerque",
+        "agent.0": "hard",
+        "agent.1": "easy",
+        "variation": "noise",
+        "variation.plies": "6",
+        "variation.margin": "0.02",
+    }
+    assert forms.form_to_body(form, info)["variation"] == {
+        "kind": "noise",
+        "plies": 6,
+        "margin": 0.02,
+    }
+    assert "variation" not in forms.form_to_body({**form, "variation": ""}, info)
+    slots = forms.error_slots(info, 2)
+    assert forms.error_slot("variation.margin", form, slots) == "variation.margin"
+    assert forms.error_slot("variation.book[2]", form, slots) == "variation"
+
+
 BASE_FORM = {"game": "alquerque", "players": "2", "agent.0": "random", "agent.1": "random"}
 
 

@@ -47,7 +47,14 @@ PENTA_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 TRI_VALUES = (0.0, 0.5, 1.0)
 
 SPRT_RULE = {"type": "sprt", "agents": ["easy", "random"], "elo0": 0, "elo1": 60}
-PLAN: dict[str, Any] = {"players": None, "options": {}, "seat_policy": None, "max_plies": None}
+# The audited batches are those of earlier issues, played as they were then: no variation.
+PLAN: dict[str, Any] = {
+    "players": None,
+    "options": {},
+    "seat_policy": None,
+    "max_plies": None,
+    "variation": {"kind": "none"},
+}
 EASY_RANDOM: dict[str, Any] = {**PLAN, "game": "alquerque", "agents": ["easy", "random"]}
 BATCHES: dict[str, dict[str, Any]] = {
     # 2 players, draws whose points differ (the batch of issue 8: 264/53/83 by results).

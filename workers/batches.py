@@ -12,17 +12,20 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from engines.core import Game, OptionError, agent_label
 from engines.registry import (
     agent_type,
     build_game,
+    make_agent,
     normalise_agent_spec,
     options_record,
     spec_from_text,
 )
 from engines.seating import BALANCED, FIXED, POLICIES, SeatPolicy, seat_swapped_pairs
+from engines.variation import NOISE, NONE, OPENINGS, offers_root_values, parse_variation
 from storage.models import AUTO_CHUNK_SIZE, BatchPlan
 from storage.settings import Settings, get_settings
 
@@ -147,6 +150,46 @@ def _seat_policy(policy: str | None, specs: Sequence[Mapping[str, Any]]) -> str:
     return SeatPolicy(policy).value
 
 
+def _check_seats_for_rule(rule: dict[str, Any] | None, policy: str) -> None:
+    """Refuse a stop rule on fixed seats: it compares two agents, and with each always in the
+    same seat their difference is the seats' as much as theirs."""
+    if rule is not None and policy == FIXED:
+        raise OptionError(
+            "a stop rule compares two agents, but with seat_policy fixed each agent keeps its "
+            "seat, so a seat's advantage would pass for strength; use seat_policy balanced",
+            field="seat_policy",
+        )
+
+
+def _searches(game: Game, spec: Mapping[str, Any]) -> bool:
+    """Whether the agent of ``spec`` offers root values (player noise can move it)."""
+    return offers_root_values(make_agent(game, spec, random.Random(0)))
+
+
+def _variation(
+    raw: Mapping[str, Any] | None,
+    game: Game,
+    specs: Sequence[Mapping[str, Any]],
+    labels: Sequence[str],
+) -> dict[str, Any]:
+    """The variation to store: the one asked for, else the one the question needs. Different
+    agents are being compared: random openings of the game's length, one per round. One agent
+    in every seat measures the game itself, which a forced opening would change: player noise
+    when that agent offers root values, else none."""
+    default = raw is None
+    if raw is None:
+        if any(s != specs[0] for s in specs):
+            raw = {"kind": OPENINGS}
+        else:
+            raw = {"kind": NOISE if _searches(game, specs[0]) else NONE}
+    variation = parse_variation(raw, game)
+    if variation.kind == NOISE:
+        pairs = zip(specs, labels, strict=True)
+        noised = tuple(label for spec, label in pairs if _searches(game, spec))
+        variation = replace(variation, noised=noised)
+    return replace(variation, default=default).record()
+
+
 def _max_plies(max_plies: Any, game: Game, settings: Settings) -> int:
     """The ply cap asked for, else the game's own, within ``MAX_PLIES``."""
     if max_plies is None:
@@ -174,6 +217,7 @@ def plan_batch(
     chunk_size: int | None,
     max_plies: int | None,
     stop_rule: Mapping[str, Any] | None = None,
+    variation: Mapping[str, Any] | None = None,
     settings: Settings | None = None,
 ) -> BatchPlan:
     """Validate a batch request through the engine registry and return the plan to store.
@@ -182,6 +226,8 @@ def plan_batch(
     minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
     Limits come from ``settings`` (the API passes its app's; default: the environment's).
     ``chunk_size`` None leaves chunk sizing to the runner (``AUTO_CHUNK_SIZE``).
+    ``variation`` None takes the default for the agents given (see ``_variation``); the
+    stored plan always holds one.
     """
     settings = settings or get_settings()
     if not agents:
@@ -198,6 +244,8 @@ def plan_batch(
     max_plies = _max_plies(max_plies, the_game, settings)
     chunk_size = _chunk_size(chunk_size)
     rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
+    _check_seats_for_rule(rule, policy)
+    varied = _variation(variation, the_game, specs, labels)
     if rule is not None and chunk_size != AUTO_CHUNK_SIZE:
         n = the_game.num_players
         chunk_size = stop_rule_chunk_size(chunk_size, matches, pairs=seat_swapped_pairs(n, policy))
@@ -213,4 +261,5 @@ def plan_batch(
         chunk_size=chunk_size,
         max_plies=max_plies,
         stop_rule=rule,
+        variation=varied,
     )

@@ -2,8 +2,10 @@
 
 A batch here is what a request decides (``storage.models.BatchBase``): a stored ``Batch`` or a
 ``BatchPlan``. Match ``i`` of a batch is fully determined by the batch and ``i``: its seed is
-``match_seed(batch.seed, i)``, the seat order comes from the seat policy, and each seat's
-agent draws from ``agent_rng(seed, seat)``. Replaying ``(batch, i)`` gives the same moves.
+``match_seed(batch.seed, i)``, the seat order comes from the seat policy, each seat's agent
+draws from ``agent_rng(seed, seat)``, and the batch's variation (``engines.variation``) adds
+the round's opening or the players' noise, and in a game with chance may give the game the
+round's seed. Replaying ``(batch, i)`` gives the same moves.
 
 A chunk can be cut short by the soft time limit of a Celery worker, which raises
 ``SoftTimeLimitExceeded`` wherever the match is (``workers.timelimit``): the matches finished
@@ -17,10 +19,11 @@ import json
 import time
 
 from engines.core import Game, agent_rng, match_seed, play_match
-from engines.registry import load_game, make_agent
-from engines.seating import seat_agents
+from engines.registry import game_class, load_game, make_agent
+from engines.seating import opening_round, seat_agents
+from engines.variation import Variation, game_seed, match_variation, vary_agents
 from storage.models import BatchBase
-from storage.records import MatchRecord, SeatRecord, opening_key
+from storage.records import OPENING_PLIES, MatchRecord, SeatRecord, opening_key
 from workers.timelimit import is_soft_limit
 
 TIME_LIMIT = "time_limit"
@@ -34,10 +37,32 @@ def build_game(batch: BatchBase) -> Game:
     return load_game(batch.game, players=batch.players, **batch.options)
 
 
+def _variation(batch: BatchBase) -> Variation | None:
+    return None if batch.variation is None else Variation.from_record(batch.variation)
+
+
+def stored_seed(batch: BatchBase, index: int) -> int:
+    """The seed match ``index`` stores: its game's seed, which replaying its moves needs (a
+    round's shared deal under ``openings`` in a game with chance)."""
+    variation = _variation(batch)
+    if variation is None:
+        return match_seed(batch.seed, index)
+    size = opening_round(batch.players, batch.seat_policy)
+    chance = game_class(batch.game).game_type.chance
+    return game_seed(variation, chance, batch.seed, size, index)
+
+
 def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
-    """Play match ``index`` of ``batch``; a match that raises comes back with ok=False."""
+    """Play match ``index`` of ``batch``; a match that raises comes back with ok=False.
+
+    A batch with a variation plays the match through it (``engines.variation``): the agents
+    still draw from ``agent_rng(match_seed, seat)``, the game from the seed the variation
+    gives, and the opening key covers the variation's plies. A batch without one (stored
+    before variations existed) plays exactly as it always did.
+    """
     seed = match_seed(batch.seed, index)
     started = time.perf_counter()
+    variation = _variation(batch)
     try:
         order = seat_agents(len(batch.agents), batch.seat_policy, index)
         agents = [
@@ -45,7 +70,16 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
             for seat, a in enumerate(order)
         ]
         labels = [batch.labels[a] for a in order]
-        result = play_match(game, agents, seed, batch.max_plies, labels)
+        if variation is None:
+            result = play_match(game, agents, seed, batch.max_plies, labels)
+            opening = opening_key(result.moves)
+        else:
+            size = opening_round(batch.players, batch.seat_policy)
+            varied = match_variation(variation, game, batch.seed, size, index)
+            players = vary_agents(agents, varied, seed)
+            result = play_match(game, players, varied.game_seed, batch.max_plies, labels)
+            key = varied.key_moves(result.moves, OPENING_PLIES)
+            opening = opening_key(key, len(key))
         # A stats dict that cannot be stored would fail the whole chunk's transaction.
         json.dumps(result.stats)
     except Exception as exc:
@@ -67,7 +101,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
     ]
     return MatchRecord(
         match_index=index,
-        seed=seed,
+        seed=result.seed,
         ok=True,
         plies=result.plies,
         ended_by=result.ended_by,
@@ -76,7 +110,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
         duration=result.duration,
         seats=seats,
         first_seat=result.first_player,
-        opening=opening_key(result.moves),
+        opening=opening,
     )
 
 
@@ -86,7 +120,7 @@ def failed_record(
     """The record of match ``index`` when it was not (fully) played: failed, with the reason."""
     return MatchRecord(
         match_index=index,
-        seed=match_seed(batch.seed, index),
+        seed=stored_seed(batch, index),
         ok=False,
         plies=0,
         ended_by=ended_by,

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.common import parse_options, parse_stop, split_agents
+from api.cli.common import parse_options, parse_stop, parse_variation, split_agents
 from engines.registry import spec_from_text
 
 DEFAULT_MATCHES = 100
@@ -53,6 +53,28 @@ Stop = Annotated[
     typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
 ]
 
+Openings = Annotated[
+    int | None,
+    typer.Option(
+        help="Random openings of K plies, one per round of seatings (the default, with the "
+        "game's K, when the agents differ); with --book, the plies taken from each line."
+    ),
+]
+Book = Annotated[
+    str | None,
+    typer.Option(help="Openings from a book: one per line, moves separated by commas."),
+]
+Noise = Annotated[
+    str | None,
+    typer.Option(
+        help="Player noise: search agents pick among near-best moves for the first M plies, "
+        "M[:MARGIN] or M:temperature=T (the default when every seat has one agent)."
+    ),
+]
+NoVariation = Annotated[
+    bool, typer.Option("--no-variation", help="No openings and no player noise.")
+]
+
 
 def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
     """The batch a command's options ask for, from its parsed parameters
@@ -69,4 +91,7 @@ def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
         "chunk_size": params["chunk_size"],
         "max_plies": params["max_plies"],
         "stop_rule": parse_stop(params["stop"]),
+        "variation": parse_variation(
+            params["openings"], params["book"], params["noise"], params["no_variation"]
+        ),
     }

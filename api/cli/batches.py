@@ -4,7 +4,7 @@ batch's figures and one match's moves."""
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -40,6 +40,7 @@ def games() -> None:
                     f"{o['doc']}",
                     highlight=False,
                 )
+            out.print(f"  variation: {_variation_defaults(g)}", highlight=False)
             for a in g["agents"]:
                 out.print(f"  agent [cyan]{a['name']}[/cyan]: {a['description']}", highlight=False)
                 for p in a["params"]:
@@ -47,6 +48,20 @@ def games() -> None:
                         f"      {p['name']} ({p['type']}, default {p['default']!r}): {p['doc']}",
                         highlight=False,
                     )
+
+
+def _variation_defaults(game: dict[str, Any]) -> str:
+    """The game's default variations in words (``GET /games``' ``variation``)."""
+    v = game["variation"]
+    shared = [f"a random opening of {v['opening_plies']} plies"] if v["opening_plies"] else []
+    if game["chance"]:
+        shared.append("one deal")
+    opening = " and ".join(shared) or "the same start"
+    return (
+        f"agents that differ play each round of seatings with {opening}; one agent in every "
+        f"seat gets player noise for {v['noise_plies']} plies (search agents choose within "
+        f"{v['noise_margin']:g} of their best move); at most {v['max_plies']} plies"
+    )
 
 
 @app.command()

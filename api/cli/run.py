@@ -47,6 +47,10 @@ def run(
         int | None, typer.Option("--workers", "-w", help="Processes (default: all cores).")
     ] = None,
     stop: opts.Stop = None,
+    openings: opts.Openings = None,
+    book: opts.Book = None,
+    noise: opts.Noise = None,
+    no_variation: opts.NoVariation = False,
     db: DbOption = None,
 ) -> None:
     """Play a batch of matches on this machine and print the seat balance."""

@@ -108,6 +108,10 @@ def submit(
     max_plies: opts.MaxPlies = None,
     chunk_size: opts.ChunkSize = None,
     stop: opts.Stop = None,
+    openings: opts.Openings = None,
+    book: opts.Book = None,
+    noise: opts.Noise = None,
+    no_variation: opts.NoVariation = False,
     wait: Annotated[bool, typer.Option(help="Show progress until the batch ends.")] = False,
     idempotency_key: Annotated[
         str | None,

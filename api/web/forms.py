@@ -3,7 +3,8 @@ built from what was typed, and which field an error answer belongs beside.
 
 Form field names: ``game``, ``players``, ``opt.<option>``, ``agent.<seat>``,
 ``param.<seat>.<agent>.<parameter>``, ``seat_policy``, ``matches``, ``seed``, ``max_plies``,
-``chunk_size``, ``sprt`` (a checkbox) with ``sprt.agent_a``, ``sprt.agent_b``, ``sprt.elo0``,
+``chunk_size``, ``variation`` (its kind; blank for the default) with ``variation.plies`` and
+``variation.margin``, ``sprt`` (a checkbox) with ``sprt.agent_a``, ``sprt.agent_b``, ``sprt.elo0``,
 ``sprt.elo1``, ``sprt.alpha``, ``sprt.beta``, and ``api_key``. A blank field means "the
 default": it is left out of the body. Values go to the API as typed (numbers as numbers when
 they read as one) so that the API, not the page, decides what is wrong and says so.
@@ -108,6 +109,13 @@ def form_to_body(form: Mapping[str, str], info: Mapping[str, Any]) -> dict[str, 
     for field in INT_FIELDS:
         if value.get(field):
             body[field] = _whole(value[field])
+    if value.get("variation"):
+        variation: dict[str, Any] = {"kind": value["variation"]}
+        if value.get("variation.plies"):
+            variation["plies"] = _whole(value["variation.plies"])
+        if value.get("variation.margin"):
+            variation["margin"] = _number(value["variation.margin"])
+        body["variation"] = variation
     if value.get("sprt"):
         rule: dict[str, Any] = {
             "type": "sprt",
@@ -147,6 +155,7 @@ def error_slot(field: str | None, form: Mapping[str, str], slots: set[str]) -> s
 def error_slots(info: Mapping[str, Any], players: int) -> set[str]:
     """Names of the error slots the form shows (the ``data-error-for`` of the template)."""
     slots = {"game", "players", "seat_policy", "stop_rule", "api_key", *INT_FIELDS}
+    slots.update(("variation", "variation.plies", "variation.margin"))
     slots.update(f"options.{o['name']}" for o in info["options"])
     for seat in range(players):
         slots.add(f"agents[{seat}]")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from engines.agents.alphabeta import deepening_root_values
 from engines.core import Action, Game, Seat, State
 
 WIN = 100.0
@@ -63,6 +64,26 @@ class AbaloneSearch:
             if abs(value) > 1.0:
                 break  # a forced result is known; deeper search cannot change it
         return best
+
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """Every legal move with its value for the seat to move, as
+        :meth:`engines.agents.alphabeta.AlphaBetaAgent.root_values` gives them: exact (or,
+        given ``within``, exact for the moves within it of the best and an upper bound below
+        that for the others), from the last depth completed within ``depth`` and ``nodes``."""
+        seat = state.current_player()
+        self.count = 0
+
+        def value(action: Action, depth: int, floor: float) -> float:
+            self.iteration = depth
+            child = state.clone()
+            child.apply(action)
+            self._tick()
+            return -self._negamax(child, 1 - seat, depth - 1, 1, -float("inf"), -floor)
+
+        values, self.completed_depth = deepening_root_values(
+            state.ordered_actions(), self.depth, within, value, _OutOfNodesError
+        )
+        return values
 
     def _root(self, state: State, actions: list[Action], depth: int) -> tuple[Action, float]:
         seat = state.current_player()

@@ -77,6 +77,30 @@ class AlphaBetaAgent:
                 break  # a forced result is known; deeper search cannot change it
         return best
 
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """Every legal move with its value for the seat to move (``SearchAgent``).
+
+        Where ``step`` only proves the best move best, this values every root move: exactly
+        (a full window) when ``within`` is None; else exactly those within ``within`` of the
+        best, each other one by an upper bound already below best − ``within`` (a window
+        raised to there, which keeps most of alpha-beta's cut-offs). Iterative deepening within
+        the same ``depth`` and ``nodes`` as ``step``: the values of the last completed depth.
+        """
+        self.root_seat = state.current_player()
+        self.count = 0
+        self.table = {}
+
+        def value(action: Action, depth: int, floor: float) -> float:
+            child = state.clone()
+            child.apply(action)
+            self._tick(depth)
+            return self._search(child, depth - 1, 1, floor, float("inf"), depth)
+
+        values, self.completed_depth = deepening_root_values(
+            state.ordered_actions(), self.depth, within, value, _OutOfNodesError
+        )
+        return values
+
     # ------------------------------------------------------------------------- search
     def _root(self, state: State, actions: list[Action], depth: int) -> Action:
         """Search every root move; return the best, equal moves split by the agent's rng.
@@ -229,6 +253,35 @@ class AlphaBetaAgent:
         if value < -_MATE_ZONE:
             return value + ply
         return value
+
+
+def deepening_root_values(
+    actions: list[Action],
+    depth: int,
+    within: float | None,
+    value: Callable[[Action, int, float], float],
+    out_of_nodes: type[Exception],
+) -> tuple[list[tuple[Action, float]], int]:
+    """``SearchAgent.root_values`` of an alpha-beta by iterative deepening, and the depth they
+    come from: at each depth from 1, ``value(action, depth, floor)`` values every root move,
+    best first by the previous depth, with a window from ``floor`` up (−∞, or the best so far
+    less ``within`` and a hair: a move that fails low is then out of the margin); a depth cut
+    short by ``out_of_nodes`` leaves the previous one's values."""
+    values: list[tuple[Action, float]] = []
+    completed = 0
+    for current in range(1, depth + 1):
+        found: list[tuple[Action, float]] = []
+        best = -float("inf")
+        try:
+            for action in actions:
+                floor = -float("inf") if within is None else best - within - _TIE
+                found.append((action, value(action, current, floor)))
+                best = max(best, found[-1][1])
+        except out_of_nodes:
+            break
+        values, completed = found, current
+        actions = [a for a, _ in sorted(found, key=lambda av: -av[1])]
+    return values, completed
 
 
 ALPHABETA = AgentType(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 
 from engines.core import TERMINAL, Action, Game, Seat, State
 
@@ -29,6 +30,30 @@ class _Node:
         self.untried: list[Action] | None = None  # filled on first visit
         self.visits = 0
         self.total = 0.0
+
+
+ROOT_VALUE_MIN_VISITS = 0.1
+"""``root_values`` of an MCTS lists a root move only when it was searched at least this share of
+the most searched move's visits: the mean of a move tried once or twice is luck, not a value."""
+
+
+def root_share_values(
+    children: Iterable[tuple[Action, int, float]], players: int
+) -> list[tuple[Action, float]]:
+    """``SearchAgent.root_values`` of a tree search from its root moves ``(action, visits,
+    total share)``: each well-searched move's mean share for the seat to move, on the scale of
+    ``State.evaluate`` (share r maps to (r − 1/n)·n/(n − 1), as ``evaluate`` reads a result)."""
+    searched = [c for c in children if c[1] > 0]
+    if not searched:
+        return []
+    most = max(visits for _, visits, _ in searched)
+    floor = max(1.0, ROOT_VALUE_MIN_VISITS * most)
+    scale = players / (players - 1) if players > 1 else 2.0
+    return [
+        (action, (total / visits - 1.0 / max(players, 2)) * scale)
+        for action, visits, total in searched
+        if visits >= floor
+    ]
 
 
 def _shares(state: State, players: int) -> list[float]:
@@ -72,6 +97,15 @@ class MctsAgent:
         root = self.search(state)
         best = max(root.children, key=lambda c: (c.visits, c.total))
         return best.action
+
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """The searched root moves with their mean result for the seat to move (the same search
+        as ``step``; see ``root_share_values``). Each value is a mean, so ``within`` changes
+        nothing."""
+        root = self.search(state)
+        return root_share_values(
+            ((c.action, c.visits, c.total) for c in root.children), self.players
+        )
 
     def search(self, state: State) -> _Node:
         """Run the iterations from ``state`` (left untouched) and return the root node.

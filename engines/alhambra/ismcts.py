@@ -20,6 +20,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
+from engines.agents.mcts import root_share_values
 from engines.alhambra.policy import quick_score
 from engines.alhambra.rules import AlhambraState
 from engines.core import TERMINAL, Action, Game, Option, Seat, State
@@ -86,6 +87,16 @@ class IsMctsAgent:
         bias = self._root_bias(state, legal)
         root = self.search(state, bias)
         return max(bias, key=lambda a: (_rank(root.children.get(a)), bias[a]))
+
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """The root candidates searched often enough, with their mean result for the seat to
+        move (the same search as ``step``; see ``engines.agents.mcts.root_share_values``). Every
+        value is a mean, so ``within`` changes nothing."""
+        if not isinstance(state, AlhambraState):
+            raise TypeError(f"an Alhambra agent cannot play {type(state).__name__}")
+        root = self.search(state, self._root_bias(state, state.legal_actions()))
+        children = ((a, c.visits, c.total) for a, c in root.children.items())
+        return root_share_values(children, self.players)
 
     def _root_bias(self, state: AlhambraState, legal: list[Action]) -> dict[Action, float]:
         """The root's candidates, each with its prior in [0, 1] (best heuristic score = 1)."""

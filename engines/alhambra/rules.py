@@ -33,6 +33,7 @@ from engines.core import (
     NotationError,
     Seat,
     State,
+    VariationDefaults,
 )
 
 MAX_PLIES = 6000
@@ -52,6 +53,10 @@ class Alhambra(Game):
         max_game_length=MAX_PLIES,
         options=(),
         points=True,
+        # The deal is the opening: a round of matches shares it, with no forced move.
+        variation=VariationDefaults(
+            opening_plies=0, noise_plies=4, noise_margin=0.02, max_plies=10
+        ),
         description=(
             "Buy building tiles with four currencies (an exact payment earns another action), "
             "build them into an Alhambra by the wall rules, and score type majorities and the "

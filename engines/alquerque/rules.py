@@ -43,6 +43,7 @@ from engines.core import (
     Option,
     Seat,
     State,
+    VariationDefaults,
 )
 
 # --------------------------------------------------------------------------- state
@@ -392,6 +393,11 @@ class AlquerqueGame(Game):
             ),
         ),
         points=False,
+        # The first plies hold few choices (12 lines of 4 plies, 1,924 of 8), so openings
+        # are longer; 0.05 is under two-thirds of a piece in the evaluation.
+        variation=VariationDefaults(
+            opening_plies=8, noise_plies=10, noise_margin=0.05, max_plies=20
+        ),
         description=(
             "The 5 × 5 ancestor of draughts: compulsory captures, multi-captures that may "
             "change direction, no backward simple moves, no promotion."

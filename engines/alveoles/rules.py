@@ -62,6 +62,7 @@ from engines.core import (
     Option,
     Seat,
     State,
+    VariationDefaults,
 )
 
 ROLLOUT_SAMPLES = 6
@@ -105,6 +106,11 @@ class Alveoles(Game):
         max_game_length=NUM_GROOVES,
         options=(LAYOUT_OPTION, SQUARE_BONUS_OPTION),
         points=True,
+        # 144 grooves: four random plies already give billions of openings, and early grooves
+        # are nearly equal in value.
+        variation=VariationDefaults(
+            opening_plies=4, noise_plies=10, noise_margin=0.02, max_plies=40
+        ),
         description=(
             "Dots and boxes on an 8 × 8 board of valued squares: closing a numbered square "
             "earns a replay, 3-sided squares must be closed, rows, columns and 3 × 3 blocks "

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
+from engines.agents.mcts import root_share_values
 from engines.compiled import uct
 from engines.compiled.kernels import has_kernel, kernel_id
 from engines.core import Action, Game, State
@@ -45,7 +48,19 @@ class CompiledMctsAgent:
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
-        action = uct.search(
+        return int(uct.search(*self._search_args(state)))
+
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """The searched root moves with their mean result for the seat to move (the same search
+        as ``step``; see ``engines.agents.mcts.root_share_values``). Each value is a mean, so
+        ``within`` changes nothing."""
+        moves, visits, totals = uct.root_moves(*self._search_args(state))
+        children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
+        return root_share_values(children, self.players)
+
+    def _search_args(self, state: State) -> tuple[int, np.ndarray, int, int, float, int, int, int]:
+        """What the compiled search takes, with a fresh seed from the agent's generator."""
+        return (
             self.game_id,
             self.encode(state),
             self.players,
@@ -55,4 +70,3 @@ class CompiledMctsAgent:
             self.rollout_cap,
             self.rng.getrandbits(63),
         )
-        return int(action)

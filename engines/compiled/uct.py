@@ -149,6 +149,32 @@ def search(
 ) -> int:
     """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
     most visited move at the root (ties: the higher total, then the first expanded)."""
+    moves, visits, totals = root_moves(
+        game, root_state, players, iterations, exploration, rollout, rollout_cap, seed
+    )
+    if moves.shape[0] == 0:
+        return -1
+    best = 0
+    for i in range(1, moves.shape[0]):
+        if visits[i] > visits[best] or (visits[i] == visits[best] and totals[i] > totals[best]):
+            best = i
+    return moves[best]
+
+
+@njit(cache=True)
+def root_moves(
+    game: int,
+    root_state: np.ndarray,
+    players: int,
+    iterations: int,
+    exploration: float,
+    rollout: int,
+    rollout_cap: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
+    root's moves, in the order they were expanded, with their visits and total shares for the
+    seat to move there."""
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
     capacity = iterations + 2
@@ -244,15 +270,22 @@ def search(
             visits[visited] += 1
             if mover[visited] >= 0:
                 total[visited] += shares[mover[visited]]
-    best = first_child[0]
-    child = best
+    # The root's children, in the order they were expanded.
+    count = 0
+    child = first_child[0]
     while child >= 0:
-        if visits[child] > visits[best] or (
-            visits[child] == visits[best] and total[child] > total[best]
-        ):
-            best = child
+        count += 1
         child = next_sibling[child]
-    return action[best] if best >= 0 else -1
+    moves = np.empty(count, dtype=np.int64)
+    seen = np.empty(count, dtype=np.int64)
+    shares = np.empty(count, dtype=np.float64)
+    child = first_child[0]
+    for i in range(count):
+        moves[i] = action[child]
+        seen[i] = visits[child]
+        shares[i] = total[child]
+        child = next_sibling[child]
+    return moves, seen, shares
 
 
 @njit(cache=True)
