@@ -26,6 +26,7 @@ from api.cli.common import (
     out,
     parse_options,
     parse_stop,
+    settings_for,
     split_agents,
     user_errors,
     warn_incomplete_seating,
@@ -102,6 +103,7 @@ def run(
             chunk_size=chunk_size,
             max_plies=max_plies,
             stop_rule=parse_stop(stop),
+            settings=settings_for(db),
         )
         engine = open_db(db)
         batch = crud.create_batch(engine, plan=plan)
@@ -174,7 +176,7 @@ def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud
             bar.update(task, total=p.matches, completed=p.finished_matches, failed=p.failed)
             bar.update(task, rate=rate)
 
-        return run_local(batch_id, workers=workers, database_url=url, progress=show)
+        return run_local(batch_id, settings=settings_for(url), workers=workers, progress=show)
 
 
 def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:
