@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine, select, text
 
+from engines.core import Ending
 from storage.models import MATCH, MATCH_COLUMNS, SEAT_COLUMNS, SEAT_RESULT
 
 SEAT_FRAME_COLUMNS = [c for c in SEAT_COLUMNS if c != "batch_id"]
@@ -190,13 +191,14 @@ def plies_counts(engine: Engine, batch_id: str) -> pd.DataFrame:
 
 
 def ended_by_counts(engine: Engine, batch_id: str) -> pd.DataFrame:
-    """Columns: ended_by, count (successful matches), plus one ``failed`` row when any failed."""
+    """Columns: ended_by, count (successful matches), plus one ``Ending.FAILED`` row when any
+    failed."""
     sql = text(
-        "SELECT CASE WHEN ok = :ok THEN ended_by ELSE 'failed' END AS how, COUNT(*) FROM match "
+        "SELECT CASE WHEN ok = :ok THEN ended_by ELSE :failed END AS how, COUNT(*) FROM match "
         "WHERE batch_id = :b GROUP BY how ORDER BY how"
     )
     with engine.connect() as conn:
-        rows = conn.execute(sql, {"b": batch_id, "ok": True}).all()
+        rows = conn.execute(sql, {"b": batch_id, "ok": True, "failed": Ending.FAILED.value}).all()
     return pd.DataFrame(rows, columns=["ended_by", "count"]).astype({"count": "int64"})
 
 

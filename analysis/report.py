@@ -24,6 +24,7 @@ from analysis import frames, seats, shape, stop_rule
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
 from analysis.tidy import Wide, is_binary, to_wide, with_matches
+from engines.core import Ending
 from engines.registry import game_class, load_game
 from engines.seating import opening_round, seating_design
 from storage import crud
@@ -173,8 +174,8 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         opening_round(batch.players, batch.seat_policy),
     )
     ended = frames.ended_by_counts(engine, batch.id)
-    failed = int(ended.loc[ended["ended_by"] == "failed", "count"].sum())
-    ended_ok = ended[ended["ended_by"] != "failed"]
+    failed = int(ended.loc[ended["ended_by"] == Ending.FAILED, "count"].sum())
+    ended_ok = ended[ended["ended_by"] != Ending.FAILED]
     plies = frames.plies_counts(engine, batch.id)
 
     balance = seats.seat_balance_wide(w)

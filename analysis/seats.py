@@ -91,7 +91,7 @@ def seat_test(w: Wide) -> dict[str, Any]:
     wins = w.win.sum(axis=0)
     p, method = stats.small_sample_gof(wins, [1.0] * n)
     stat, df = math.nan, 0
-    if method.startswith("chi-square"):
+    if method == stats.CHI_SQUARE_GOF:
         stat, df, _ = stats.chisquare_gof(wins, [1.0] * n)
     return {"method": method, "statistic": stat, "df": df, "p_value": p}
 

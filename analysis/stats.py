@@ -118,6 +118,10 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
             yield (first, *rest)
 
 
+CHI_SQUARE_GOF = "chi-square goodness of fit"
+"""The name ``small_sample_gof`` gives its chi-square test (the others are exact or none)."""
+
+
 def small_sample_gof(
     observed: Sequence[float], expected_share: Sequence[float]
 ) -> tuple[float, str]:
@@ -133,7 +137,7 @@ def small_sample_gof(
     if total <= 0 or obs.size < 2:
         return (math.nan, "none: no games")
     if float((share * total).min()) >= MIN_EXPECTED:
-        return (chisquare_gof(obs.tolist(), share.tolist())[2], "chi-square goodness of fit")
+        return (chisquare_gof(obs.tolist(), share.tolist())[2], CHI_SQUARE_GOF)
     if np.allclose(obs, np.rint(obs)):
         whole = np.rint(obs).astype(np.int64)
         if obs.size == 2:

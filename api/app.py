@@ -14,7 +14,9 @@ from fastapi import FastAPI
 from api import routes_batches, routes_games, routes_reports, web
 from api.errors import install_error_handlers
 from api.lifespan import lifespan
-from api.middleware import BodyLimit
+from api.middleware import BodyLimit, SameOrigin
+from api.redirects import relative_slash_redirects
+from api.web.errors import as_pages
 from storage.settings import Settings, get_settings
 from workers.dispatchers import make_dispatcher
 
@@ -33,11 +35,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.dispatcher = make_dispatcher(settings, local_command=PLAYTESTER_COMMAND)
-    install_error_handlers(app)
+    install_error_handlers(app, wrap=as_pages)
     app.include_router(routes_batches.router)
     app.include_router(routes_games.router)
     app.include_router(routes_reports.router)
     web.install(app)
+    relative_slash_redirects(app)
+    app.add_middleware(SameOrigin, public_url=settings.public_url)
     app.add_middleware(BodyLimit)
     return app
 

@@ -6,13 +6,13 @@ or the broker does not answer, 500 for a bug); stack traces stay in the server l
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engines.core import GameError, OptionError
@@ -46,7 +46,9 @@ def _unreadable_body(cause: BaseException | None) -> str:
         return "the request body is not UTF-8 text"
     if isinstance(cause, RecursionError):
         return "the request body nests arrays or objects too deeply"
-    if isinstance(cause, ValueError) and "digits" in str(cause):
+    if type(cause) is ValueError:
+        # JSON syntax errors reach the validation handler as ``json_invalid``; the plain
+        # ValueError left is Python's limit on the digits of an integer (4,300).
         return "the request body holds a number with too many digits"
     return "the request body could not be read as JSON"
 
@@ -70,55 +72,78 @@ def validation_error_body(found: Sequence[Any]) -> dict[str, Any]:
     return {"message": message, "field": first["field"], "errors": errors}
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Turn every known error into a JSON answer with a message and the field at fault."""
+async def on_validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 for a request that fails its route's declared types."""
+    return JSONResponse(validation_error_body(exc.errors()), status_code=422)
 
-    @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse(validation_error_body(exc.errors()), status_code=422)
 
-    @app.exception_handler(OptionError)
-    async def _option(_: Request, exc: OptionError) -> JSONResponse:
-        return error_response(422, str(exc), exc.field)
+async def on_option(_: Request, exc: OptionError) -> JSONResponse:
+    """422 naming the option or agent parameter at fault."""
+    return error_response(422, str(exc), exc.field)
 
-    @app.exception_handler(GameError)
-    async def _game(_: Request, exc: GameError) -> JSONResponse:
-        return error_response(422, str(exc))
 
-    @app.exception_handler(NotFound)
-    async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
-        return error_response(404, str(exc.args[0]) if exc.args else "not found")
+async def on_game(_: Request, exc: Exception) -> JSONResponse:
+    """422 for any other bad input the engines refuse."""
+    return error_response(422, str(exc))
 
+
+async def on_not_found(_: Request, exc: Exception) -> JSONResponse:
+    """404 for a batch or match no one stored."""
+    return error_response(404, str(exc.args[0]) if exc.args else "not found")
+
+
+async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """Starlette's and FastAPI's own errors: the router's 404 and 405, an unreadable body, a
+    route's ``HTTPException``."""
+    code = exc.status_code
+    if code == 400 and exc.__cause__ is not None:  # the body did not parse
+        return error_response(422, _unreadable_body(exc.__cause__), "body")
+    message = str(exc.detail)
+    if message == HTTPStatus(code).phrase:  # raised by the router, not by a route
+        path = _cut(request.url.path)
+        if code == 404:
+            message = f"no route {request.method} {path}; the routes are listed at /docs"
+        elif code == 405:
+            message = f"{path} does not accept {request.method}; see the Allow header"
+    return error_response(code, message, headers=exc.headers)
+
+
+async def on_database(_: Request, exc: Exception) -> JSONResponse:
+    log.warning("database unreachable: %s", exc)
+    return error_response(503, "the database is unreachable; try again in a moment")
+
+
+async def on_broker(_: Request, exc: Exception) -> JSONResponse:
+    log.warning("broker unreachable: %s", exc)
+    return error_response(503, "the broker is unreachable; try again in a moment")
+
+
+async def on_unexpected(_: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error", exc_info=exc)
+    return error_response(500, "internal error; the server log has the details")
+
+
+Handler = Callable[[Request, Any], Awaitable[Response]]
+"""An error handler: the request and the error (of the class it is installed for)."""
+
+HANDLERS: tuple[tuple[type[Exception], Handler], ...] = (
+    (RequestValidationError, on_validation),
+    (OptionError, on_option),
+    (GameError, on_game),
+    (NotFound, on_not_found),
     # Starlette's class, not only FastAPI's subclass: the router's own 404 and 405 and
     # FastAPI's "error parsing the body" are raised as Starlette exceptions.
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = exc.status_code
-        if code == 400 and exc.__cause__ is not None:  # the body did not parse
-            return error_response(422, _unreadable_body(exc.__cause__), "body")
-        message = str(exc.detail)
-        if message == HTTPStatus(code).phrase:  # raised by the router, not by a route
-            path = _cut(request.url.path)
-            if code == 404:
-                message = f"no route {request.method} {path}; the routes are listed at /docs"
-            elif code == 405:
-                message = f"{path} does not accept {request.method}; see the Allow header"
-        return error_response(code, message, headers=exc.headers)
+    (StarletteHTTPException, on_http),
+    *((outage, on_database) for outage in DATABASE_DOWN),
+    *((outage, on_broker) for outage in BROKER_DOWN),
+    (Exception, on_unexpected),
+)
+"""Every known error and the handler that turns it into a JSON answer."""
 
-    async def _database(_: Request, exc: Exception) -> JSONResponse:
-        log.warning("database unreachable: %s", exc)
-        return error_response(503, "the database is unreachable; try again in a moment")
 
-    async def _broker(_: Request, exc: Exception) -> JSONResponse:
-        log.warning("broker unreachable: %s", exc)
-        return error_response(503, "the broker is unreachable; try again in a moment")
-
-    for outage in DATABASE_DOWN:
-        app.add_exception_handler(outage, _database)
-    for outage in BROKER_DOWN:
-        app.add_exception_handler(outage, _broker)
-
-    @app.exception_handler(Exception)
-    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error", exc_info=exc)
-        return error_response(500, "internal error; the server log has the details")
+def install_error_handlers(app: FastAPI, wrap: Callable[[Handler], Handler] | None = None) -> None:
+    """Turn every known error into a JSON answer with a message and the field at fault;
+    ``wrap`` may dress each handler's answer differently for some requests (the dashboard's
+    pages answer with a page)."""
+    for error, handler in HANDLERS:
+        app.add_exception_handler(error, wrap(handler) if wrap else handler)

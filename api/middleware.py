@@ -1,9 +1,11 @@
-"""ASGI middleware of the API: request bodies over a size limit are refused before parsing."""
+"""ASGI middleware of the API: request bodies over a size limit are refused before parsing, and
+writes a browser sends from another site are refused before they reach a route."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from api.errors import error_response
 
@@ -58,3 +60,70 @@ class BodyLimit:
             413, f"request body is larger than {self.limit} bytes; send a smaller one", "body"
         )
         await response(scope, receive, send)
+
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+TRUSTED_FETCH_SITES = frozenset({"same-origin", "none"})
+"""``Sec-Fetch-Site`` values of a request the page itself, or the user, made."""
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _host_port(scheme: str, netloc: str) -> str:
+    """``netloc`` lower-cased, without the scheme's default port."""
+    netloc = netloc.strip().lower()
+    default = DEFAULT_PORTS.get(scheme)
+    return netloc.removesuffix(f":{default}") if default else netloc
+
+
+def origin_of(url: str) -> str | None:
+    """The ``host[:port]`` of an origin or URL as compared here; None when it has none."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in DEFAULT_PORTS or not parts.netloc:
+        return None
+    return _host_port(parts.scheme, parts.netloc)
+
+
+class SameOrigin:
+    """Refuse (403) a write that a browser sends from another site.
+
+    With ``API_KEY`` unset nothing else stands between a page on another site and a form that
+    posts here: a browser sends such a form with the user's access to this server. Browsers
+    label every request: ``Sec-Fetch-Site`` (anything but ``same-origin`` or ``none`` is
+    refused) and, on a write, ``Origin`` (refused unless it is this server: the host the
+    request was sent to, or ``public_url``). A client that sends neither (the command line,
+    scripts, ``curl``) is no browser acting for someone else, and passes.
+    """
+
+    def __init__(self, app: ASGIApp, public_url: str | None = None) -> None:
+        self.app = app
+        self.public = origin_of(public_url) if public_url else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") in WRITE_METHODS:
+            problem = self._cross_site(scope)
+            if problem is not None:
+                response = error_response(403, problem)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def _cross_site(self, scope: Scope) -> str | None:
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []
+        }
+        site = headers.get("sec-fetch-site")
+        if site is not None and site.strip().lower() not in TRUSTED_FETCH_SITES:
+            return (
+                f"cross-site request refused (Sec-Fetch-Site: {site[:40]}): writes come from "
+                "this server's own pages or from clients that are not browsers"
+            )
+        origin = headers.get("origin")
+        if origin is None:
+            return None
+        own = {self.public, _host_port(str(scope.get("scheme", "http")), headers.get("host", ""))}
+        if origin_of(origin) in own - {None, ""}:
+            return None
+        return (
+            f"cross-origin request refused (Origin: {origin[:80]}): writes come from this "
+            "server's own pages or from clients that are not browsers"
+        )

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from api.auth import require_read
-from api.deps import DispatcherDep
+from api.deps import DispatcherDep, SettingsDep
 from api.schemas import Health
 from engines.registry import describe_games
 from storage.db import get_engine
@@ -18,9 +18,10 @@ router = APIRouter(tags=["service"])
 
 
 @router.get("/games", dependencies=[Depends(require_read)], summary="Games, options and agents")
-def games() -> list[dict[str, Any]]:
-    """Every game with its options, and the agents that can play it with their parameters."""
-    return describe_games()
+def games(settings: SettingsDep) -> list[dict[str, Any]]:
+    """Every game with its options, and the agents that can play it with their parameters;
+    budgets (``iterations``, ``nodes``, ``depth``) show this server's caps as their maximum."""
+    return describe_games(settings.agent_budget_limits)
 
 
 @router.get("/healthz", response_model=Health, summary="Database and broker reachable")
@@ -28,14 +29,14 @@ def healthz(request: Request, dispatcher: DispatcherDep) -> JSONResponse:
     """200 when the database and the broker answer, 503 naming the one that does not."""
     database = "ok"
     broker = "ok"
+    healthy = True
     try:
         ping(get_engine(request.app.state.settings.database_url))
     except Exception as exc:  # any failure to reach it is the answer itself
-        database = f"unreachable: {type(exc).__name__}"
+        database, healthy = f"unreachable: {type(exc).__name__}", False
     try:
         broker = dispatcher.broker_status()
     except Exception as exc:
-        broker = f"unreachable: {type(exc).__name__}"
-    healthy = not database.startswith("unreachable") and not broker.startswith("unreachable")
+        broker, healthy = f"unreachable: {type(exc).__name__}", False
     body = Health(status="ok" if healthy else "unavailable", database=database, broker=broker)
     return JSONResponse(body.model_dump(), status_code=200 if healthy else 503)

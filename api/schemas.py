@@ -19,6 +19,7 @@ from storage.models import BatchState
 from workers.batches import MAX_CHUNK_SIZE, MAX_SEED
 
 MAX_AGENTS = 16
+MAX_PLAYERS = 99
 MAX_OPTIONS = 64
 MAX_INT32 = 2**31 - 1
 """Largest value of a 32-bit integer column (match counts, ply caps, match indices)."""
@@ -58,7 +59,7 @@ class BatchCreate(BaseModel):
         default=None,
         strict=True,
         ge=1,
-        le=99,
+        le=MAX_PLAYERS,
         description="Player count; the game's minimum by default.",
     )
     options: dict[str, Any] = Field(

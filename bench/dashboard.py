@@ -42,6 +42,7 @@ from storage import crud  # noqa: E402
 from storage.db import get_engine, upgrade  # noqa: E402
 from storage.models import BatchPlan  # noqa: E402
 from storage.records import MatchRecord, SeatRecord  # noqa: E402
+from storage.settings import Settings  # noqa: E402
 
 LONG_PLIES = 400
 
@@ -90,6 +91,7 @@ def store_long_match(url: str) -> str:
 
     for seed in range(100):
         plan = plan_batch(
+            settings=Settings(),
             game="abalone",
             players=2,
             options={},

@@ -31,8 +31,10 @@ from typing import Any
 
 import numpy as np
 
+from engines.core import Ending
+
 RESULTS = Path(__file__).resolve().parent / "results"
-ENDINGS = ("normal", "repetition", "no_capture", "move_limit")
+ENDINGS = (Ending.NORMAL, Ending.REPETITION, Ending.NO_CAPTURE, Ending.MAX_PLIES)
 
 CHILD = {
     "baseline": """
@@ -116,7 +118,7 @@ def make_batch(path: Path, matches: int, seed: int = 1) -> tuple[str, str]:
                 int(i) * 7919,
                 1,
                 int(p),
-                ENDINGS[int(e)] if w == 0.5 else "normal",
+                ENDINGS[int(e)] if w == 0.5 else Ending.NORMAL,
                 0.01,
                 "",
                 "{}",

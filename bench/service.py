@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from service_fixtures import Api, PgCluster, RedisServer, Workers, service_env  # noqa: E402
 
 from storage.db import get_engine, upgrade  # noqa: E402
+from storage.settings import Settings  # noqa: E402
 
 
 def make_batch(url: str, game: str, matches: int, chunk_size: int | None) -> str:
@@ -41,6 +42,7 @@ def make_batch(url: str, game: str, matches: int, chunk_size: int | None) -> str
     from workers.batches import plan_batch
 
     plan = plan_batch(
+        settings=Settings(),
         game=game,
         players=None,
         options={},
@@ -60,7 +62,7 @@ def time_local(url: str, game: str, matches: int, chunk_size: int | None) -> flo
 
     batch_id = make_batch(url, game, matches, chunk_size)
     began = time.perf_counter()
-    run_local(batch_id, workers=2, database_url=url)
+    run_local(batch_id, workers=2, settings=Settings(database_url=url))
     return time.perf_counter() - began
 
 

@@ -41,16 +41,19 @@ from storage import crud
 from storage.db import get_engine, upgrade
 from workers.batches import plan_batch
 from workers.local import run_local
+from storage.settings import Settings
 
 upgrade(URL)
 engine = get_engine(URL)
+settings = Settings(database_url=URL)
 rule = {"agents": LABELS, **NEVER} if KIND == "rule" else None
 chunk = CHUNK if KIND == "same_chunks" else None
 plan = plan_batch(game=GAME, players=2, options={}, agents=AGENTS, matches=MATCHES, seed=SEED,
-                  seat_policy="balanced", chunk_size=chunk, max_plies=None, stop_rule=rule)
+                  seat_policy="balanced", chunk_size=chunk, max_plies=None, stop_rule=rule,
+                  settings=settings)
 batch = crud.create_batch(engine, plan=plan)
 t0, c0 = time.perf_counter(), time.process_time()
-final = run_local(batch.id, workers=WORKERS, database_url=URL)
+final = run_local(batch.id, workers=WORKERS, settings=settings)
 wall = time.perf_counter() - t0
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = time.process_time() - c0 + children.ru_utime + children.ru_stime

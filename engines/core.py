@@ -14,6 +14,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 
 Action: TypeAlias = int
@@ -21,6 +22,38 @@ Seat: TypeAlias = int
 
 TERMINAL: Seat = -1
 """What ``State.current_player()`` answers once the game is over."""
+
+
+class Ending(StrEnum):
+    """How a match ended: the value stored in ``match.ended_by``, named here and nowhere else.
+
+    A game's rules end a game with one of the first five; ``play_match`` cuts a match at the
+    batch's ply cap with ``MAX_PLIES``; a match that did not finish is stored failed with one
+    of ``ERROR``, ``TIME_LIMIT`` or ``ABANDONED``. ``FAILED`` is never stored: it is how reports
+    and filters name every failed match together.
+    """
+
+    NORMAL = "normal"
+    """The rules decided the game (a win, or a result the rules score)."""
+    REPETITION = "repetition"
+    """Drawn by a repeated position (Abalone, Alquerque)."""
+    NO_CAPTURE = "no_capture"
+    """Drawn by Alquerque's no-capture rule."""
+    NO_MOVE = "no_move"
+    """Drawn because the player to move has no legal move (three-player Abalone)."""
+    MOVE_LIMIT = "move_limit"
+    """Drawn by a game's own move-limit rule (Abalone's ``move_limit`` option). Rows stored
+    before ``MAX_PLIES`` existed also say ``move_limit`` for a match cut by the batch's cap."""
+    MAX_PLIES = "max_plies"
+    """Cut by the batch's own ply cap (its ``max_plies``) before the game ended: a draw."""
+    ERROR = "error"
+    """Failed: playing the match raised."""
+    TIME_LIMIT = "time_limit"
+    """Failed: stopped, or never started, because its chunk ran out of time."""
+    ABANDONED = "abandoned"
+    """Failed: its chunk was given up after too many deliveries without a result."""
+    FAILED = "failed"
+    """Any failed match, as reports and filters group them (never stored)."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -211,7 +244,8 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
         except ValueError:
             pass  # text that is no number: refused below
         if number is not None:
-            return _finite(number, field)
+            # + 0.0 turns -0.0 into 0.0: equal numbers must make equal specs and labels.
+            return _finite(number, field) + 0.0
     elif kind is str:
         if isinstance(value, str):
             return value.strip()
@@ -365,9 +399,10 @@ class State(ABC):
         """Game-specific figures for analysis (JSON-able); ``per_seat`` lists one dict a seat."""
         return {}
 
-    def ended_by(self) -> str:
-        """How a finished game ended: ``normal`` or a game-specific rule (``repetition``...)."""
-        return "normal"
+    def ended_by(self) -> Ending:
+        """How a finished game ended: ``Ending.NORMAL`` or a game's own rule
+        (``Ending.REPETITION``...)."""
+        return Ending.NORMAL
 
     def resample_from_infostate(self, seat: Seat, rng: random.Random) -> State:
         """A copy consistent with what ``seat`` knows; hidden parts re-drawn from ``rng``."""
@@ -515,7 +550,7 @@ class MatchResult:
     returns: tuple[float, ...]
     scores: tuple[float, ...]
     plies: int
-    ended_by: str
+    ended_by: Ending
     moves: tuple[str, ...]
     stats: dict[str, Any]
     duration: float
@@ -541,7 +576,8 @@ def play_match(
     max_plies: int | None = None,
     labels: Sequence[str] | None = None,
 ) -> MatchResult:
-    """Play one whole match; ``max_plies`` (default: the game's cap) ends it as a draw."""
+    """Play one whole match; ``max_plies`` (default: the game's cap) ends it as a draw
+    (``Ending.MAX_PLIES``), told apart from a game's own move-limit rule."""
     if len(agents) != game.num_players:
         raise OptionError(
             f"{game.name} with {game.num_players} players needs {game.num_players} agents, "
@@ -567,7 +603,7 @@ def play_match(
         ended_by = state.ended_by()
     else:
         returns = tuple([1.0 / game.num_players] * game.num_players)
-        ended_by = "move_limit"
+        ended_by = Ending.MAX_PLIES
     return MatchResult(
         seed=seed,
         agents=tuple(labels) if labels is not None else tuple(type(a).__name__ for a in agents),

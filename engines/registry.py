@@ -179,12 +179,25 @@ def make_agent(
     return atype.factory(game, rng if rng is not None else random.Random(0), **params)
 
 
-def describe_games() -> list[dict[str, Any]]:
+def _capped(agent: dict[str, Any], caps: Mapping[str, int]) -> dict[str, Any]:
+    """An agent's description with each parameter's maximum lowered to the cap in force."""
+    params = []
+    for param in agent["params"]:
+        cap = caps.get(param["name"])
+        if cap is not None and param.get("maximum") is not None and param["maximum"] > cap:
+            param = {**param, "maximum": cap}
+        params.append(param)
+    return {**agent, "params": params}
+
+
+def describe_games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
     """Games, their options, and the agents that can play them, as JSON-able data.
 
     ``agents`` lists every agent of the game at any player count with its parameters;
     ``agents_for_min_players`` names those that can play it with its minimum number of players;
     ``variation`` gives the game's default openings and player noise (``VariationDefaults``).
+    ``caps`` bounds parameters by name (a server's ``iterations``, ``nodes`` and ``depth``
+    limits): a parameter's ``maximum`` is the lower of its own and the cap.
     """
     out = []
     for name in game_names():
@@ -201,7 +214,7 @@ def describe_games() -> list[dict[str, Any]]:
                 "max_game_length": gt.max_game_length,
                 "variation": asdict(gt.variation),
                 "options": [o.describe() for o in gt.options],
-                "agents": [a.describe() for a in game_agent_types(name)],
+                "agents": [_capped(a.describe(), caps or {}) for a in game_agent_types(name)],
                 "agents_for_min_players": [a.name for a in agent_types(at_min)],
             }
         )

@@ -16,6 +16,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT, NotFound
 from storage.models import MATCH_COLUMNS, SEAT_COLUMNS
+from storage.usertext import matches_nothing
 
 EXPORT_SLICE = 2000
 """Matches read per query by ``export_row_slices``."""
@@ -156,6 +157,8 @@ class SeatZeroSums(NamedTuple):
 
 def count_batches(engine: Engine, *, game: str | None = None, status: str | None = None) -> int:
     """How many batches ``storage.crud.list_batches`` pages through with these filters."""
+    if matches_nothing(game, status):
+        return 0
     query = select(func.count()).select_from(BATCH)
     if game is not None:
         query = query.where(BATCH.c.game == game)
@@ -232,16 +235,19 @@ def list_matches_page(
     sort: str = "index",
     descending: bool = False,
     ended_by: str | None = None,
+    failed: bool = False,
     limit: int = 50,
     offset: int = 0,
 ) -> tuple[list[StoredMatch], int]:
     """One page of a batch's stored matches in the order ``sort`` (one of ``MATCH_SORTS``; ties
-    by index), optionally only those that ended by ``ended_by`` (``"failed"``: the failed ones),
-    with their seats, and how many matches the filter keeps in all."""
+    by index), optionally only the failed ones (``failed``) or only those that finished by
+    ``ended_by``, with their seats, and how many matches the filter keeps in all."""
     if sort not in MATCH_SORTS:
         raise ValueError(f"sort must be one of {', '.join(MATCH_SORTS)}, not {sort!r}")
+    if matches_nothing(batch_id, ended_by):
+        return [], 0
     where = [MATCH.c.batch_id == batch_id]
-    if ended_by == "failed":
+    if failed:
         where.append(MATCH.c.ok.is_(False))
     elif ended_by is not None:
         where.extend([MATCH.c.ok.is_(True), MATCH.c.ended_by == ended_by])
@@ -262,10 +268,11 @@ def list_matches_page(
     return [StoredMatch(r, by_match.get(r["match_index"], [])) for r in rows], total
 
 
-def match_endings(engine: Engine, batch_id: str) -> list[str]:
-    """How a batch's stored matches ended (``ended_by`` values, plus ``failed``), sorted."""
+def match_endings(engine: Engine, batch_id: str, *, failed_as: str) -> list[str]:
+    """How a batch's stored matches ended, sorted: the ``ended_by`` of those that finished,
+    and ``failed_as`` if any failed."""
     query = (
-        select(case((MATCH.c.ok.is_(True), MATCH.c.ended_by), else_="failed"))
+        select(case((MATCH.c.ok.is_(True), MATCH.c.ended_by), else_=failed_as))
         .where(MATCH.c.batch_id == batch_id)
         .distinct()
     )

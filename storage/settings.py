@@ -1,4 +1,11 @@
-"""The one settings object, read from the environment and nowhere else."""
+"""The one settings object, read from the environment and nowhere else.
+
+Settings come in at the entry points only: the API's app (``api.app.create_app``), each
+command of the command line, and a Celery worker's process (``workers.celery_app``,
+``workers.tasks``) call ``get_settings()`` and pass the object down; the code below them takes
+it as an argument. A child process gets them back as environment variables
+(``Settings.environment()``).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+    # An empty variable means "the default" (compose passes every setting, set or not).
+    model_config = SettingsConfigDict(
+        env_prefix="", case_sensitive=False, extra="ignore", env_ignore_empty=True
+    )
 
     database_url: str = Field(
         default="sqlite:///playtester.db",
@@ -114,6 +124,20 @@ class Settings(BaseSettings):
             "nodes": self.max_agent_nodes,
             "depth": self.max_agent_depth,
         }
+
+    def environment(self) -> dict[str, str]:
+        """Every setting as the environment variable that gives it (unset ones empty), so a
+        child process reads back exactly these settings."""
+        out = {}
+        for name, value in self.model_dump().items():
+            if value is None:
+                text = ""
+            elif isinstance(value, bool):
+                text = "true" if value else "false"
+            else:
+                text = str(value)
+            out[name.upper()] = text
+        return out
 
     @field_validator("public_url")
     @classmethod

@@ -15,6 +15,7 @@ from storage import crud
 from storage.db import get_engine, upgrade
 from storage.models import BatchPlan
 from storage.records import MatchRecord, SeatRecord
+from storage.settings import Settings
 
 Outcome = tuple[Sequence[float], Sequence[float]]
 """(win shares per seat, points per seat) of one match."""
@@ -196,6 +197,24 @@ def stored_alveoles_report(url: str, matches: int, p_seat0: float, seed: int) ->
     return build_report(get_engine(url), bid)
 
 
+def random_plan(settings: Settings, matches: int = 2) -> BatchPlan:
+    """A plan of random Alquerque players, validated with ``settings`` as a request is."""
+    from workers.batches import plan_batch
+
+    return plan_batch(
+        game="alquerque",
+        players=None,
+        options={},
+        agents=["random"],
+        matches=matches,
+        seed=1,
+        seat_policy=None,
+        chunk_size=None,
+        max_plies=None,
+        settings=settings,
+    )
+
+
 def played_batch(url: str, game: str, agents: list[str], matches: int) -> str:
     """A batch really played by the workers' code, stored through storage."""
     from storage import crud
@@ -204,6 +223,7 @@ def played_batch(url: str, game: str, agents: list[str], matches: int) -> str:
     from workers.play import play_chunk
 
     plan = plan_batch(
+        settings=Settings(),
         game=game,
         players=None,
         options={},

@@ -70,13 +70,14 @@ def test_section_on_hand_built_matches() -> None:
     assert len(rendered) == 4 and "How games ended" in rendered[2]
 
 
-def test_batch_cap_counts_as_move_limit_and_layouts_split() -> None:
+def test_batch_cap_counts_apart_from_the_move_limit_and_layouts_split() -> None:
     stats = [game_stats(30, None, 0, 0, "belgian_daisy"), game_stats(10, "normal", 4, 0)]
     outcomes = [((0.5, 0.5), (0, 0)), ((1.0, 0.0), (4, 0))]
     w = to_wide(seat_frame(outcomes, ["a", "b"]), 2)
     sec = abalone_section(pd.DataFrame({"match_index": [0, 1], "stats": stats}), w, goal=4)
     causes = {c["ended_by"]: c["games"] for c in sec["endings"]["by_cause"]}
-    assert causes["move_limit"] == 1 and causes["normal"] == 1
+    # The match the batch's cap cut (no ending in its stats) is no move-limit draw.
+    assert causes["max_plies"] == 1 and causes["move_limit"] == 0 and causes["normal"] == 1
     assert [r["layout"] for r in sec["length_by_layout"]] == ["belgian_daisy", "standard"]
     assert sec["endings"]["pushed_off_to_win"]["games"] == 1
 

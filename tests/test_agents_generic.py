@@ -9,7 +9,7 @@ import pytest
 from engines.agents.alphabeta import AlphaBetaAgent
 from engines.agents.mcts import MctsAgent
 from engines.alquerque.rules import AlquerqueState
-from engines.core import OptionError, agent_rng, match_seed, play_match
+from engines.core import Ending, OptionError, agent_rng, match_seed, play_match
 from engines.registry import game_class, game_names, load_game, make_agent
 
 ALQUERQUE = load_game("alquerque")
@@ -122,10 +122,10 @@ def test_mcts_plays_games_with_more_than_two_players(name: str) -> None:
     assert set(movers) == {0, 1, 2}
     assert result.plies == len(result.moves)
     if state.is_terminal():
-        assert result.ended_by != "move_limit"
+        assert result.ended_by != Ending.MAX_PLIES
         assert result.returns == tuple(state.returns())
     else:
-        assert (result.plies, result.ended_by) == (12, "move_limit")
+        assert (result.plies, result.ended_by) == (12, Ending.MAX_PLIES)
         assert result.returns == pytest.approx([1 / 3] * 3)
         root = MctsAgent(game, random.Random(1), iterations=30).search(state)
         assert root.visits == sum(child.visits for child in root.children) == 30

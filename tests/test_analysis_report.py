@@ -18,7 +18,7 @@ from analysis.report import REPORT_KEYS, build_report, to_csv
 
 @pytest.fixture
 def alquerque_batch(migrated_sqlite_url: str) -> tuple[str, str]:
-    ends = ["normal", "repetition", "no_capture", "move_limit"]
+    ends = ["normal", "repetition", "no_capture", "max_plies"]
     outcomes = two_player_outcomes(600, 0.6, draw=0.25, seed=3)
     _, bid = store_batch(
         migrated_sqlite_url,
@@ -69,7 +69,7 @@ def test_report_has_the_documented_keys_and_strict_json(alquerque_batch: tuple[s
     assert shape["matches"] == 600 and shape["failed"] == 1
     causes = {c["cause"]: c["draws"] for c in report["game"]["draw_causes"]}
     assert sum(causes.values()) == draws and "normal" not in causes
-    assert set(causes) >= {"no_capture", "repetition", "move_limit"}
+    assert set(causes) >= {"no_capture", "repetition", "max_plies"}
     assert report["fair_compensation"] is None  # Alquerque has no points
     assert report["sprt"]["model"] == "pentanomial"
     rows = list(csv.reader(io.StringIO(to_csv(report))))

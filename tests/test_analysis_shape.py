@@ -169,9 +169,18 @@ def test_deciding_tiers_find_the_tier_winners_take() -> None:
 
 def test_alquerque_draw_causes() -> None:
     sec = alquerque_section(
-        pd.DataFrame({"ended_by": ["move_limit", "no_capture", "repetition"], "count": [1, 6, 3]})
+        pd.DataFrame(
+            {
+                "ended_by": ["max_plies", "move_limit", "no_capture", "repetition"],
+                "count": [2, 1, 6, 3],
+            }
+        )
     )
     causes = {c["cause"]: c for c in sec["draw_causes"]}
-    assert sec["draws"] == 10
-    assert causes["no_capture"]["share"] == pytest.approx(0.6)
+    assert sec["draws"] == 12
+    assert causes["no_capture"]["share"] == pytest.approx(0.5)
+    assert causes["max_plies"]["draws"] == 2
+    assert causes["max_plies"]["label"] == "batch ply cap (max_plies)"
+    # A row stored before the cap had its own ending: Alquerque has no move-limit rule.
     assert causes["move_limit"]["draws"] == 1
+    assert causes["move_limit"]["label"] == "batch ply cap (stored as move_limit)"

@@ -14,8 +14,10 @@ import pytest
 
 from engines.core import (
     TERMINAL,
+    Ending,
     Game,
     IllegalActionError,
+    MatchResult,
     NotationError,
     OptionError,
     State,
@@ -103,7 +105,8 @@ def test_random_playouts_follow_the_contract(
         if state.is_terminal():
             assert state.legal_actions() == []
             assert state.current_player() == TERMINAL
-            assert isinstance(state.ended_by(), str) and state.ended_by()
+            assert isinstance(state.ended_by(), Ending)
+            assert state.ended_by() not in {Ending.MAX_PLIES, Ending.FAILED}
             with pytest.raises(IllegalActionError):
                 state.apply_action(0)
         _check_returns(state, game.num_players)
@@ -127,21 +130,33 @@ def test_replay_from_seed_and_index_is_identical(
 ) -> None:
     game = _game(name, players, options)
 
-    def run(index: int) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    def run(index: int) -> MatchResult:
         seed = match_seed(99, index)
         agents = [
             make_agent(game, {"name": "random"}, agent_rng(seed, s))
             for s in range(game.num_players)
         ]
-        result = play_match(game, agents, seed)
-        return result.moves, result.returns
+        return play_match(game, agents, seed)
 
     first, second, other = run(3), run(3), run(4)
-    assert first == second
-    assert first[0] and other[0]
-    final = replay(game, first[0], seed=match_seed(99, 3))
+    assert (first.moves, first.returns, first.scores) == (
+        second.moves,
+        second.returns,
+        second.scores,
+    )
+    # Another index is another seed: another game (the chance, the random players' moves).
+    assert first.moves and other.moves and other.moves != first.moves
+    # Replaying the stored moves from the seed reaches the stored result, ended or cut.
+    final = replay(game, first.moves, seed=match_seed(99, 3))
+    assert first.plies == len(first.moves)
+    assert tuple(final.scores()) == first.scores
     if final.is_terminal():
-        assert tuple(final.returns()) == first[1]
+        assert tuple(final.returns()) == first.returns
+        assert first.ended_by == final.ended_by() != Ending.MAX_PLIES
+    else:
+        assert first.ended_by == Ending.MAX_PLIES
+        assert first.plies == game.game_type.max_game_length
+        assert first.returns == tuple([1.0 / game.num_players] * game.num_players)
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from api.web.boards import SEAT_COLOURS, renderer_for
 from engines.core import State
 from engines.registry import load_game
+from storage.settings import Settings
 
 SVG = "{http://www.w3.org/2000/svg}"
 TILES_CSV = Path(__file__).resolve().parent.parent / "engines" / "alhambra" / "tiles.csv"
@@ -289,6 +290,7 @@ def _short_batch(url: str, game: str, max_plies: int) -> str:
     from workers.play import play_chunk
 
     plan = plan_batch(
+        settings=Settings(),
         game=game,
         players=None,
         options={},

@@ -82,5 +82,5 @@ def test_shutdown_stops_the_running_batch_cleanly_and_it_resumes(migrated_sqlite
     assert 1 <= chunks_written(url, running_id) < matches
     assert status(url, waiting_id) == BatchStatus.QUEUED
     assert chunks_written(url, waiting_id) == 0
-    final = run_local(running_id, workers=2, database_url=url)
+    final = run_local(running_id, workers=2, settings=Settings(database_url=url))
     assert (final.done + final.failed, final.status) == (matches, BatchStatus.DONE)

@@ -108,7 +108,7 @@ def worker_settings(
     monkeypatch.setenv("DATABASE_URL", migrated_sqlite_url)
     monkeypatch.setenv("BROKER_URL", redis_server.url)
     get_settings.cache_clear()
-    workers.dispatch.broker().flushdb()
+    workers.dispatch.broker(get_settings()).flushdb()
     yield
     get_settings.cache_clear()
 

@@ -37,6 +37,7 @@ from sqlalchemy import Engine, text
 from analysis.report import build_report
 from storage import crud
 from storage.db import dispose_engine, get_engine, upgrade
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.local import run_local
 
@@ -452,10 +453,10 @@ def audits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Audit
     engine = get_engine(url)
     out = {}
     for name, spec in BATCHES.items():
-        plan = plan_batch(**spec)
+        plan = plan_batch(settings=Settings(), **spec)
         batch_id = crud.create_batch(engine, plan=plan).id
         # One worker for the stop rule, so no chunk is played after its decision.
-        run_local(batch_id, workers=1 if plan.stop_rule else 2, database_url=url)
+        run_local(batch_id, workers=1 if plan.stop_rule else 2, settings=Settings(database_url=url))
         raw = read_raw(engine, batch_id)
         assert raw.matches > 0 and raw.failed == 0
         out[name] = Audited(raw, build_report(engine, batch_id))

@@ -14,6 +14,7 @@ from api.cli_tables import seat_table
 from storage import crud
 from storage.db import get_engine
 from storage.models import BatchStatus
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
 from workers.local import run_local
@@ -29,9 +30,9 @@ def played_batch(url: str, *, run: bool = True, **request: object) -> str:
         "max_plies": None,
     }
     args.update(request)
-    batch_id = crud.create_batch(get_engine(url), plan=plan_batch(**args)).id
+    batch_id = crud.create_batch(get_engine(url), plan=plan_batch(settings=Settings(), **args)).id
     if run:
-        run_local(batch_id, workers=2, database_url=url)
+        run_local(batch_id, workers=2, settings=Settings(database_url=url))
     return batch_id
 
 

@@ -8,9 +8,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from analysis_data import stored_alveoles_report
+from PIL import Image
 
+from analysis.plots import COLOURS
 from analysis.render_html import render_html
 
 CHROMIUM_FLAGS = [
@@ -74,5 +77,12 @@ def test_html_report_renders_in_chromium(migrated_sqlite_url: str, tmp_path: Pat
 
     shot = tmp_path / "report.png"
     run_chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    with Image.open(shot) as image:
+        assert image.format == "PNG" and image.size == (1280, 2400)
+        pixels = np.asarray(image.convert("RGB")).reshape(-1, 3)
+    # The figures are painted, not only laid out: the seat bars in the first plot colour, the
+    # game-length histogram in the third (analysis/plots.py), each over a visible area.
+    for colour in (COLOURS[0], COLOURS[2]):
+        rgb = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        painted = int((pixels == rgb).all(axis=1).sum())
+        assert painted > 2_000, (colour, painted)

@@ -16,6 +16,7 @@ import workers.play
 from storage import crud
 from storage.db import get_engine
 from storage.models import Batch, BatchStatus
+from storage.settings import Settings
 from workers import attempts, dispatch
 from workers.batches import plan_batch
 from workers.delivery import deliver_chunk
@@ -26,22 +27,30 @@ __all__ = ["redis_server"]
 @pytest.fixture
 def service(
     migrated_sqlite_url: str, redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[str]:
-    """Settings that point at a fresh SQLite file and the private Redis; yields the URL."""
+) -> Iterator[Settings]:
+    """Settings that point at a fresh SQLite file and the private Redis, passed to every call
+    as a worker passes its own. The environment names another broker and other limits: a
+    function that read it instead would fail or queue the wrong number of chunks."""
     from storage.settings import get_settings
 
-    monkeypatch.setenv("DATABASE_URL", migrated_sqlite_url)
-    monkeypatch.setenv("BROKER_URL", redis_server.url)
-    monkeypatch.setenv("MAX_CHUNKS_IN_FLIGHT", "4")
-    monkeypatch.setenv("STALL_SECONDS", "60")
+    monkeypatch.setenv("DATABASE_URL", "sqlite:///nowhere/at/all.db")
+    monkeypatch.setenv("BROKER_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.setenv("MAX_CHUNKS_IN_FLIGHT", "64")
     get_settings.cache_clear()
-    dispatch.broker().flushdb()
-    yield migrated_sqlite_url
+    settings = Settings(
+        database_url=migrated_sqlite_url,
+        broker_url=redis_server.url,
+        max_chunks_in_flight=4,
+        stall_seconds=60,
+    )
+    dispatch.broker(settings).flushdb()
+    yield settings
     get_settings.cache_clear()
 
 
 def new_batch(url: str, matches: int, chunk_size: int | None) -> Batch:
     plan = plan_batch(
+        settings=Settings(),
         game="alquerque",
         players=None,
         options={},
@@ -55,8 +64,8 @@ def new_batch(url: str, matches: int, chunk_size: int | None) -> Batch:
     return crud.create_batch(get_engine(url), plan=plan)
 
 
-def handed_out(batch_id: str) -> dict[int, int]:
-    raw = dispatch.broker().hgetall(dispatch.ranges_key(batch_id))
+def handed_out(settings: Settings, batch_id: str) -> dict[int, int]:
+    raw = dispatch.broker(settings).hgetall(dispatch.ranges_key(batch_id))
     return {int(a): int(b) for a, b in raw.items()}
 
 
@@ -71,50 +80,50 @@ def matches_of(url: str, batch_id: str) -> list[tuple[int, bool, str, str | None
         return [(int(i), bool(ok), str(e), err) for i, ok, e, err in rows]
 
 
-def test_the_first_chunk_measures_then_the_pipeline_fills(service: str) -> None:
-    batch = new_batch(service, matches=500, chunk_size=None)
-    engine = get_engine(service)
-    assert dispatch.open_batch(engine, batch) == [(0, 1)]
-    assert dispatch.open_batch(engine, batch) == []  # a second start task changes nothing
-    delivery = deliver_chunk(batch.id, 0, 1)
+def test_the_first_chunk_measures_then_the_pipeline_fills(service: Settings) -> None:
+    batch = new_batch(service.database_url, matches=500, chunk_size=None)
+    engine = get_engine(service.database_url)
+    assert dispatch.open_batch(engine, batch, service) == [(0, 1)]
+    assert dispatch.open_batch(engine, batch, service) == []  # a second start task changes nothing
+    delivery = deliver_chunk(batch.id, 0, 1, settings=service)
     assert delivery.attempt == 1 and delivery.outcome is not None and delivery.outcome.written
-    queued = sorted(handed_out(batch.id).items())
+    queued = sorted(handed_out(service, batch.id).items())
     assert 0 not in dict(queued)  # written, so forgotten
     # Four chunks (MAX_CHUNKS_IN_FLIGHT) of the size the first chunk measured, one after another.
     sizes = {b - a for a, b in queued}
     assert len(queued) == 4 and len(sizes) == 1
     size = sizes.pop()
     assert [a for a, _b in queued] == [1 + k * size for k in range(4)]
-    stored = dispatch.broker().get(dispatch.size_key(batch.id))
+    stored = dispatch.broker(service).get(dispatch.size_key(batch.id))
     assert stored is not None and int(stored) == queued[0][1] - queued[0][0]
     # The next chunk written queues exactly one more, right after the cursor.
     a, b = queued[0]
-    deliver_chunk(batch.id, a, b)
-    after = handed_out(batch.id)
+    deliver_chunk(batch.id, a, b, settings=service)
+    after = handed_out(service, batch.id)
     assert a not in after and len(after) == 4
     assert max(after) == queued[-1][1]
 
 
-def test_a_held_lease_makes_other_deliveries_skip(service: str) -> None:
-    batch = new_batch(service, matches=6, chunk_size=3)
-    lease = attempts.acquire(dispatch.broker(), batch.id, 0)
+def test_a_held_lease_makes_other_deliveries_skip(service: Settings) -> None:
+    batch = new_batch(service.database_url, matches=6, chunk_size=3)
+    lease = attempts.acquire(dispatch.broker(service), batch.id, 0)
     assert lease is not None and lease.attempt == 1
     try:
-        skipped = deliver_chunk(batch.id, 0, 3)
+        skipped = deliver_chunk(batch.id, 0, 3, settings=service)
         assert skipped.outcome is None
-        assert matches_of(service, batch.id) == []
+        assert matches_of(service.database_url, batch.id) == []
     finally:
         lease.release()
-    played = deliver_chunk(batch.id, 0, 3)
+    played = deliver_chunk(batch.id, 0, 3, settings=service)
     assert played.attempt == 2 and played.outcome is not None and played.outcome.written
-    assert [i for i, *_ in matches_of(service, batch.id)] == [0, 1, 2]
+    assert [i for i, *_ in matches_of(service.database_url, batch.id)] == [0, 1, 2]
 
 
 def test_past_max_attempts_a_chunk_is_stored_failed_without_playing(
-    service: str, monkeypatch: pytest.MonkeyPatch
+    service: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    batch = new_batch(service, matches=4, chunk_size=4)
-    client = dispatch.broker()
+    batch = new_batch(service.database_url, matches=4, chunk_size=4)
+    client = dispatch.broker(service)
     # Three deliveries took the lease and died without a word (SIGKILL, hard time limit).
     client.hset(attempts.attempts_key(batch.id), "0", 3)
 
@@ -122,25 +131,25 @@ def test_past_max_attempts_a_chunk_is_stored_failed_without_playing(
         raise AssertionError("a chunk given up must not be played")
 
     monkeypatch.setattr(workers.play, "play_match", never)
-    delivery = deliver_chunk(batch.id, 0, 4)
+    delivery = deliver_chunk(batch.id, 0, 4, settings=service)
     assert delivery.attempt == 4
-    rows = matches_of(service, batch.id)
+    rows = matches_of(service.database_url, batch.id)
     assert [(i, ok, ended) for i, ok, ended, _e in rows] == [
         (i, False, "abandoned") for i in range(4)
     ]
     assert all("3 times without a result" in str(e) for *_, e in rows)
-    stored = crud.get_batch(get_engine(service), batch.id)
+    stored = crud.get_batch(get_engine(service.database_url), batch.id)
     assert stored is not None and stored.status == BatchStatus.FAILED
     assert "abandoned" in str(stored.error)
 
 
 def test_the_soft_time_limit_does_not_undo_a_chunk_being_stored(
-    service: str, monkeypatch: pytest.MonkeyPatch
+    service: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worker's soft time limit signal arrives in the middle of the write: held off."""
     from billiard.pool import soft_timeout_sighandler
 
-    batch = new_batch(service, matches=3, chunk_size=3)
+    batch = new_batch(service.database_url, matches=3, chunk_size=3)
     real_write = crud.write_chunk
 
     def write_when_the_limit_passes(*args: object, **kwargs: object) -> bool:
@@ -150,11 +159,11 @@ def test_the_soft_time_limit_does_not_undo_a_chunk_being_stored(
     monkeypatch.setattr(crud, "write_chunk", write_when_the_limit_passes)
     previous = signal.signal(signal.SIGUSR1, soft_timeout_sighandler)
     try:
-        delivery = deliver_chunk(batch.id, 0, 3)
+        delivery = deliver_chunk(batch.id, 0, 3, settings=service)
     finally:
         signal.signal(signal.SIGUSR1, previous)
     assert delivery.outcome is not None and delivery.outcome.written
-    assert [ok for _i, ok, *_ in matches_of(service, batch.id)] == [True, True, True]
+    assert [ok for _i, ok, *_ in matches_of(service.database_url, batch.id)] == [True, True, True]
 
 
 def test_the_soft_time_limit_raises_again_once_the_write_is_done() -> None:
@@ -174,28 +183,32 @@ def test_the_soft_time_limit_raises_again_once_the_write_is_done() -> None:
         signal.signal(signal.SIGUSR1, previous)
 
 
-def test_the_sweep_queues_lost_ranges_as_they_were(service: str) -> None:
+def test_the_sweep_queues_lost_ranges_as_they_were(service: Settings) -> None:
     from datetime import UTC, datetime, timedelta
 
-    engine = get_engine(service)
-    batch = new_batch(service, matches=500, chunk_size=None)
-    dispatch.open_batch(engine, batch)
-    deliver_chunk(batch.id, 0, 1)
-    lost = sorted(handed_out(batch.id).items())  # queued, then "lost" with their worker
+    engine = get_engine(service.database_url)
+    batch = new_batch(service.database_url, matches=500, chunk_size=None)
+    dispatch.open_batch(engine, batch, service)
+    deliver_chunk(batch.id, 0, 1, settings=service)
+    lost = sorted(handed_out(service, batch.id).items())  # queued, then "lost" with their worker
     a, b = lost[1]
-    deliver_chunk(batch.id, a, b)  # one of them does get written (and queues one more)
+    deliver_chunk(
+        batch.id, a, b, settings=service
+    )  # one of them does get written (and queues one more)
     later = datetime.now(UTC) + timedelta(hours=1)
     batch = crud.get_batch(engine, batch.id)
     assert batch is not None
-    requeued = dispatch.sweep(engine, batch, now=later)
-    expected = sorted(set(handed_out(batch.id).items()))
+    requeued = dispatch.sweep(engine, batch, settings=service, now=later)
+    expected = sorted(set(handed_out(service, batch.id).items()))
     assert sorted(requeued) == expected and (a, b) not in requeued
-    assert dispatch.sweep(engine, batch, now=later) == []  # one sweep per stall period
+    assert (
+        dispatch.sweep(engine, batch, settings=service, now=later) == []
+    )  # one sweep per stall period
 
     # Redis restarted empty: the cursor, the ranges and the sizes are gone.
-    dispatch.broker().flushdb()
+    dispatch.broker(service).flushdb()
     written = crud.written_ranges(engine, batch.id)
-    resumed = dispatch.sweep(engine, batch, now=later)
+    resumed = dispatch.sweep(engine, batch, settings=service, now=later)
     gaps_below = [r for r in crud.gaps(engine, batch) if r[1] <= written[-1][1]]
     assert [r for r in resumed if r[1] <= written[-1][1]] == gaps_below
-    assert int(dispatch.broker().get(dispatch.cursor_key(batch.id)) or 0) >= written[-1][1]
+    assert int(dispatch.broker(service).get(dispatch.cursor_key(batch.id)) or 0) >= written[-1][1]

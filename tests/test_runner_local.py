@@ -17,6 +17,7 @@ from engines.core import match_seed
 from storage import crud
 from storage.db import get_engine
 from storage.models import BatchStatus
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
 from workers.lifecycle import after_chunk
@@ -36,7 +37,7 @@ def new_batch(url: str, matches: int = 20, chunk_size: int | None = 3, **overrid
         "max_plies": None,
     }
     args.update(overrides)
-    return crud.create_batch(get_engine(url), plan=plan_batch(**args)).id
+    return crud.create_batch(get_engine(url), plan=plan_batch(settings=Settings(), **args)).id
 
 
 def stored_indices(url: str, batch_id: str) -> list[int]:
@@ -61,14 +62,16 @@ def test_pool_plays_every_match_exactly_once(migrated_sqlite_url: str) -> None:
     url = migrated_sqlite_url
     batch_id = new_batch(url, matches=20, chunk_size=3)
     seen: list[crud.Progress] = []
-    final = run_local(batch_id, workers=2, database_url=url, progress=seen.append)
+    final = run_local(
+        batch_id, workers=2, settings=Settings(database_url=url), progress=seen.append
+    )
     assert (final.done, final.failed, final.status) == (20, 0, BatchStatus.DONE)
     assert final.chunks_written == final.chunks_total == 7
     assert stored_indices(url, batch_id) == list(range(20))
     assert seat_rows(url, batch_id) == 40
     assert seen[0].finished_matches == 0 and seen[-1].finished_matches == 20
     # Running a finished batch again plays nothing.
-    assert run_local(batch_id, workers=2, database_url=url).done == 20
+    assert run_local(batch_id, workers=2, settings=Settings(database_url=url)).done == 20
 
 
 def chunk_rows(url: str, batch_id: str) -> list[tuple[int, int, int, float]]:
@@ -82,23 +85,14 @@ def chunk_rows(url: str, batch_id: str) -> list[tuple[int, int, int, float]]:
         return [(int(a), int(b), int(n), float(d)) for a, b, n, d in rows]
 
 
-def test_chunks_without_a_size_follow_the_measured_work(
-    migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_chunks_without_a_size_follow_the_measured_work(migrated_sqlite_url: str) -> None:
     """One process: each chunk is sized from the chunks before it, as the README states:
     about CHUNK_SECONDS of work at the rate measured so far, at most 8 times the matches
     measured."""
-    from storage.settings import get_settings
-
-    monkeypatch.setenv("CHUNK_SECONDS", "0.5")
-    get_settings.cache_clear()
-    try:
-        url = migrated_sqlite_url
-        batch_id = new_batch(url, matches=400, chunk_size=None)
-        final = run_local(batch_id, workers=1, database_url=url)
-    finally:
-        monkeypatch.delenv("CHUNK_SECONDS")
-        get_settings.cache_clear()
+    url = migrated_sqlite_url
+    batch_id = new_batch(url, matches=400, chunk_size=None)
+    settings = Settings(database_url=url, chunk_seconds=0.5)
+    final = run_local(batch_id, workers=1, settings=settings)
     assert (final.done, final.status) == (400, BatchStatus.DONE)
     assert stored_indices(url, batch_id) == list(range(400))
     rows = chunk_rows(url, batch_id)
@@ -114,7 +108,7 @@ def test_chunks_without_a_size_follow_the_measured_work(
 def test_a_pool_with_measured_sizes_stores_every_index_once(migrated_sqlite_url: str) -> None:
     url = migrated_sqlite_url
     batch_id = new_batch(url, matches=300, chunk_size=None)
-    final = run_local(batch_id, workers=2, database_url=url)
+    final = run_local(batch_id, workers=2, settings=Settings(database_url=url))
     assert (final.done, final.failed, final.status) == (300, 0, BatchStatus.DONE)
     assert stored_indices(url, batch_id) == list(range(300))
     rows = chunk_rows(url, batch_id)
@@ -136,13 +130,18 @@ def test_resume_after_an_interruption_plays_only_the_missing_matches(
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_local(batch_id, workers=1, database_url=url, progress=interrupt_after_two_chunks)
+        run_local(
+            batch_id,
+            workers=1,
+            settings=Settings(database_url=url),
+            progress=interrupt_after_two_chunks,
+        )
     engine = get_engine(url)
     batch = crud.get_batch(engine, batch_id)
     assert batch is not None and batch.status == BatchStatus.QUEUED
     assert stored_indices(url, batch_id) == list(range(6))
     assert crud.missing_chunks(engine, batch) == [(6, 9), (9, 12), (12, 14)]
-    final = run_local(batch_id, workers=2, database_url=url)
+    final = run_local(batch_id, workers=2, settings=Settings(database_url=url))
     assert (final.done, final.status) == (14, BatchStatus.DONE)
     assert stored_indices(url, batch_id) == list(range(14))
 
@@ -161,7 +160,7 @@ def test_a_failed_match_is_recorded_and_the_batch_completes(
         return real(game, agents, seed, *args, **kwargs)
 
     monkeypatch.setattr(workers.play, "play_match", flaky)
-    final = run_local(batch_id, workers=1, database_url=url)
+    final = run_local(batch_id, workers=1, settings=Settings(database_url=url))
     assert (final.done, final.failed, final.status) == (7, 1, BatchStatus.DONE)
     assert stored_indices(url, batch_id) == list(range(8))
     assert crud.first_error(get_engine(url), batch_id) == "ValueError: no legal move found"
@@ -178,7 +177,7 @@ def test_a_batch_where_every_match_fails_is_failed(
         raise RuntimeError("rules bug")
 
     monkeypatch.setattr(workers.play, "play_match", broken)
-    final = run_local(batch_id, workers=1, database_url=url)
+    final = run_local(batch_id, workers=1, settings=Settings(database_url=url))
     assert (final.done, final.failed, final.status) == (0, 4, BatchStatus.FAILED)
     batch = crud.get_batch(get_engine(url), batch_id)
     assert batch is not None and batch.error == "RuntimeError: rules bug"
@@ -207,7 +206,7 @@ def test_run_chunk_skips_a_cancelled_batch(migrated_sqlite_url: str) -> None:
     outcome = run_chunk(batch_id, 0, 3, database_url=url)
     assert outcome.skipped and outcome.batch_status == BatchStatus.CANCELLED
     assert stored_indices(url, batch_id) == []
-    assert run_local(batch_id, database_url=url).done == 0
+    assert run_local(batch_id, settings=Settings(database_url=url)).done == 0
 
 
 def test_the_worker_path_takes_full_ids_only(migrated_sqlite_url: str) -> None:
@@ -218,7 +217,7 @@ def test_the_worker_path_takes_full_ids_only(migrated_sqlite_url: str) -> None:
     with pytest.raises(crud.NotFound):
         run_chunk(prefix, 0, 2, database_url=url)
     with pytest.raises(crud.NotFound):
-        run_local(prefix, database_url=url)
+        run_local(prefix, settings=Settings(database_url=url))
     with pytest.raises(crud.NotFound):
         after_chunk(get_engine(url), prefix)
     assert stored_indices(url, batch_id) == []

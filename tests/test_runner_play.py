@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import workers.play
 from engines.core import OptionError, match_seed
 from engines.seating import seat_agents
+from storage.settings import Settings
 from workers.batches import plan_batch, unique_labels
 from workers.play import play_chunk
 
@@ -41,6 +42,7 @@ def plan(**overrides: object):  # type: ignore[no-untyped-def]
         "seat_policy": None,
         "chunk_size": 3,
         "max_plies": None,
+        "settings": Settings(),
     }
     args.update(overrides)
     return plan_batch(**args)
@@ -199,16 +201,12 @@ def test_agent_budgets_over_the_bound_are_refused(
     assert plan(game=game, agents=[{"name": agent, name: bound}, "random"]).agents[0][name] == bound
 
 
-def test_agent_budget_bounds_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    from storage.settings import get_settings
-
-    monkeypatch.setenv("MAX_AGENT_ITERATIONS", "50")
-    get_settings.cache_clear()
-    try:
-        with pytest.raises(OptionError) as info:
-            plan(agents=["mcts:iterations=51", "random"])
-        assert info.value.field == "agents[0].iterations"
-        assert plan(agents=["mcts:iterations=50", "random"]).agents[0]["iterations"] == 50
-    finally:
-        monkeypatch.delenv("MAX_AGENT_ITERATIONS")
-        get_settings.cache_clear()
+def test_agent_budget_bounds_follow_the_settings() -> None:
+    settings = Settings(max_agent_iterations=50)
+    with pytest.raises(OptionError) as info:
+        plan(agents=["mcts:iterations=51", "random"], settings=settings)
+    assert info.value.field == "agents[0].iterations"
+    assert (
+        plan(agents=["mcts:iterations=50", "random"], settings=settings).agents[0]["iterations"]
+        == 50
+    )

@@ -15,6 +15,7 @@ from analysis.report import build_report
 from api.cli import app
 from storage import crud
 from storage.db import get_engine
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.local import run_local
 
@@ -44,6 +45,7 @@ def flat(text: str) -> str:
 
 def play(url: str, policy: str | None, matches: int, seed: int = 1) -> str:
     plan = plan_batch(
+        settings=Settings(),
         game="alveoles",
         players=3,
         options={},
@@ -55,7 +57,7 @@ def play(url: str, policy: str | None, matches: int, seed: int = 1) -> str:
         max_plies=None,
     )
     batch = crud.create_batch(get_engine(url), plan=plan)
-    run_local(batch.id, workers=2, database_url=url)
+    run_local(batch.id, workers=2, settings=Settings(database_url=url))
     return batch.id
 
 

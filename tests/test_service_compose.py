@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from storage.settings import Settings
+
 ROOT = Path(__file__).resolve().parent.parent
 PLAYTESTER_SERVICES = ("migrate", "api", "worker", "flower")
 
@@ -78,18 +80,67 @@ def test_postgres_password_comes_from_the_environment(compose: dict) -> None:
         assert "pw-9_x@postgres" in resolved(compose, name, SECRETS)["DATABASE_URL"]
 
 
-def test_reads_need_the_key_by_default(compose: dict) -> None:
-    from storage.settings import Settings
+def settings_in(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """The settings a container reads from ``env``, its whole environment."""
+    for name in Settings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return Settings()
 
+
+def test_reads_need_the_key_by_default(compose: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     env = resolved(compose, "api", SECRETS)
     assert env["API_KEY_READS"] == "true"
     assert resolved(compose, "api", {**SECRETS, "API_KEY_READS": "false"})["API_KEY_READS"] == (
         "false"
     )
-    # The values compose hands over are ones the settings read as meant.
-    settings = Settings(**{k.lower(): v for k, v in env.items()})
+    # The values compose hands over are ones the settings read as meant; what .env leaves out
+    # takes the default of storage/settings.py.
+    settings = settings_in(env, monkeypatch)
     assert settings.api_key_reads is True and settings.api_key == "k3y"
     assert settings.public_url is None and settings.trusted_proxies is None
+    composed = {"database_url", "broker_url", "api_key", "api_key_reads"}
+    defaults = Settings.model_construct()
+    for name in set(Settings.model_fields) - composed:
+        assert getattr(settings, name) == getattr(defaults, name), name
+
+
+CHOSEN = {
+    "API_KEY_READS": "false",
+    "PUBLIC_URL": "https://playtester.example.org",
+    "TRUSTED_PROXIES": "10.0.0.2,10.1.0.0/16",
+    "MAX_MATCHES_PER_BATCH": "12345",
+    "MAX_PLIES": "777",
+    "MAX_AGENT_ITERATIONS": "4321",
+    "MAX_AGENT_NODES": "54321",
+    "MAX_AGENT_DEPTH": "7",
+    "CHUNK_SECONDS": "0.75",
+    "MAX_CHUNKS_IN_FLIGHT": "9",
+    "TASK_TIME_LIMIT": "120",
+    "TASK_SOFT_TIME_LIMIT": "100",
+    "MAX_CHUNK_ATTEMPTS": "5",
+    "STALL_SECONDS": "33",
+}
+"""A value other than the default for every setting a deployment chooses in ``.env`` (the
+database and broker URLs are compose's own, built from the services)."""
+
+
+def test_every_setting_reaches_every_playtester_container(
+    compose: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = {name.lower() for name in CHOSEN} | {"api_key", "database_url", "broker_url"}
+    assert chosen == set(Settings.model_fields), "a setting is missing from CHOSEN"
+    dotenv = {**SECRETS, **CHOSEN}
+    for service in PLAYTESTER_SERVICES:
+        settings = settings_in(resolved(compose, service, dotenv), monkeypatch)
+        for name, value in CHOSEN.items():
+            expected = Settings.model_validate({name.lower(): value})
+            assert getattr(settings, name.lower()) == getattr(expected, name.lower()), (
+                f"{name} does not reach the {service} container"
+            )
+        assert settings.api_key == "k3y" and settings.broker_url == "redis://redis:6379/0"
+        assert settings.database_url.endswith("@postgres:5432/playtester")
 
 
 def test_flower_asks_for_a_password_and_listens_on_this_machine(compose: dict) -> None:
@@ -102,6 +153,17 @@ def test_flower_asks_for_a_password_and_listens_on_this_machine(compose: dict) -
     assert [interpolate(p, SECRETS) for p in flower["ports"]] == ["127.0.0.1:5555:5555"]
     opened = {**SECRETS, "FLOWER_BIND_ADDRESS": "0.0.0.0"}
     assert [interpolate(p, opened) for p in flower["ports"]] == ["0.0.0.0:5555:5555"]
+
+
+def test_the_paths_flower_leaves_open_are_documented() -> None:
+    """Flower answers /metrics and /healthcheck without its password: whoever publishes its
+    port must be told, where they set it (compose.yaml) and in the README."""
+    compose_text = (ROOT / "compose.yaml").read_text()
+    flower = compose_text[compose_text.index("  flower:") :]
+    readme = (ROOT / "README.md").read_text()
+    for text in (flower, readme[readme.index("### On one machine") :]):
+        assert "/metrics" in text and "/healthcheck" in text
+        assert "FLOWER_BIND_ADDRESS" in text
 
 
 def test_project_images_are_built_here_never_pulled(compose: dict) -> None:

@@ -37,7 +37,7 @@ def plan(**overrides: object) -> BatchPlan:
         "max_plies": None,
     }
     args.update(overrides)
-    return plan_batch(**args)
+    return plan_batch(settings=Settings(), **args)
 
 
 def stored(url: str, p: BatchPlan) -> str:
@@ -148,7 +148,7 @@ def test_chunk_counts_sum_to_the_counts_of_the_raw_rows(migrated_sqlite_url: str
         ),
     )
     for batch_id in (two, three):
-        run_local(batch_id, workers=1, database_url=url)
+        run_local(batch_id, workers=1, settings=Settings(database_url=url))
     engine = get_engine(url)
 
     expected = independent_counts(url, two, "easy", "random", pairs=True)
@@ -286,7 +286,7 @@ def test_a_clear_mismatch_stops_within_a_few_hundred_matches(migrated_sqlite_url
     assert p.chunk_size == AUTO_CHUNK_SIZE and largest_chunk(p) == 60  # sized by the runner
     batch_id = stored(url, p)
     workers = 2
-    final = run_local(batch_id, workers=workers, database_url=url)
+    final = run_local(batch_id, workers=workers, settings=Settings(database_url=url))
     batch = crud.get_batch(get_engine(url), batch_id)
     assert batch is not None and batch.status == BatchStatus.DONE
     assert batch.decision is not None and batch.decision["result"] == "H1"
@@ -309,7 +309,7 @@ def test_a_rule_that_never_decides_plays_every_match(migrated_sqlite_url: str) -
     )
     assert largest_chunk(p) == 10
     batch_id = stored(url, p)
-    final = run_local(batch_id, workers=2, database_url=url)
+    final = run_local(batch_id, workers=2, settings=Settings(database_url=url))
     batch = crud.get_batch(get_engine(url), batch_id)
     assert batch is not None and batch.status == BatchStatus.DONE
     assert final.finished_matches == 1000

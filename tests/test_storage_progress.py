@@ -11,12 +11,14 @@ from sqlalchemy import select, update
 from storage import crud
 from storage.db import get_engine
 from storage.models import BatchStatus
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
 
 
 def new_batch(url: str, matches: int = 12, chunk_size: int = 3) -> str:
     plan = plan_batch(
+        settings=Settings(),
         game="alquerque",
         players=None,
         options={},

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from storage import submissions
 from storage.crud import BATCH
 from storage.db import get_engine
+from storage.settings import Settings
 from storage.submissions import (
     IDEMPOTENCY_KEY,
     OUTBOX,
@@ -27,6 +28,7 @@ BODY = {"game": "alquerque", "agents": ["random"], "matches": 6}
 
 def plan():  # type: ignore[no-untyped-def]
     return plan_batch(
+        settings=Settings(),
         game="alquerque",
         players=None,
         options={},

@@ -9,6 +9,7 @@ import pytest
 from analysis import frames
 from engines.registry import load_game
 from storage.db import get_engine
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
 from workers.play import play_chunk
@@ -32,6 +33,7 @@ def test_an_alhambra_match_stores_the_drawn_starting_seat() -> None:
         seat_policy=None,
         chunk_size=12,
         max_plies=None,
+        settings=Settings(),
     )
     game = load_game("alhambra", players=3, **batch.options)
     records = play_chunk(batch, 0, 12)
@@ -62,6 +64,7 @@ def test_seat_order_games_start_at_seat_zero_and_the_keys_reach_the_frames(
         seat_policy=None,
         chunk_size=6,
         max_plies=None,
+        settings=Settings(),
     )
     engine = get_engine(migrated_sqlite_url)
     stored_batch = crud.create_batch(engine, plan=batch)
@@ -90,6 +93,7 @@ def test_rows_stored_before_get_their_starting_seat_from_the_deal(
         seat_policy=None,
         chunk_size=9,
         max_plies=None,
+        settings=Settings(),
     )
     engine = get_engine(migrated_sqlite_url)
     stored = crud.create_batch(engine, plan=batch)

@@ -21,6 +21,7 @@ from engines.seating import seat_agents
 from storage.crud import BATCH
 from storage.db import get_engine
 from storage.models import BatchPlan
+from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.play import build_game, play_chunk, play_one
 
@@ -35,6 +36,7 @@ def plan(game: str, agents: list[str], matches: int, **extra: Any) -> BatchPlan:
         "seat_policy": None,
         "chunk_size": None,
         "max_plies": None,
+        "settings": Settings(),
     }
     request.update(extra)
     return plan_batch(game=game, agents=agents, matches=matches, **request)

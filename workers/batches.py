@@ -27,7 +27,7 @@ from engines.registry import (
 from engines.seating import BALANCED, FIXED, POLICIES, SeatPolicy, seat_swapped_pairs
 from engines.variation import NOISE, NONE, OPENINGS, offers_root_values, parse_variation
 from storage.models import AUTO_CHUNK_SIZE, BatchPlan
-from storage.settings import Settings, get_settings
+from storage.settings import Settings
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
@@ -216,20 +216,19 @@ def plan_batch(
     seat_policy: str | None,
     chunk_size: int | None,
     max_plies: int | None,
+    settings: Settings,
     stop_rule: Mapping[str, Any] | None = None,
     variation: Mapping[str, Any] | None = None,
-    settings: Settings | None = None,
 ) -> BatchPlan:
     """Validate a batch request through the engine registry and return the plan to store.
 
     ``players`` None means the number of agents given when more than one, else the game's
     minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
-    Limits come from ``settings`` (the API passes its app's; default: the environment's).
-    ``chunk_size`` None leaves chunk sizing to the runner (``AUTO_CHUNK_SIZE``).
+    Limits come from ``settings`` (the API passes its app's, the command line the
+    environment's). ``chunk_size`` None leaves chunk sizing to the runner (``AUTO_CHUNK_SIZE``).
     ``variation`` None takes the default for the agents given (see ``_variation``); the
     stored plan always holds one.
     """
-    settings = settings or get_settings()
     if not agents:
         raise OptionError("give at least one agent", field="agents")
     if players is None and len(agents) > 1:

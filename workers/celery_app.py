@@ -30,9 +30,8 @@ def broker_visibility_timeout(settings: Settings) -> int:
     return int(max(3600.0, 4 * settings.task_time_limit))
 
 
-def make_celery(settings: Settings | None = None) -> Celery:
+def make_celery(settings: Settings) -> Celery:
     """Build the Celery app from the one settings object."""
-    settings = settings or get_settings()
     celery = Celery("playtester", include=list(TASK_MODULES))
     # Without a broker the app is still importable (the CLI and tests load it); only sending a
     # task needs one, and local mode never sends.
@@ -73,4 +72,5 @@ def make_celery(settings: Settings | None = None) -> Celery:
     return celery
 
 
-app = make_celery()
+app = make_celery(get_settings())
+"""The worker process's app (``celery -A workers worker``), built from its environment."""

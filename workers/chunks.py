@@ -8,12 +8,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engines.core import Ending
 from storage import crud
 from storage.db import get_engine
 from storage.models import Batch, BatchStatus
 from storage.records import MatchRecord
 from workers.lifecycle import after_chunk
-from workers.play import ABANDONED, failed_record, play_chunk
+from workers.play import failed_record, play_chunk
 from workers.timelimit import soft_limit_held
 
 
@@ -73,7 +74,7 @@ def run_chunk(
     """Play matches [start, stop) of a batch and store them in one idempotent transaction.
 
     ``give_up``: play nothing and store every match of the range as failed
-    (``ended_by="abandoned"``) with this reason, so that a chunk no worker can finish still
+    (``Ending.ABANDONED``) with this reason, so that a chunk no worker can finish still
     ends. Matches cut short by the soft time limit are stored as failed by ``play_chunk``.
     ``then`` is called with the outcome once the chunk is stored, still shielded from the soft
     time limit (the Celery task queues the next chunk there).
@@ -100,7 +101,7 @@ def run_chunk(
         # Only the matches a time limit left unstarted carry no playing time.
         played = sum(1 for r in records if r.ok or r.duration > 0)
     else:
-        records = [failed_record(batch, i, ABANDONED, give_up) for i in range(start, stop)]
+        records = [failed_record(batch, i, Ending.ABANDONED, give_up) for i in range(start, stop)]
         played = 0
     seconds = time.perf_counter() - began
     # The matches are played: from here on the soft time limit must not undo their write.

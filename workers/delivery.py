@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from storage.crud import get_batch
 from storage.db import get_engine
 from storage.models import BatchStatus
-from storage.settings import get_settings
+from storage.settings import Settings
 from workers import attempts, dispatch
 from workers.chunks import ChunkOutcome, run_chunk
 from workers.outages import TRANSIENT_ERRORS
@@ -35,35 +35,44 @@ def give_up_reason(start: int, stop: int, failed_attempts: int) -> str:
     )
 
 
-def _advance(outcome: ChunkOutcome) -> None:
+def _advance(outcome: ChunkOutcome, settings: Settings) -> None:
     if outcome.batch_status in BatchStatus.FINISHED:
         return
-    batch = get_batch(get_engine(), outcome.batch_id)
+    batch = get_batch(get_engine(settings.database_url), outcome.batch_id)
     if batch is not None:
-        dispatch.advance(batch, outcome)
+        dispatch.advance(batch, outcome, settings)
 
 
-def deliver_chunk(batch_id: str, start: int, stop: int, *, worker: str | None = None) -> Delivery:
+def deliver_chunk(
+    batch_id: str, start: int, stop: int, *, settings: Settings, worker: str | None = None
+) -> Delivery:
     """Play and store matches ``[start, stop)`` unless another delivery is at it, then queue
     the next chunk. Past ``max_chunk_attempts`` attempts the range is stored as failed unplayed.
 
     Raises what ``run_chunk`` raises; an attempt ending on one of ``TRANSIENT_ERRORS`` is not
     counted.
     """
-    settings = get_settings()
-    lease = attempts.acquire(dispatch.broker(), batch_id, start)
+    lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
     if lease is None:
         return Delivery(attempt=0, outcome=None)
     try:
         give_up = None
         if lease.attempt > settings.max_chunk_attempts:
             give_up = give_up_reason(start, stop, lease.attempt - 1)
-        outcome = run_chunk(batch_id, start, stop, worker=worker, give_up=give_up, then=_advance)
+        outcome = run_chunk(
+            batch_id,
+            start,
+            stop,
+            database_url=settings.database_url,
+            worker=worker,
+            give_up=give_up,
+            then=lambda done: _advance(done, settings),
+        )
         if outcome.written:
-            dispatch.forget_range(batch_id, start)
+            dispatch.forget_range(batch_id, start, settings)
         if outcome.skipped:
             # Written by an earlier delivery that may have died before queueing the next one.
-            _advance(outcome)
+            _advance(outcome, settings)
         return Delivery(attempt=lease.attempt, outcome=outcome)
     except TRANSIENT_ERRORS:
         lease.uncount()

@@ -26,8 +26,8 @@ retries exhausted while the database was down). A sweep, run by the one sweeper
 is harmless: the second run finds it written and skips, because every write is idempotent and
 chunk rows never overlap.
 
-Functions that send take an optional ``settings``: the API's sweeper and dispatcher pass their
-app's, workers use the environment's.
+Every function that reaches the broker takes the ``settings`` it works with: the API's sweeper
+and dispatcher pass their app's, a Celery task its worker's (``workers.tasks``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from storage import chunking, crud
 from storage.chunking import Range
 from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
-from storage.settings import Settings, get_settings
+from storage.settings import Settings
 from workers.chunks import ChunkOutcome
 from workers.sizing import next_chunk_size
 
@@ -65,9 +65,9 @@ def redis_client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
 
 
-def broker(settings: Settings | None = None) -> redis.Redis:
-    """The Redis client of the configured broker (``settings``', else the environment's)."""
-    url = (settings or get_settings()).broker_url
+def broker(settings: Settings) -> redis.Redis:
+    """The Redis client of ``settings``' broker."""
+    url = settings.broker_url
     if not url:
         raise RuntimeError("distributed mode needs BROKER_URL (redis://host:6379/0)")
     return redis_client(url)
@@ -105,24 +105,25 @@ def sweep_key(batch_id: str) -> str:
 _senders: dict[str, Celery] = {}
 
 
-def celery_for(settings: Settings | None = None) -> Celery:
-    """The Celery app that sends to ``settings``' broker (the environment's app by default)."""
+def celery_for(settings: Settings) -> Celery:
+    """A Celery app that sends to ``settings``' broker: the process's own when it is the same
+    broker (a worker queueing its next chunk), else one per broker URL and process."""
     from workers.celery_app import app, make_celery
 
-    if settings is None or settings.broker_url == get_settings().broker_url:
-        return app
     url = settings.broker_url or ""
+    if url == app.conf.broker_url:
+        return app
     if url not in _senders:
         _senders[url] = make_celery(settings)
     return _senders[url]
 
 
-def send_chunk(batch_id: str, start: int, stop: int, settings: Settings | None = None) -> None:
+def send_chunk(batch_id: str, start: int, stop: int, settings: Settings) -> None:
     """Queue one chunk task (by name, so callers need not import the task module)."""
     celery_for(settings).send_task("playtester.play_chunk", args=[batch_id, start, stop])
 
 
-def start(batch_id: str, settings: Settings | None = None, *, retry: bool = True) -> None:
+def start(batch_id: str, settings: Settings, *, retry: bool = True) -> None:
     """Hand a stored batch to the workers: one small message, whatever its size.
 
     ``retry=False`` fails at once when the broker is down (the caller keeps the start request
@@ -135,9 +136,7 @@ def is_fixed(batch: Batch) -> bool:
     return chunking.is_fixed(batch.chunk_size)
 
 
-def current_size(
-    batch: Batch, engine: Engine | None = None, settings: Settings | None = None
-) -> int:
+def current_size(batch: Batch, engine: Engine | None, settings: Settings) -> int:
     """The size chunks of the batch are handed out at now.
 
     Without a size in Redis (the first chunk is not written yet, or Redis restarted empty)
@@ -145,7 +144,6 @@ def current_size(
     """
     if is_fixed(batch):
         return batch.chunk_size
-    settings = settings or get_settings()
     client = broker(settings)
     raw = client.get(size_key(batch.id))
     if raw is not None:
@@ -157,7 +155,7 @@ def current_size(
     return size
 
 
-def fill(batch: Batch, count: int, size: int, settings: Settings | None = None) -> list[Range]:
+def fill(batch: Batch, count: int, size: int, settings: Settings) -> list[Range]:
     """Hand out the next ``count`` chunks of ``size`` matches from the cursor and queue them."""
     if count <= 0 or size <= 0:
         return []
@@ -171,9 +169,7 @@ def fill(batch: Batch, count: int, size: int, settings: Settings | None = None) 
     return ranges
 
 
-def _queue(
-    client: redis.Redis, batch: Batch, ranges: list[Range], settings: Settings | None = None
-) -> None:
+def _queue(client: redis.Redis, batch: Batch, ranges: list[Range], settings: Settings) -> None:
     if not ranges:
         return
     client.hset(ranges_key(batch.id), mapping={str(a): b for a, b in ranges})
@@ -182,18 +178,17 @@ def _queue(
         send_chunk(batch.id, a, b, settings)
 
 
-def forget_range(batch_id: str, start: int) -> None:
+def forget_range(batch_id: str, start: int, settings: Settings) -> None:
     """A range is written: the sweep need not remember it."""
-    broker().hdel(ranges_key(batch_id), str(start))
+    broker(settings).hdel(ranges_key(batch_id), str(start))
 
 
-def open_batch(engine: Engine, batch: Batch, settings: Settings | None = None) -> list[Range]:
+def open_batch(engine: Engine, batch: Batch, settings: Settings) -> list[Range]:
     """Queue the first chunks of a batch, once: a second delivery of the start task is a no-op.
 
     A batch that already has chunk rows (its cursor was lost: Redis restarted empty) resumes
     after its last written chunk, and the gaps before that are queued again.
     """
-    settings = settings or get_settings()
     client = broker(settings)
     resume_at = max((b for _a, b in crud.written_ranges(engine, batch.id)), default=0)
     if not client.set(cursor_key(batch.id), resume_at, nx=True, ex=KEY_TTL):
@@ -207,15 +202,14 @@ def open_batch(engine: Engine, batch: Batch, settings: Settings | None = None) -
     return fill(batch, 1, current_size(batch, engine, settings), settings)
 
 
-def advance(batch: Batch, outcome: ChunkOutcome) -> list[Range]:
+def advance(batch: Batch, outcome: ChunkOutcome, settings: Settings) -> list[Range]:
     """After a chunk: queue the next one, sized from the matches measured so far, keeping the
     number in flight steady. The first chunk written fills the pipeline."""
     if batch.status in BatchStatus.FINISHED:
         return []
     if is_fixed(batch):
-        return fill(batch, 1, batch.chunk_size)
-    client = broker()
-    settings = get_settings()
+        return fill(batch, 1, batch.chunk_size, settings)
+    client = broker(settings)
     if outcome.played > 0:
         key = measure_key(batch.id)
         pipe = client.pipeline()
@@ -228,9 +222,9 @@ def advance(batch: Batch, outcome: ChunkOutcome) -> list[Range]:
         )
         client.set(size_key(batch.id), size, ex=KEY_TTL)
     else:
-        size = current_size(batch)
+        size = current_size(batch, None, settings)
     first = client.set(measured_key(batch.id), 1, nx=True, ex=KEY_TTL)
-    return fill(batch, settings.max_chunks_in_flight if first else 1, size)
+    return fill(batch, settings.max_chunks_in_flight if first else 1, size, settings)
 
 
 def lost_ranges(
@@ -260,11 +254,10 @@ def requeue_lost(
     batch: Batch,
     *,
     cursor: int,
+    settings: Settings,
     missing: list[Range] | None = None,
-    settings: Settings | None = None,
 ) -> list[Range]:
     """Queue again the missing ranges the cursor has passed (at most ``max_chunks_in_flight``)."""
-    settings = settings or get_settings()
     client = broker(settings)
     if missing is None:
         missing = crud.gaps(engine, batch)
@@ -289,7 +282,7 @@ def last_activity(engine: Engine, batch: Batch) -> datetime:
 
 
 def sweep(
-    engine: Engine, batch: Batch, *, settings: Settings | None = None, now: datetime | None = None
+    engine: Engine, batch: Batch, *, settings: Settings, now: datetime | None = None
 ) -> list[Range]:
     """Queue again the chunks of a stalled batch; return the ranges queued.
 
@@ -299,7 +292,6 @@ def sweep(
     key with that lifetime makes sure one sweep per stall period happens, however many API
     processes run it.
     """
-    settings = settings or get_settings()
     if batch.status in BatchStatus.FINISHED:
         return []
     now = now or datetime.now(UTC)

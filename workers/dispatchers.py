@@ -88,9 +88,9 @@ class LocalDispatcher:
     """
 
     def __init__(
-        self, database_url: str, *, command: Sequence[str], grace: float = STOP_GRACE_SECONDS
+        self, settings: Settings, *, command: Sequence[str], grace: float = STOP_GRACE_SECONDS
     ) -> None:
-        self.database_url = database_url
+        self.settings = settings
         self.command = list(command)
         self.grace = grace
         self.waiting: queue.Queue[str | None] = queue.Queue()
@@ -113,7 +113,7 @@ class LocalDispatcher:
                 )
                 self._thread.start()
         self.waiting.put(batch.id)
-        start_delivered(get_engine(self.database_url), batch.id)
+        start_delivered(get_engine(self.settings.database_url), batch.id)
 
     def _run(self) -> None:
         while True:
@@ -122,10 +122,11 @@ class LocalDispatcher:
                 if batch_id is None or self._closing.is_set():
                     return
                 command = [*self.command, "resume", batch_id]
-                # The child must use this server's database even when the app was built with
-                # settings other than the environment's. Its own session keeps a Ctrl-C meant
-                # for the server from reaching it: the server decides how it stops.
-                env = {**os.environ, "DATABASE_URL": self.database_url}
+                # The child must run with this server's settings (its database, chunk sizing,
+                # limits) even when the app was built with settings other than the
+                # environment's. Its own session keeps a Ctrl-C meant for the server from
+                # reaching it: the server decides how it stops.
+                env = {**os.environ, **self.settings.environment()}
                 self.running = subprocess.Popen(
                     command,
                     env=env,
@@ -171,4 +172,4 @@ def make_dispatcher(settings: Settings, *, local_command: Sequence[str]) -> Disp
     mode."""
     if settings.broker_url:
         return CeleryDispatcher(settings)
-    return LocalDispatcher(settings.database_url, command=local_command)
+    return LocalDispatcher(settings, command=local_command)

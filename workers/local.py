@@ -22,7 +22,7 @@ from storage import crud
 from storage.crud import Progress
 from storage.db import forget_inherited_engines, get_engine
 from storage.models import BatchStatus
-from storage.settings import get_settings
+from storage.settings import Settings
 from workers.chunks import ChunkOutcome, run_chunk
 from workers.lifecycle import after_chunk
 from workers.sizing import RangePlanner
@@ -62,16 +62,17 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
 def run_local(
     batch_id: str,
     *,
+    settings: Settings,
     workers: int | None = None,
-    database_url: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> Progress:
-    """Play every missing chunk of a batch (its full id) on ``workers`` processes (default:
-    all cores).
+    """Play every missing chunk of a batch (its full id) in ``settings``' database on
+    ``workers`` processes (default: all cores), chunks sized to ``settings.chunk_seconds``.
 
     ``progress`` is called with the batch's progress at the start and after every chunk.
     Returns the final progress; raises ``KeyboardInterrupt`` after a clean stop on Ctrl-C.
     """
+    database_url = settings.database_url
     engine = get_engine(database_url)
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
@@ -81,7 +82,7 @@ def run_local(
     if batch.status in BatchStatus.FINISHED:
         return crud.progress(engine, batch_id)
     ranges = crud.missing_chunks(engine, batch)
-    planner = RangePlanner(batch, ranges, settings=get_settings())
+    planner = RangePlanner(batch, ranges, settings=settings)
     # No more processes than there can be chunks: a fixed size says how many are missing;
     # measured sizes could be as small as one match.
     most = len(ranges) if batch.chunk_size else sum(b - a for a, b in ranges)
@@ -119,7 +120,7 @@ def _run_pool(
     batch_id: str,
     planner: RangePlanner,
     count: int,
-    database_url: str | None,
+    database_url: str,
     tick: Callable[[], None],
 ) -> None:
     """Keep ``count`` workers busy with the chunks ``planner`` hands out; see the module

@@ -9,7 +9,7 @@ round's seed. Replaying ``(batch, i)`` gives the same moves.
 
 A chunk can be cut short by the soft time limit of a Celery worker, which raises
 ``SoftTimeLimitExceeded`` wherever the match is (``workers.timelimit``): the matches finished
-so far are kept and the rest come back as failed with ``ended_by="time_limit"``, so the chunk
+so far are kept and the rest come back as failed with ``Ending.TIME_LIMIT``, so the chunk
 can still be stored.
 """
 
@@ -18,18 +18,13 @@ from __future__ import annotations
 import json
 import time
 
-from engines.core import Game, agent_rng, match_seed, play_match
+from engines.core import Ending, Game, agent_rng, match_seed, play_match
 from engines.registry import game_class, load_game, make_agent
 from engines.seating import opening_round, seat_agents
 from engines.variation import Variation, game_seed, match_variation, vary_agents
 from storage.models import BatchBase
 from storage.records import OPENING_PLIES, MatchRecord, SeatRecord, opening_key
 from workers.timelimit import is_soft_limit
-
-TIME_LIMIT = "time_limit"
-"""``ended_by`` of a match stopped, or never started, because its chunk ran out of time."""
-ABANDONED = "abandoned"
-"""``ended_by`` of a match whose chunk was given up after too many deliveries without result."""
 
 
 def build_game(batch: BatchBase) -> Game:
@@ -86,7 +81,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
         if is_soft_limit(exc):
             raise  # the chunk's time is up: not this match's fault, and no further match starts
         error = f"{type(exc).__name__}: {exc}"
-        return failed_record(batch, index, "error", error, time.perf_counter() - started)
+        return failed_record(batch, index, Ending.ERROR, error, time.perf_counter() - started)
     ranks = result.ranks()
     seats = [
         SeatRecord(
@@ -115,7 +110,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
 
 
 def failed_record(
-    batch: BatchBase, index: int, ended_by: str, error: str, duration: float = 0.0
+    batch: BatchBase, index: int, ended_by: Ending, error: str, duration: float = 0.0
 ) -> MatchRecord:
     """The record of match ``index`` when it was not (fully) played: failed, with the reason."""
     return MatchRecord(
@@ -135,7 +130,7 @@ def play_chunk(batch: BatchBase, start: int, stop: int) -> list[MatchRecord]:
     """Play matches ``start`` .. ``stop - 1`` of ``batch``, one record each, in order.
 
     When the soft time limit interrupts match ``i``, matches ``i`` .. ``stop - 1`` are
-    recorded as failed with ``ended_by="time_limit"`` and the reason in ``error``.
+    recorded as failed with ``Ending.TIME_LIMIT`` and the reason in ``error``.
     """
     if not 0 <= start <= stop:
         raise ValueError(f"bad chunk range [{start}, {stop})")
@@ -153,9 +148,11 @@ def play_chunk(batch: BatchBase, start: int, stop: int) -> list[MatchRecord]:
                 "during this match"
             )
             records.append(
-                failed_record(batch, i, TIME_LIMIT, interrupted, time.perf_counter() - began)
+                failed_record(batch, i, Ending.TIME_LIMIT, interrupted, time.perf_counter() - began)
             )
             skipped = f"time limit: not played, the chunk's soft time limit ran out at match {i}"
-            records.extend(failed_record(batch, j, TIME_LIMIT, skipped) for j in range(i + 1, stop))
+            records.extend(
+                failed_record(batch, j, Ending.TIME_LIMIT, skipped) for j in range(i + 1, stop)
+            )
             break
     return records

@@ -6,6 +6,9 @@ ones (database or broker unreachable) are retried with capped exponential backof
 bad input (an unknown game, an illegal action, a missing batch) is recorded and never retried,
 since running it again would fail the same way.
 
+A task is where a worker process's settings come in: it reads them (``get_settings()``, the
+environment's) and passes them down.
+
 Chunk tasks run under a soft time limit below the hard one (``TASK_SOFT_TIME_LIMIT``,
 ``TASK_TIME_LIMIT``): the soft one stops the match being played, and the chunk stores what it
 finished and the rest as failed (``workers.play``).
@@ -23,6 +26,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from engines.core import GameError
 from storage.crud import NotFound
 from storage.models import BatchStatus
+from storage.settings import Settings, get_settings
 from workers.celery_app import app
 from workers.outages import TRANSIENT_ERRORS
 
@@ -45,13 +49,13 @@ def backoff(retries: int, *, base: float = BACKOFF_BASE, cap: float = BACKOFF_CA
     return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
-def _fail_batch(batch_id: str, exc: BaseException) -> None:
+def _fail_batch(batch_id: str, exc: BaseException, settings: Settings) -> None:
     from storage.crud import set_status
     from storage.db import get_engine
 
     message = f"{type(exc).__name__}: {exc}"
     set_status(
-        get_engine(),
+        get_engine(settings.database_url),
         batch_id,
         BatchStatus.FAILED,
         error=message,
@@ -67,11 +71,14 @@ def play_chunk_task(self: Task, batch_id: str, start: int, stop: int) -> dict[st
     from workers.delivery import deliver_chunk
 
     where = {"batch_id": batch_id, "start": start, "stop": stop}
+    settings = get_settings()
     try:
-        delivery = deliver_chunk(batch_id, start, stop, worker=self.request.hostname)
+        delivery = deliver_chunk(
+            batch_id, start, stop, settings=settings, worker=self.request.hostname
+        )
     except GameError as exc:
         log.error("batch %s chunk %d-%d: bad input, not retried: %s", batch_id, start, stop, exc)
-        _fail_batch(batch_id, exc)
+        _fail_batch(batch_id, exc, settings)
         return {**where, "error": str(exc)}
     except NotFound as exc:
         log.error("batch %s chunk %d-%d: %s", batch_id, start, stop, exc)
@@ -104,13 +111,15 @@ def start_batch(self: Task, batch_id: str) -> list[int]:
     from storage.db import get_engine
     from workers import dispatch
 
+    settings = get_settings()
+    engine = get_engine(settings.database_url)
     try:
-        batch = get_batch(get_engine(), batch_id)
+        batch = get_batch(engine, batch_id)
         if batch is None:
             log.error("start_batch: no batch %s", batch_id)
             return []
         if batch.status in BatchStatus.FINISHED:
             return []
-        return [start for start, _stop in dispatch.open_batch(get_engine(), batch)]
+        return [start for start, _stop in dispatch.open_batch(engine, batch, settings)]
     except TRANSIENT_ERRORS as exc:
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc

@@ -2,8 +2,10 @@
 
 Works from each match's ``stats()``: ``plies`` (plies of play, placements not counted),
 ``layout``, ``ended_by`` and ``per_seat`` dicts with ``pushed_off``, ``lost``, ``inline``,
-``broadside``, ``pushes`` and ``ejections``. A match cut by the batch's own ply cap before the
-game ended has ``ended_by`` null in its stats and counts as drawn by the move limit.
+``broadside``, ``pushes`` and ``ejections``. A match cut by the batch's own ply cap
+(``max_plies``) before the game ended has ``ended_by`` null in its stats and counts as drawn by
+that cap, apart from the game's own move limit (``move_limit``): rows stored before the cap had
+its own ending read the same way, since their stats say which it was.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from analysis import frames, stats
 from analysis.formatting import TextTable, num, pct, span
 from analysis.games import GameReport, register
 from analysis.tidy import Wide
+from engines.core import Ending
 
 COUNTERS = ("pushed_off", "lost", "inline", "broadside", "pushes", "ejections")
-ENDINGS = {
-    "normal": "decided",
-    "move_limit": "drawn: move limit",
-    "repetition": "drawn: repetition",
-    "no_move": "drawn: no legal move (3 players)",
+ENDINGS: dict[str, str] = {
+    Ending.NORMAL: "decided",
+    Ending.MOVE_LIMIT: "drawn: move limit",
+    Ending.REPETITION: "drawn: repetition",
+    Ending.NO_MOVE: "drawn: no legal move (3 players)",
+    Ending.MAX_PLIES: "drawn: batch ply cap (max_plies)",
 }
 
 
@@ -49,7 +53,7 @@ def _parse(match_stats: pd.DataFrame, w: Wide) -> tuple[np.ndarray, np.ndarray, 
             {
                 "plies": int(st.get("plies", 0)),
                 "layout": str(st.get("layout", "?")),
-                "ended_by": st.get("ended_by") or "move_limit",
+                "ended_by": st.get("ended_by") or Ending.MAX_PLIES,
             }
         )
     shape = (len(rows), w.players, len(COUNTERS))

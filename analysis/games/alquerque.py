@@ -1,4 +1,4 @@
-"""Alquerque: why drawn games were drawn (no-capture rule, repetition, ply cap)."""
+"""Alquerque: why drawn games were drawn (no-capture rule, repetition, the batch's ply cap)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,16 @@ from analysis import frames
 from analysis.formatting import TextTable, num, pct
 from analysis.games import GameReport, register
 from analysis.tidy import Wide
+from engines.core import Ending
 
-CAUSES = {
-    "no_capture": "no-capture rule",
-    "repetition": "threefold repetition",
-    "move_limit": "ply cap",
+CAUSES: dict[str, str] = {
+    Ending.NO_CAPTURE: "no-capture rule",
+    Ending.REPETITION: "threefold repetition",
+    Ending.MAX_PLIES: "batch ply cap (max_plies)",
 }
+EARLIER: dict[str, str] = {Ending.MOVE_LIMIT: "batch ply cap (stored as move_limit)"}
+"""Endings of rows stored before the batch's cap had its own name: Alquerque has no move-limit
+rule, so a ``move_limit`` there was the batch's cap."""
 
 
 def alquerque_section(draw_endings: pd.DataFrame) -> dict[str, Any]:
@@ -36,8 +40,9 @@ def alquerque_section(draw_endings: pd.DataFrame) -> dict[str, Any]:
             {"cause": key, "label": label, "draws": c, "share": c / total if total else None}
         )
     for key, c in sorted(counts.items()):
+        label = EARLIER.get(key, key)
         causes.append(
-            {"cause": key, "label": key, "draws": c, "share": c / total if total else None}
+            {"cause": key, "label": label, "draws": c, "share": c / total if total else None}
         )
     return {"name": "alquerque", "draws": total, "draw_causes": causes}
 

@@ -19,6 +19,7 @@ from engines.core import GameError, OptionError
 from engines.seating import seating_design
 from storage import crud
 from storage.db import ensure_schema, get_engine, safe_url
+from storage.settings import Settings, get_settings
 
 out = Console()
 err = Console(stderr=True)
@@ -62,6 +63,13 @@ def user_errors(url: str | None = None) -> Iterator[None]:
         if message is None:
             raise
         fail(message)
+
+
+def settings_for(url: str | None) -> Settings:
+    """The environment's settings, with the database ``--db`` names when it is given: what a
+    command passes down."""
+    settings = get_settings()
+    return settings if url is None else settings.model_copy(update={"database_url": url})
 
 
 def open_db(url: str | None) -> Engine:

@@ -20,7 +20,15 @@ from sqlalchemy import Engine
 
 from analysis.report import build_report
 from api.cli import batch_options as opts
-from api.cli.common import DbOption, err, open_db, out, user_errors, warn_incomplete_seating
+from api.cli.common import (
+    DbOption,
+    err,
+    open_db,
+    out,
+    settings_for,
+    user_errors,
+    warn_incomplete_seating,
+)
 from api.cli_tables import agents_table, describe_batch, seat_table
 from engines.core import OptionError
 from storage import crud
@@ -59,7 +67,7 @@ def run(
     with user_errors(db):
         if workers is not None and workers < 1:
             raise OptionError("--workers must be at least 1", field="workers")
-        plan = plan_batch(**opts.batch_request(ctx.params))
+        plan = plan_batch(**opts.batch_request(ctx.params), settings=settings_for(db))
         engine = open_db(db)
         batch = crud.create_batch(engine, plan=plan)
         err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
@@ -129,7 +137,7 @@ def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud
             bar.update(task, total=p.matches, completed=p.finished_matches, failed=p.failed)
             bar.update(task, rate=rate)
 
-        return run_local(batch_id, workers=workers, database_url=url, progress=show)
+        return run_local(batch_id, settings=settings_for(url), workers=workers, progress=show)
 
 
 def finish_report(engine: Engine, batch_id: str, url: str | None) -> None:

@@ -25,14 +25,14 @@ FORM_LEVEL = "form"
 """Where an error goes when no field of the form matches the one the answer names."""
 
 
-def games() -> list[dict[str, Any]]:
-    """``GET /games``: every game with its options and agents."""
-    return describe_games()
+def games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
+    """``GET /games``: every game with its options and agents, budgets within ``caps``."""
+    return describe_games(caps)
 
 
-def game_info(name: str | None) -> dict[str, Any]:
+def game_info(name: str | None, caps: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The description of game ``name``, or of the first game when it is unknown or blank."""
-    known = games()
+    known = games(caps)
     return next((g for g in known if g["name"] == name), known[0])
 
 

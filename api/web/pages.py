@@ -22,9 +22,10 @@ from analysis.report import build_report
 from api.auth import require_read
 from api.deps import EngineDep
 from api.schemas import BATCH_ID_PATTERN, GAME_NAME_PATTERN, BatchId
+from api.web.errors import error_page
 from api.web.summaries import batch_row, batch_rows
 from api.web.templating import page
-from engines.core import OptionError
+from engines.core import Ending, OptionError
 from engines.registry import game_names
 from storage.crud import NotFound, find_batch, get_batch, list_batches, resolve_batch_id
 from storage.models import Batch, BatchStatus
@@ -43,7 +44,7 @@ MATCHES_PER_PAGE = 50
 
 
 def not_found(request: Request, message: str) -> HTMLResponse:
-    return page(request, "not_found.html", {"title": "Not found", "message": message}, 404)
+    return error_page(request, 404, message, None)
 
 
 def _pages(total: int, size: int) -> int:
@@ -120,7 +121,7 @@ def batch_page(
     engine: EngineDep,
     sort: Annotated[Literal["index", "plies", "points"], Query()] = "index",
     order: Annotated[Literal["asc", "desc"], Query()] = "asc",
-    ended: Annotated[str | None, Query(max_length=32)] = None,
+    ended: Annotated[Ending | Literal[""] | None, Query()] = None,
     page_no: Annotated[int, Query(alias="page", ge=1, le=10**9)] = 1,
 ) -> HTMLResponse:
     """A batch: progress, report (once any match is stored), exports and its matches."""
@@ -130,12 +131,14 @@ def batch_page(
         return not_found(request, str(exc))
     row = batch_rows(engine, [batch])[0]
     ended = ended or None
+    failed = ended == Ending.FAILED
     matches, total = list_matches_page(
         engine,
         batch.id,
         sort=sort,
         descending=order == "desc",
-        ended_by=ended,
+        ended_by=None if failed else ended,
+        failed=failed,
         limit=MATCHES_PER_PAGE,
         offset=(page_no - 1) * MATCHES_PER_PAGE,
     )
@@ -149,7 +152,7 @@ def batch_page(
             "row": row,
             "report": report,
             "matches": [_match_view(m.match, m.seats) for m in matches],
-            "endings": match_endings(engine, batch.id),
+            "endings": match_endings(engine, batch.id, failed_as=Ending.FAILED),
             "sort": sort,
             "order": order,
             "ended": ended or "",
@@ -165,7 +168,7 @@ def _match_view(match: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str,
         "index": match["match_index"],
         "ok": match["ok"],
         "plies": match["plies"],
-        "ended_by": match["ended_by"] if match["ok"] else "failed",
+        "ended_by": match["ended_by"] if match["ok"] else Ending.FAILED,
         "seats": seats,
         "error": match["error"],
     }

@@ -20,7 +20,7 @@ from api.auth import key_accepted, presented_key
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.errors import validation_error_body
 from api.routes_batches import submit_batch
-from api.schemas import BatchCreate, BatchPublic
+from api.schemas import GAME_NAME_PATTERN, MAX_PLAYERS, BatchCreate, BatchPublic
 from api.web import forms
 from api.web.templating import page
 from engines.core import GameError, OptionError
@@ -37,7 +37,8 @@ def _form_page(
     error: dict[str, Any] | None = None,
     status_code: int = 200,
 ) -> HTMLResponse:
-    info = forms.game_info(form.get("game"))
+    caps = request.app.state.settings.agent_budget_limits
+    info = forms.game_info(form.get("game"), caps)
     players = forms.seat_count(info, form.get("players"))
     slot = None
     if error is not None:
@@ -47,7 +48,7 @@ def _form_page(
         "new.html",
         {
             "title": "New batch",
-            "games": forms.games(),
+            "games": forms.games(caps),
             "info": info,
             "players": players,
             "agents": forms.agents_for(info, players),
@@ -63,13 +64,12 @@ def _form_page(
 @router.get("/ui/new", response_class=HTMLResponse)
 def new_batch_form(
     request: Request,
-    game: Annotated[str | None, Query(max_length=40)] = None,
-    players: Annotated[str | None, Query(max_length=4)] = None,
+    game: Annotated[str | None, Query(pattern=f"{GAME_NAME_PATTERN}|^$", max_length=40)] = None,
+    players: Annotated[int | None, Query(ge=1, le=MAX_PLAYERS)] = None,
 ) -> HTMLResponse:
     """The empty form for a game (the first one by default) and player count."""
-    form = {k: v for k, v in (("game", game), ("players", players)) if v}
-    info = forms.game_info(game)
-    form["game"] = info["name"]
+    form = {k: str(v) for k, v in (("game", game), ("players", players)) if v}
+    form["game"] = forms.game_info(game)["name"]
     return _form_page(request, form)
 
 

@@ -46,6 +46,7 @@ from engines.abalone.board import (
 from engines.core import (
     TERMINAL,
     Action,
+    Ending,
     Game,
     GameType,
     IllegalActionError,
@@ -242,7 +243,7 @@ class AbaloneState(State):
         self.to_move = nxt
         if ejected:
             if self.pushed_off[mover] >= self.game.marbles_to_win:
-                self.ended, self._winner = "normal", mover
+                self.ended, self._winner = Ending.NORMAL, mover
                 return
             self._seen = {}  # nothing before a marble left the board can recur
         if not self._can_move():
@@ -254,10 +255,10 @@ class AbaloneState(State):
             times = seen.get(key, 0) + 1
             seen[key] = times
             if times >= 3:
-                self.ended = "repetition"
+                self.ended = Ending.REPETITION
                 return
         if self.plies >= self.game.move_limit:
-            self.ended = "move_limit"
+            self.ended = Ending.MOVE_LIMIT
 
     def _push(self, target: int, offset: int) -> bool:
         """Move the opponents' marbles from ``target`` on by one step; True if one fell off."""
@@ -291,9 +292,9 @@ class AbaloneState(State):
         a draw among all (the rules page's decisions)."""
         self._legal = []
         if len(self.boards) == 2:
-            self.ended, self._winner = "normal", 1 - self.to_move
+            self.ended, self._winner = Ending.NORMAL, 1 - self.to_move
         else:
-            self.ended = "no_move"
+            self.ended = Ending.NO_MOVE
 
     def is_terminal(self) -> bool:
         return self.ended != ""
@@ -377,8 +378,8 @@ class AbaloneState(State):
             ],
         }
 
-    def ended_by(self) -> str:
-        return self.ended or "normal"
+    def ended_by(self) -> Ending:
+        return Ending(self.ended) if self.ended else Ending.NORMAL
 
     # -- hooks for the generic agents --------------------------------------------------
     def evaluate(self, seat: Seat) -> float:

@@ -36,6 +36,7 @@ from engines.alquerque.board import (
 from engines.core import (
     TERMINAL,
     Action,
+    Ending,
     Game,
     GameType,
     IllegalActionError,
@@ -144,7 +145,7 @@ class AlquerqueState(State):
         self._history = ()
         self._legal = legal
         if not legal:
-            self.ended, self._winner = "normal", 1 - to_move
+            self.ended, self._winner = Ending.NORMAL, 1 - to_move
 
     # -- the contract ----------------------------------------------------------------
     def current_player(self) -> Seat:
@@ -210,11 +211,11 @@ class AlquerqueState(State):
         else:
             self._history = ()  # nothing before an irreversible move can recur
         if not legal:
-            self.ended, self._winner = "normal", mover
+            self.ended, self._winner = Ending.NORMAL, mover
         elif no_capture >= self.limit:
-            self.ended = "no_capture"
+            self.ended = Ending.NO_CAPTURE
         elif reversible and history.count(key) >= 3:
-            self.ended = "repetition"
+            self.ended = Ending.REPETITION
         else:
             self._legal = legal
             return
@@ -289,8 +290,8 @@ class AlquerqueState(State):
             ],
         }
 
-    def ended_by(self) -> str:
-        return self.ended or "normal"
+    def ended_by(self) -> Ending:
+        return Ending(self.ended) if self.ended else Ending.NORMAL
 
     # -- hooks for the generic agents ------------------------------------------------
     def evaluate(self, seat: Seat) -> float:

@@ -312,9 +312,6 @@ class AlveolesState(State):
             "placements": self.placements,
         }
 
-    def ended_by(self) -> str:
-        return "normal"
-
     # -- read API: live views for agents and heuristics ------------------------------
     # These hand out the state's own containers, not copies: the searches read them at every
     # node. They are typed read-only (Sequence, Mapping) and change as the state is played; copy

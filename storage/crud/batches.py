@@ -11,6 +11,7 @@ from sqlalchemy import Engine, case, func, select, update
 from storage.crud.ids import NotFound, resolve_batch_id
 from storage.db import session
 from storage.models import BATCH, CHUNK, MATCH, Batch, BatchPlan, BatchStatus, utcnow
+from storage.usertext import matches_nothing
 
 
 def create_batch(engine: Engine, *, plan: BatchPlan) -> Batch:
@@ -56,6 +57,8 @@ def list_batches(
     offset: int = 0,
 ) -> list[Batch]:
     """Batches, newest first, optionally of one game or in one status."""
+    if matches_nothing(game, status):
+        return []
     query = select(Batch)
     if game is not None:
         query = query.where(BATCH.c.game == game)

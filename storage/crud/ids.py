@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import Engine, select
 
 from storage.models import BATCH
+from storage.usertext import matches_nothing
 
 MIN_PREFIX = 4
 """Shortest batch id prefix accepted in place of a full id."""
@@ -26,6 +27,8 @@ def resolve_batch_id(engine: Engine, text: str) -> str:
     """The full id of the batch named by ``text`` (a full id or a unique prefix of at least
     ``MIN_PREFIX`` characters); ``NotFound`` says why when there is none."""
     wanted = text.strip()
+    if matches_nothing(wanted):
+        raise NotFound(f"no batch {wanted!r}: a batch id is hexadecimal digits")
     with engine.connect() as conn:
         if conn.execute(select(BATCH.c.id).where(BATCH.c.id == wanted)).first() is not None:
             return wanted
