@@ -8,7 +8,6 @@ so ``(batch seed, match index)`` replays a match move for move.
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 import time
 from abc import ABC, abstractmethod
@@ -16,6 +15,16 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
+
+from engines.errors import GameError as GameError
+from engines.errors import IllegalActionError as IllegalActionError
+from engines.errors import NotationError as NotationError
+from engines.errors import OptionError as OptionError
+from engines.errors import UnknownAgentError as UnknownAgentError
+from engines.errors import UnknownGameError as UnknownGameError
+from engines.errors import shown as shown
+from engines.options import Option as Option
+from engines.options import validate_options as validate_options
 
 Action: TypeAlias = int
 Seat: TypeAlias = int
@@ -54,231 +63,6 @@ class Ending(StrEnum):
     """Failed: its chunk was given up after too many deliveries without a result."""
     FAILED = "failed"
     """Any failed match, as reports and filters group them (never stored)."""
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class GameError(ValueError):
-    """Base of every error the engines raise about bad input; always safe to show a user."""
-
-
-class OptionError(GameError):
-    """A game or agent option is unknown, of the wrong type, or out of range.
-
-    ``field`` names the offending option (``"players"``, ``"layout"``, ``"agents[1].depth"``)
-    so an API can answer 422 pointing at it.
-    """
-
-    def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-class UnknownGameError(OptionError):
-    def __init__(self, name: str, known: Sequence[str]) -> None:
-        super().__init__(
-            f"unknown game {shown(name)}; known games: {', '.join(sorted(known))}", field="game"
-        )
-
-
-class UnknownAgentError(OptionError):
-    def __init__(self, name: str, game: str, known: Sequence[str], *, field: str = "agent") -> None:
-        super().__init__(
-            f"unknown agent {shown(name)} for {game}; known agents: {', '.join(sorted(known))}",
-            field=field,
-        )
-
-
-class IllegalActionError(GameError):
-    """An action (int or text) that is not legal in the given position."""
-
-    def __init__(self, game: str, action: str, position: str, reason: str = "") -> None:
-        why = f" ({reason})" if reason else ""
-        super().__init__(f"{game}: illegal action {action!r}{why} in position:\n{position}")
-        self.game = game
-        self.action = action
-        self.position = position
-
-
-class NotationError(GameError):
-    """Text that does not parse as an action of this game at all."""
-
-    def __init__(self, game: str, text: str, expected: str) -> None:
-        super().__init__(f"{game}: cannot read {text!r} as an action; expected {expected}")
-        self.game = game
-        self.text = text
-
-
-# --------------------------------------------------------------------------- options
-
-
-@dataclass(frozen=True)
-class Option:
-    """One declared option of a game or an agent.
-
-    ``kind`` is the Python type accepted (``int``, ``float``, ``str``, ``bool`` or ``list`` for
-    structured data such as a layout grid). Numbers must be finite; ``int`` and ``float``
-    options declare both ``minimum`` and ``maximum``. Text is stripped, and a text choice is
-    matched ignoring case and stored as declared. ``check`` may normalise and further validate
-    the value and raises ``ValueError`` with a plain message when it is wrong. ``record`` turns
-    a validated value into the JSON value a batch stores (by default the value itself).
-    """
-
-    name: str
-    kind: type
-    default: Any
-    doc: str
-    choices: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    check: Callable[[Any], Any] | None = None
-    record: Callable[[Any], Any] | None = None
-
-    def validate(self, value: Any, *, field: str) -> Any:
-        value = _coerce(value, self.kind, field)
-        if self.choices is not None:
-            value = _choose(value, self.choices, field)
-        if self.minimum is not None and value < self.minimum:
-            raise OptionError(
-                f"{field} must be at least {self.minimum:g}, not {shown(value)}", field=field
-            )
-        if self.maximum is not None and value > self.maximum:
-            raise OptionError(
-                f"{field} must be at most {self.maximum:g}, not {shown(value)}", field=field
-            )
-        if self.check is not None:
-            try:
-                value = self.check(value)
-            except OptionError:
-                raise
-            except (ValueError, TypeError, OverflowError) as exc:
-                raise OptionError(f"{field}: {exc}", field=field) from exc
-        return value
-
-    def stored(self, value: Any) -> Any:
-        """The JSON value a batch stores for the validated ``value``."""
-        return value if self.record is None else self.record(value)
-
-    def describe(self) -> dict[str, Any]:
-        """A JSON-able description for ``playtester games`` and ``GET /games``."""
-        out: dict[str, Any] = {
-            "name": self.name,
-            "type": self.kind.__name__,
-            "default": self.default,
-            "doc": self.doc,
-        }
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        return out
-
-
-SHOWN_CHARS = 40
-"""Longest rendering of a user's value inside an error message."""
-
-
-def shown(value: Any) -> str:
-    """``repr(value)`` cut to ``SHOWN_CHARS`` characters: a 4,000-digit number is not echoed."""
-    text = repr(value)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
-
-
-def _choose(value: Any, choices: tuple[Any, ...], field: str) -> Any:
-    """The declared choice ``value`` names; text matches ignoring case and outer spaces."""
-    for choice in choices:
-        if value == choice or (
-            isinstance(value, str)
-            and isinstance(choice, str)
-            and value.casefold() == choice.casefold()
-        ):
-            return choice
-    options = ", ".join(repr(c) for c in choices)
-    raise OptionError(f"{field} must be one of {options}, not {shown(value)}", field=field)
-
-
-def _finite(number: float, field: str) -> float:
-    if not math.isfinite(number):
-        raise OptionError(f"{field} must be a finite number, not {number}", field=field)
-    return number
-
-
-TRUE_WORDS = frozenset({"true", "yes", "1"})
-FALSE_WORDS = frozenset({"false", "no", "0"})
-
-
-def _coerce(value: Any, kind: type, field: str) -> Any:
-    """Accept what a JSON body or a command line naturally gives, reject the rest.
-
-    Numbers must be finite: NaN and infinities (``"nan"``, ``1e999``) are refused, as are
-    whole numbers too large to be a float.
-    """
-    if kind is bool:
-        if isinstance(value, bool):
-            return value
-        word = value.strip().lower() if isinstance(value, str) else None
-        if word in TRUE_WORDS | FALSE_WORDS:
-            return word in TRUE_WORDS
-    elif kind is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
-    elif kind is float:
-        number: float | None = None
-        try:
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                number = float(value)
-            elif isinstance(value, str):
-                number = float(value.strip())
-        except OverflowError:
-            raise OptionError(f"{field} is too large: {shown(value)}", field=field) from None
-        except ValueError:
-            pass  # text that is no number: refused below
-        if number is not None:
-            # + 0.0 turns -0.0 into 0.0: equal numbers must make equal specs and labels.
-            return _finite(number, field) + 0.0
-    elif kind is str:
-        if isinstance(value, str):
-            return value.strip()
-    elif kind is list:
-        if isinstance(value, list | tuple):
-            return list(value)
-        if isinstance(value, str):
-            return value  # a named value (e.g. a layout name); the option's check decides
-    else:  # pragma: no cover - declared kinds are the ones above
-        raise TypeError(f"unsupported option kind {kind!r}")
-    raise OptionError(
-        f"{field} must be of type {kind.__name__}, not {type(value).__name__} ({shown(value)})",
-        field=field,
-    )
-
-
-def validate_options(
-    declared: Sequence[Option], given: Mapping[str, Any], *, owner: str, prefix: str = ""
-) -> dict[str, Any]:
-    """Check ``given`` against ``declared``; fill defaults; name the field on any error."""
-    by_name = {o.name: o for o in declared}
-    unknown = sorted(set(given) - set(by_name))
-    if unknown:
-        known = ", ".join(sorted(by_name)) or "none"
-        raise OptionError(
-            f"unknown option {shown(unknown[0])} for {owner}; known options: {known}",
-            field=f"{prefix}{unknown[0]}",
-        )
-    out: dict[str, Any] = {}
-    for opt in declared:
-        value = given.get(opt.name, opt.default)
-        out[opt.name] = opt.validate(value, field=f"{prefix}{opt.name}")
-    return out
 
 
 # --------------------------------------------------------------------------- games
