@@ -28,6 +28,8 @@ SCHEMA = pa.schema(
         ("ended_by", pa.string()),
         ("duration", pa.float64()),
         ("error", pa.string()),
+        ("first_seat", pa.int64()),
+        ("opening", pa.int64()),
         ("seat", pa.int64()),
         ("agent", pa.string()),
         ("agent_index", pa.int64()),

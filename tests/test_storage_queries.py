@@ -114,6 +114,8 @@ def test_export_rows_come_in_slices_of_matches(stored) -> None:
         "ended_by": "normal",
         "duration": 0.01,
         "error": None,
+        "first_seat": None,
+        "opening": None,
     }
     assert rows[0] == {**match_part, **seat_dicts(batch_id, records[0])[0]}
     assert list(export_row_slices(get_engine(url), "nosuchbatch")) == []
