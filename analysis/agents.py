@@ -11,8 +11,8 @@ unit of sampling (``Wide.unit``, ``analysis.units``), and a seat-swapped pair (m
 freedom, a Wilson-type interval on the score): where every unit is one seat-swapped pair this
 is the pentanomial model, where every unit is one game the trinomial one, and where units hold
 more (deterministic agents replaying an opening) the variance comes from the unit totals and
-``model`` says ``clustered``. A single unit gives no interval (and no Elo interval, with a
-``note`` saying why), never an infinite Elo with a finite interval.
+``model`` says ``clustered``. Fewer than three units give no interval (``note`` says why),
+so a single unit never shows an infinite Elo with a finite interval.
 
 **Agents, not labels.** Copies of one agent spec (``easy`` and ``easy#2``) are one player: the
 agent table pools them into one row (``labels`` lists the copies) whose field is every seat

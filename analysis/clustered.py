@@ -21,7 +21,10 @@ interval for proportions from clustered samples of Korn & Graubard, Survey Metho
 (1998), in its Wilson form, which Dean & Pagano, J. Survey Statistics and Methodology 3 (2015),
 found to cover best): it stays inside [0, 1], and its test of ½ (``p_value``) rejects exactly
 when the interval leaves ½ out. When all units scored alike the variance is zero and ``n_eff``
-is the number of units (each unit one observation). One unit gives no interval at all.
+is the number of units (each unit one observation). Fewer than ``MIN_UNITS`` units give no
+interval at all: with two, the variance between units rests on a single difference, and the
+coverage of a t interval on two unequal units falls well below its level (measured by
+``bench.coverage_agents``).
 """
 
 from __future__ import annotations
@@ -34,8 +37,22 @@ import numpy as np
 from scipy import stats as sps
 
 CONFIDENCE = 0.95
+MIN_UNITS = 3
+"""Fewest units of sampling that give an interval."""
 NO_VARIANCE_BETWEEN_UNITS = "one unit of sampling: no variance between units, so no interval"
 NO_UNITS = "no games"
+
+
+def too_few_units(units: int, needed: int = MIN_UNITS) -> str | None:
+    """Why ``units`` units give no interval (None when they are enough)."""
+    if units >= needed:
+        return None
+    if units == 1:
+        return NO_VARIANCE_BETWEEN_UNITS
+    return (
+        f"{units} units of sampling: too few to estimate the variance between units "
+        f"(at least {needed}), so no interval"
+    )
 
 
 def t_quantile(units: int, confidence: float = CONFIDENCE) -> float:
@@ -109,10 +126,10 @@ def share_estimate(y: np.ndarray, n: np.ndarray) -> ShareEstimate:
     if g == 0:
         return ShareEstimate(nan, nan, nan, nan, 0, 0, nan, nan, nan, NO_UNITS)
     mean = float(y.sum()) / total
-    if g < 2:
-        return ShareEstimate(mean, nan, nan, nan, 1, int(total), nan, nan, nan,
-                             NO_VARIANCE_BETWEEN_UNITS)  # fmt: skip
     variance = ratio_variance(y, n)
+    short = too_few_units(g)
+    if short is not None:
+        return ShareEstimate(mean, nan, nan, variance, g, int(total), nan, nan, nan, short)
     alike = not variance > 1e-15 or not 0 < mean < 1
     n_eff = float(g) if alike else mean * (1 - mean) / variance
     q = t_quantile(g)
@@ -126,7 +143,8 @@ def share_estimate(y: np.ndarray, n: np.ndarray) -> ShareEstimate:
 
 @dataclass(frozen=True)
 class Difference:
-    """Difference of two means over the same units, with its cluster-robust interval."""
+    """Difference of two means over the same units, with its cluster-robust interval (none
+    below ``MIN_UNITS`` units: ``note`` says why)."""
 
     estimate: float
     se: float
@@ -134,6 +152,7 @@ class Difference:
     ci_high: float
     p_value: float
     units: int
+    note: str | None = None
 
 
 def clustered_difference(
@@ -155,8 +174,9 @@ def clustered_difference(
         return Difference(nan, nan, nan, nan, nan, g)
     mean_a, mean_b = float(a.mean()), float(b.mean())
     estimate = mean_a - mean_b
-    if g < 2 or a.size + b.size < 3:
-        return Difference(estimate, nan, nan, nan, nan, g)
+    short = too_few_units(g)
+    if short is not None or a.size + b.size < 3:
+        return Difference(estimate, nan, nan, nan, nan, g, short)
     ia = np.searchsorted(labels, a_unit)
     ib = np.searchsorted(labels, b_unit)
     score = np.bincount(ia, weights=(a - mean_a) / a.size, minlength=g) - np.bincount(
@@ -167,7 +187,7 @@ def clustered_difference(
     se = math.sqrt(factor * float((score**2).sum()))
     q = t_quantile(g)
     if se == 0:
-        return Difference(estimate, 0.0, nan, nan, nan, g)
+        return Difference(estimate, 0.0, nan, nan, nan, g, "no variance between units")
     p = float(2 * sps.t.sf(abs(estimate) / se, g - 1))
     return Difference(estimate, se, estimate - q * se, estimate + q * se, p, g)
 

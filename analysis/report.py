@@ -157,7 +157,7 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
             "degrees of freedom ("
             + ("pentanomial where every unit is one seat-swapped pair" if pentanomial else "")
             + ("; " if pentanomial else "")
-            + "trinomial where every unit is one game); no interval from a single unit"
+            + "trinomial where every unit is one game); no interval from fewer than 3 units"
         ),
         "los": "likelihood of superiority: one-sided confidence that the score exceeds ½, from "
         "the test the interval inverts (over units)",

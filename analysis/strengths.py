@@ -11,7 +11,9 @@ The interval is analytic, so it needs no resampling and no seed: the cluster-rob
 Laplacian; its pseudo-inverse gives the covariance of the mean-zero strengths), and Student's
 t with ``G − 1`` degrees of freedom (the sandwich of Huber/White, clustered as in Liang &
 Zeger, Biometrika 73 (1986)). Units are ``Wide.unit`` (a round or a shared opening), so matches
-that replay one line count once. No interval is given for one unit, nor when a player won or
+that replay one line count once. No interval is given with fewer units than players (nor fewer
+than ``clustered.MIN_UNITS``): the units' scores sum to about zero, so their sandwich has rank
+at most G − 1 and cannot hold the P − 1 free strengths' covariance. Nor when a player won or
 lost every comparison (its strength is then unbounded and only the ridge keeps it finite).
 
 Columns: agent (the player's first label), labels (its copies), strength, ci_low, ci_high,
@@ -29,7 +31,7 @@ import pandas as pd
 from scipy.special import expit
 
 from analysis.agents import player_of
-from analysis.clustered import NO_VARIANCE_BETWEEN_UNITS, t_quantile
+from analysis.clustered import MIN_UNITS, t_quantile, too_few_units
 from analysis.tidy import Wide, meeting_results
 
 BT_ALPHA = 0.01
@@ -86,12 +88,11 @@ def strengths(w: Wide, groups: Sequence[int] | None = None) -> pd.DataFrame:
     theta = theta - theta.mean()
     units = comp.shape[0]
     nothing = np.full(players.size, math.nan)
-    lo, hi, note = nothing, nothing, None
-    if units < 2:
-        note = NO_VARIANCE_BETWEEN_UNITS
-    elif (total.sum(axis=1) <= 0).any() or (total.sum(axis=0) <= 0).any():
+    lo, hi = nothing, nothing
+    note = too_few_units(units, max(MIN_UNITS, players.size))
+    if note is None and ((total.sum(axis=1) <= 0).any() or (total.sum(axis=0) <= 0).any()):
         note = UNBOUNDED
-    else:
+    if note is None:
         se = np.sqrt(np.clip(np.diag(sandwich_covariance(comp, theta)), 0.0, None))
         q = t_quantile(units)
         lo, hi = (theta - q * se) * ELO_PER_NAT, (theta + q * se) * ELO_PER_NAT

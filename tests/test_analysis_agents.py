@@ -349,3 +349,12 @@ def test_strengths_without_variance_between_units_have_no_interval() -> None:
     bt = strengths(one_unit)
     assert bt["ci_low"].isna().all() and bt["ci_high"].isna().all()
     assert set(bt["units"]) == {1} and "one unit" in bt["note"].iloc[0]
+
+
+def test_two_units_are_too_few_for_an_interval() -> None:
+    # Two openings of unequal weight: a t interval on two units would claim far too much.
+    outcomes = [WIN, LOSS] * 15 + [WIN, WIN] * 5
+    w = with_openings(seat_frame(outcomes, ["hard", "medium"]), 2, [0] * 30 + [1] * 10, 2)
+    row = pairings(w, "balanced").iloc[0]
+    assert row["units"] == 2 and math.isnan(row["elo_low"]) and math.isnan(row["p_value"])
+    assert row["note"].startswith("2 units of sampling: too few")

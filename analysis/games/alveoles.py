@@ -166,14 +166,14 @@ def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(tier_totals > 0, d.squares / tier_totals, np.nan)
     cell_unit = np.broadcast_to(w.unit[d.rows][:, None], won.shape)
-    out = []
+    out: list[dict[str, Any]] = []
     for t, tier in enumerate(d.tiers):
         values = share[:, :, t]
         a_ok, b_ok = won & ~np.isnan(values), ~won & ~np.isnan(values)
         diff = clustered_difference(values[a_ok], cell_unit[a_ok], values[b_ok], cell_unit[b_ok])
         out.append({"tier": tier, "difference": diff.estimate, "se": diff.se,
                     "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
-                    "p_holm": math.nan, "units": diff.units})  # fmt: skip
+                    "p_holm": math.nan, "units": diff.units, "note": diff.note})  # fmt: skip
     for row, p in zip(out, holm_adjust([r["p_value"] for r in out]), strict=True):
         row["p_holm"] = p
     return out
