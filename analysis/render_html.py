@@ -73,7 +73,9 @@ def _compensation(r: Mapping[str, Any]) -> str:
     if t is None:
         return ""
     method = html.escape(r["fair_compensation"]["method"])
-    body = text_table(t) if t.rows else ""
+    # Without offsets there is no table, but its note says why.
+    note = f'<p class="note">{html.escape(t.note)}</p>' if t.note else ""
+    body = text_table(t) if t.rows else note
     return f'<h2>Fair compensation (komi)</h2>{body}<p class="note">{method}</p>'
 
 
