@@ -189,7 +189,8 @@ def join_notes(*notes: str | None) -> str | None:
     return "; ".join(kept) if kept else None
 
 
-def _comparison(seat_policy: str, same_player: bool) -> str:
+def comparison_kind(seat_policy: str, same_player: bool) -> str:
+    """What comparing two seats' holders measures (the module docstring's four kinds)."""
     if same_player:
         return SEAT_EFFECT if seat_policy == FIXED else SAME_AGENT
     return AGENTS_AND_SEATS if seat_policy == FIXED else AGENTS
@@ -253,7 +254,7 @@ def pairings(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) -> 
             for q in players[i + 1 :]:
                 sides = (player == p, player == q)
                 row = _pairing_row(w, units, pairs, int(p), int(q),
-                                   _comparison(seat_policy, False), sides)  # fmt: skip
+                                   comparison_kind(seat_policy, False), sides)  # fmt: skip
                 if row is not None:
                     out.append(row)
         for i, a in enumerate(present):
@@ -262,7 +263,7 @@ def pairings(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) -> 
                     continue
                 sides = (np.arange(size) == a, np.arange(size) == b)
                 row = _pairing_row(w, units, pairs, int(a), int(b),
-                                   _comparison(seat_policy, True), sides)  # fmt: skip
+                                   comparison_kind(seat_policy, True), sides)  # fmt: skip
                 if row is not None:
                     out.append(row)
         adjusted = holm_adjust([r["p_value"] for r in out])
@@ -299,7 +300,7 @@ def agent_table(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) 
             field_est = share_estimate(*unit_sums(field[cells], cell_unit[cells]))
             copies = [w.labels[a] for a in present if player[a] == p]
             same_only = not bool(others[mine.any(axis=1)].any())
-            kind = _comparison(seat_policy, same_player=False)
+            kind = comparison_kind(seat_policy, same_player=False)
             rows.append(
                 {
                     "agent": w.labels[p],

@@ -248,7 +248,7 @@ def sprt_table(report: Mapping[str, Any]) -> TextTable | None:
                 str(s["verdict"]),
             ]
         ],
-        note=_notes([], how, s.get("warning")),
+        note=_notes([], s.get("note"), how, s.get("warning")),
         css_class="sprt",
     )
 

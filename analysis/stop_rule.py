@@ -7,11 +7,13 @@ The arithmetic is ``analysis.sprt``'s.
 
 The state a report shows (``sprt_status``) adds what the check itself does not need: the
 fixed-sample Elo of the counts (``fixed_sample_elo``), and once a bound is crossed the
-stopping-aware ``estimate`` (``analysis.sprt_estimate``); and, given the batch's units of
-sampling, ``units``, ``distinct_openings`` and a ``warning`` when the test counted far more
-pairs or games than there are independent units (deterministic agents replaying a few
-openings): its counts then pretend to an independence they lack, and its error rates are not
-the ``alpha`` and ``beta`` asked for.
+stopping-aware ``estimate`` (``analysis.sprt_estimate``); what the test compares
+(``comparison`` and ``note``, as for pairings: with fixed seats the seats' effect is in it, and
+between two copies of one agent it is nothing else); and, given the batch's units of sampling,
+``units``, ``distinct_openings`` and a ``warning`` when the test counted far more pairs or games
+than there are independent units (deterministic agents replaying a few openings): its counts
+then pretend to an independence they lack, and its error rates are not the ``alpha`` and
+``beta`` asked for.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from analysis import frames, stats
+from analysis.agents import COMPARISON_NOTES, comparison_kind
 from analysis.sprt import DEFAULTS, sprt_state, uses_pairs
 from analysis.sprt_estimate import METHOD, stopping_aware_elo
 from analysis.units import Units
@@ -65,7 +68,15 @@ def sprt_status(engine: Engine, batch: Any, units: Units | None = None) -> dict[
     if rule is None:
         return None
     state = _state(engine, batch, rule)[0]
-    return {**state, **estimates(state), **units_warning(state, units)}
+    return {**state, **estimates(state), **compared(batch, rule), **units_warning(state, units)}
+
+
+def compared(batch: Any, rule: Mapping[str, Any]) -> dict[str, Any]:
+    """``comparison`` and ``note``: what the rule's two agents' meetings measure."""
+    labels = list(batch.labels)
+    a, b = (labels.index(x) for x in rule["agents"])
+    kind = comparison_kind(batch.seat_policy, batch.agents[a] == batch.agents[b])
+    return {"comparison": kind, "note": COMPARISON_NOTES[kind]}
 
 
 def estimates(state: Mapping[str, Any]) -> dict[str, Any]:

@@ -82,12 +82,13 @@ def store_batch(
     stop_rule: dict[str, Any] | None = None,
     chunk: int = 500,
     options: dict[str, Any] | None = None,
+    specs: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[Engine, str]:
     """Store a batch with the given per-match outcomes at ``url``; return (engine, batch id).
 
     ``plies``, ``ended_by``, ``stats`` and ``openings`` (the stored opening key) are called with
     the outcome's index; the match indices listed in ``failed`` are stored as failed matches in
-    between.
+    between. ``specs`` are the agents' specs (by default one spec per label, all different).
     """
     upgrade(url)
     engine = get_engine(url)
@@ -95,7 +96,7 @@ def store_batch(
         game=game,
         players=players,
         options=options or {},
-        agents=[{"name": label} for label in labels],
+        agents=list(specs) if specs else [{"name": label} for label in labels],
         labels=list(labels),
         matches=len(outcomes) + len(failed),
         seed=1,

@@ -141,3 +141,19 @@ def test_the_report_s_state_carries_both_estimates_and_warns_on_few_units(
     units = with_matches(w, design, 2).units
     assert stop_rule.units_warning(state, units)["warning"] is None
     assert batch is not None
+
+
+def test_a_rule_between_copies_in_fixed_seats_is_labelled_a_seat_effect(
+    migrated_sqlite_url: str,
+) -> None:
+    # easy vs easy#2 in fixed seats, seat 0 winning 70 % (the rule of seed 502).
+    rng = np.random.default_rng(502)
+    outcomes = [((1.0, 0.0), (1.0, 0.0)) if rng.random() < 0.7 else ((0.0, 1.0), (0.0, 1.0))
+                for _ in range(200)]  # fmt: skip
+    engine, bid = store_batch(
+        migrated_sqlite_url, game="alquerque", players=2, labels=["easy", "easy#2"],
+        specs=[{"name": "easy"}, {"name": "easy"}], outcomes=outcomes, seat_policy="fixed",
+        stop_rule={"type": "sprt", "agents": ["easy#2", "easy"], "elo0": 0.0, "elo1": 30.0},
+    )  # fmt: skip
+    state = build_report(engine, bid)["sprt"]
+    assert state["comparison"] == "seat effect" and "not a difference in strength" in state["note"]
