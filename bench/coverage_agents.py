@@ -23,11 +23,13 @@ Generators (n matches each, n = 10, 20, 40, 300):
   probability ``TIER_Q``, else to a loser at random; truth: winners' mean share − losers' =
   q − (1 − q)/(n − 1), with 2 and 3 players.
 
-Each runs ``independent`` (every round its own opening) and ``clustered``: rounds draw one of
-n/10 openings (at least 2), each opening giving the first agent an Elo offset drawn from
-N(0, ``TAU``²) and replaying its games exactly (deterministic players); truths then average
-over the offsets (Gauss–Hermite quadrature). Tier matches cluster by groups of 5 identical
-replays.
+Each runs ``independent`` (every round its own opening) and ``clustered``: rounds (a pair of
+matches with two players, 6 with three, 12 with four) draw one of max(3, rounds/4) openings,
+each opening giving the first agent an Elo offset drawn from N(0, ``TAU``²) and replaying its
+games exactly (deterministic players); truths then average over the offsets (Gauss–Hermite
+quadrature). Tier matches cluster by groups of 5 identical replays. Fewer than 3 units (or,
+for strengths, fewer units than players) give no interval: with three players, 10 matches are
+two rounds, and with four, 20 matches are two.
 
 ``agent_interval_cases(sizes)`` returns the cases as ``(name, simulate, truth)``:
 ``simulate(rng)`` plays one batch and returns the reported interval ``(low, high)`` (NaN when
@@ -67,10 +69,10 @@ WEIGHTS = WEIGHTS / WEIGHTS.sum()
 
 
 def _openings(rng: np.random.Generator, rounds: int, clustered: bool) -> np.ndarray:
-    """Opening of each round: its own, or one of n/10 (at least 2) shared ones."""
+    """Opening of each round: its own, or one of max(3, rounds/4) shared ones."""
     if not clustered:
         return np.arange(rounds)
-    return rng.integers(0, max(2, rounds // 5), rounds)
+    return rng.integers(0, max(3, rounds // 4), rounds)
 
 
 def _wide(win: np.ndarray, agent: np.ndarray, opening: np.ndarray, round_size: int) -> Wide:
