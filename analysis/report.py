@@ -11,8 +11,10 @@ copies), ``units``, ``comparison`` and ``note``; ``pairings`` rows gain ``p_valu
 (Holm over the pairings), ``units``, ``comparison`` (``agents``, ``agents and seats``,
 ``seat effect``, ``same agent``) and ``note``; ``strengths`` rows gain ``labels``, ``units``
 and ``note``. ``sprt`` gains the stopping-aware estimate once decided (``estimate``:
-``elo``, ``elo_low``, ``elo_high``, ``method``, beside the fixed-sample ``fixed_sample_elo``)
-and ``units``/``warning`` when its counted games are far more than the batch's units.
+``elo``, ``elo_median``, ``elo_low``, ``elo_high``, ``method``, beside the fixed-sample
+``fixed_sample_elo``), ``comparison``/``note`` (what its agents' meetings measure) and
+``units``/``distinct_openings``/``warning`` (its counted games far more than the batch's units).
+Les Alvéoles' ``deciding_tiers`` rows gain ``se``, ``p_holm``, ``units`` and ``note``.
 """
 
 from __future__ import annotations
