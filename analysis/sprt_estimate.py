@@ -124,16 +124,22 @@ class Brownian:
         width = b - a
         theta = self.drift / self.variance
 
-        def laplace(kappa: float, near: float, far: float, tilt: float) -> float:
-            # κ·e^{θ·tilt}·sinh(κ·near)/sinh(κ·width), written so that nothing overflows.
-            if kappa == 0:
-                return math.exp(theta * tilt) * near / width
-            ratio = -math.expm1(-2 * kappa * near) / -math.expm1(-2 * kappa * width)
-            return kappa * math.exp(theta * tilt - kappa * far) * ratio
-
         start = abs(theta)
-        upper = quad(laplace, start, math.inf, args=(-a, b, b), limit=200)[0]
-        lower = quad(laplace, start, math.inf, args=(b, -a, a), limit=200)[0]
+
+        def side(near: float, far: float, tilt: float) -> float:
+            # ∫_{|θ|}^∞ κ·e^{θ·tilt}·sinh(κ·near)/sinh(κ·width) dκ, with κ = |θ| + v and the
+            # factor e^{θ·tilt − |θ|·far} (at most 1) taken out, so the integrand is of order 1.
+            def integrand(v: float) -> float:
+                kappa = start + v
+                if kappa == 0:
+                    return 0.0
+                ratio = math.expm1(-2 * kappa * near) / math.expm1(-2 * kappa * width)
+                return kappa * math.exp(-v * far) * ratio
+
+            return math.exp(theta * tilt - start * far) * quad(integrand, 0, math.inf)[0]
+
+        upper = side(-a, b, b)
+        lower = side(b, -a, a)
         return (self.variance * upper, self.variance * lower)
 
     def _first_moment(self, time: float) -> float:
