@@ -1,42 +1,89 @@
-"""Agent strength: score and Elo per agent, head-to-head pairings, Bradley–Terry strengths.
+"""Agent strength: score and Elo per agent, head-to-head pairings, each over units of sampling.
 
 Scores between two agents come from the game result (``returns()``, stored as win share), never
 from points: in a meeting of two seats of one match, the larger win share wins (1), equal
 shares draw (½), a smaller one loses (0). With two players this is exactly the win share.
-Variances are sample variances (ddof=1) of the units the score averages.
 
-``agent_table`` columns: agent, games, score (mean win share), ci_low, ci_high, interval,
-field_score (mean result against every other seat), elo, elo_low, elo_high, elo_model
-(pentanomial, trinomial, or pairwise: per-game variance of the field score), elo_games (the
-matches the Elo uses). An Elo bound is infinite (null in JSON) when the score interval reaches
-0 or 1.
+**Units, not matches.** Matches that share an opening or a round of the seating design are one
+unit of sampling (``Wide.unit``, ``analysis.units``), and a seat-swapped pair (matches 2k,
+2k + 1) is always joined into one unit. Every interval and test is computed over units with
+``analysis.clustered`` (cluster-robust variance of the unit totals, t with units − 1 degrees of
+freedom, a Wilson-type interval on the score): where every unit is one seat-swapped pair this
+is the pentanomial model, where every unit is one game the trinomial one, and where units hold
+more (deterministic agents replaying an opening) the variance comes from the unit totals and
+``model`` says ``clustered``. Fewer than three units give no interval (``note`` says why),
+so a single unit never shows an infinite Elo with a finite interval.
+
+**Agents, not labels.** Copies of one agent spec (``easy`` and ``easy#2``) are one player: the
+agent table pools them into one row (``labels`` lists the copies) whose field is every seat
+held by another player, and pairings compare players. A pairing between two copies is kept
+as a check: with seats that vary it should read level (``comparison`` ``same agent``); with
+``fixed`` seats it measures the seats, not the agents, so it carries no Elo, LOS or p-value
+(``comparison`` ``seat effect``). With ``fixed`` seats and different agents every comparison
+also contains the seats' effect (``comparison`` ``agents and seats``).
+
+``agent_table`` columns: agent, labels, games, score (mean win share), ci_low, ci_high,
+interval, field_score (mean result against every seat of another player), elo, elo_low,
+elo_high, elo_model, elo_games (the matches the Elo uses), units, comparison, note.
 
 ``pairings`` columns: agent_a, agent_b, games (matches the score uses), wins, draws, losses
-(from a's side, over the same matches), score, elo, elo_low, elo_high, los, model, pairs,
-pentanomial (five pair-outcome counts or None). ``strengths`` columns: agent, strength (Elo
-scale, mean zero), ci_low, ci_high (null below ``MIN_BOOTSTRAP_MATCHES`` matches).
+(from a's side, over the same matches), score, elo, elo_low, elo_high, los (one-sided
+confidence that a is stronger, from the same test), p_value (two-sided, score ½), p_holm
+(Holm-adjusted over the pairings that have a p-value), model, pairs, pentanomial (five
+pair-outcome counts or None), units, comparison, note.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
-import choix
 import numpy as np
 import pandas as pd
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from analysis import stats
-from analysis.tidy import Wide, is_binary, meeting_results
-from engines.seating import seat_swapped_pairs
+from analysis.clustered import ShareEstimate, holm_adjust, share_estimate, unit_sums
+from analysis.tidy import Wide, meeting_results
+from engines.seating import FIXED, seat_swapped_pairs
 
-BOOTSTRAP_SEED = 20240601
-BOOTSTRAP_SAMPLES = 200
-MIN_BOOTSTRAP_MATCHES = 30
-"""Fewer matches than this give bootstrap intervals of a handful of distinct resamples."""
-BT_ALPHA = 0.01
-"""Small ridge penalty so Bradley–Terry strengths stay finite when an agent never wins."""
-ELO_PER_NAT = 400.0 / math.log(10.0)
+AGENTS = "agents"
+AGENTS_AND_SEATS = "agents and seats"
+SEAT_EFFECT = "seat effect"
+SAME_AGENT = "same agent"
+COMPARISON_NOTES = {
+    AGENTS: None,
+    AGENTS_AND_SEATS: "fixed seats: each agent always holds the same seat, so the comparison "
+    "includes that seat's advantage",
+    SEAT_EFFECT: "copies of one agent in fixed seats: the gap is the seats' effect (see the seat "
+    "table), not a difference in strength",
+    SAME_AGENT: "copies of one agent: expected level; a gap is chance",
+}
+"""What each kind of comparison measures, as shown beside it."""
+NO_OTHER_AGENT = "no other agent to compare with"
+INTERVAL = "clustered wilson"
+"""The score interval's name: Wilson-type over units (``analysis.clustered``)."""
+
+AGENT_COLUMNS = (
+    "agent", "labels", "games", "score", "ci_low", "ci_high", "interval", "field_score", "elo",
+    "elo_low", "elo_high", "elo_model", "elo_games", "units", "comparison", "note",
+)  # fmt: skip
+PAIRING_COLUMNS = (
+    "agent_a", "agent_b", "games", "wins", "draws", "losses", "score", "elo", "elo_low",
+    "elo_high", "los", "p_value", "p_holm", "model", "pairs", "pentanomial", "units",
+    "comparison", "note",
+)  # fmt: skip
+
+
+def player_of(w: Wide, groups: Sequence[int] | None) -> np.ndarray:
+    """Agent index → index of the first agent with the same spec (its player)."""
+    size = max(len(w.labels), int(w.agent.max()) + 1 if w.matches else 0)
+    out = np.arange(size, dtype=np.int64)
+    if groups is not None:
+        out[: len(groups)] = np.asarray(groups, dtype=np.int64)
+    return out
 
 
 def pairwise_scores(w: Wide) -> np.ndarray:
@@ -66,25 +113,36 @@ def swapped_pairs(w: Wide, seat_policy: str) -> np.ndarray | None:
     return np.stack([a[swapped], b[swapped]], axis=1)
 
 
-def _pair_record(w: Wide, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows, seat of a, result of a for every (match, seat of a, seat of b) meeting of a and b."""
-    rows, seats, scores = [], [], []
-    n = w.players
-    for s in range(n):
-        for t in range(n):
+def comparison_units(w: Wide, pairs: np.ndarray | None) -> np.ndarray:
+    """(M,) unit labels: ``w.unit`` with the two matches of every seat-swapped pair joined."""
+    if pairs is None or w.matches == 0:
+        return w.unit
+    _, unit = np.unique(w.unit, return_inverse=True)
+    g = int(unit.max()) + 1
+    edges = unit[pairs]
+    graph = coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(g, g))
+    _, joined = connected_components(graph, directed=False)
+    return np.asarray(joined[unit], dtype=np.int64)
+
+
+def _meetings(w: Wide, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and results of every meeting of a seat held by ``first`` with one held by ``second``
+    (boolean masks over agent indices), from the first side."""
+    rows, scores = [], []
+    held_a = first[w.agent]
+    held_b = second[w.agent]
+    for s in range(w.players):
+        for t in range(w.players):
             if s == t:
                 continue
-            hit = np.flatnonzero((w.agent[:, s] == a) & (w.agent[:, t] == b))
+            hit = np.flatnonzero(held_a[:, s] & held_b[:, t])
             if hit.size:
                 ws, wt = w.win[hit, s], w.win[hit, t]
-                res = np.where(ws > wt, 1.0, np.where(ws == wt, 0.5, 0.0))
                 rows.append(hit)
-                seats.append(np.full(hit.size, s))
-                scores.append(res)
+                scores.append(np.where(ws > wt, 1.0, np.where(ws == wt, 0.5, 0.0)))
     if not rows:
-        empty = np.zeros(0)
-        return empty.astype(np.int64), empty.astype(np.int64), empty
-    return np.concatenate(rows), np.concatenate(seats), np.concatenate(scores)
+        return np.zeros(0, np.int64), np.zeros(0)
+    return np.concatenate(rows), np.concatenate(scores)
 
 
 def pairs_of(w: Wide, pairs: np.ndarray, a: int, b: int) -> np.ndarray:
@@ -105,162 +163,164 @@ def pentanomial_counts(w: Wide, pairs: np.ndarray, a: int, b: int) -> np.ndarray
     return np.bincount(idx, minlength=5)
 
 
-def pairings(w: Wide, seat_policy: str) -> pd.DataFrame:
-    """Head-to-head record of every pair of distinct agents (see module docstring)."""
+def unit_model(unit_of_value: np.ndarray, paired: bool) -> str:
+    """``pentanomial`` (every unit one seat-swapped pair), ``trinomial`` (one game), else
+    ``clustered``."""
+    _, sizes = np.unique(unit_of_value, return_counts=True)
+    if paired and sizes.size and bool(np.all(sizes == 2)):
+        return "pentanomial"
+    if sizes.size and bool(np.all(sizes == 1)):
+        return "trinomial"
+    return "clustered"
+
+
+def elo_figures(est: ShareEstimate) -> dict[str, Any]:
+    """Elo of a score estimate and the ends of its interval (an end at 0 or 1 is infinite)."""
+    return {
+        "elo": stats.elo_from_score(est.mean),
+        "elo_low": stats.elo_from_score(est.ci_low) if math.isfinite(est.ci_low) else math.nan,
+        "elo_high": stats.elo_from_score(est.ci_high) if math.isfinite(est.ci_high) else math.nan,
+    }
+
+
+def join_notes(*notes: str | None) -> str | None:
+    """Non-empty notes joined by "; " (None when there is none)."""
+    kept = [n for n in notes if n]
+    return "; ".join(kept) if kept else None
+
+
+def comparison_kind(seat_policy: str, same_player: bool) -> str:
+    """What comparing two seats' holders measures (the module docstring's four kinds)."""
+    if same_player:
+        return SEAT_EFFECT if seat_policy == FIXED else SAME_AGENT
+    return AGENTS_AND_SEATS if seat_policy == FIXED else AGENTS
+
+
+def _pairing_row(
+    w: Wide, units: np.ndarray, pairs: np.ndarray | None, a: int, b: int, kind: str,
+    sides: tuple[np.ndarray, np.ndarray],
+) -> dict[str, Any] | None:  # fmt: skip
+    rows, sc = _meetings(w, *sides)
+    if sc.size == 0:
+        return None
+    penta: list[int] | None = None
+    paired = False
+    single = bool(sides[0].sum() == 1 and sides[1].sum() == 1)
+    if pairs is not None and kind != SEAT_EFFECT and single:
+        counts = pentanomial_counts(w, pairs, a, b)
+        if counts.sum() > 0:
+            penta, paired = counts.tolist(), True
+            # Every figure of the row uses the same matches: those of complete pairs.
+            keep = np.isin(rows, pairs_of(w, pairs, a, b).ravel())
+            rows, sc = rows[keep], sc[keep]
+    est = share_estimate(*unit_sums(sc, units[rows]))
+    row: dict[str, Any] = {
+        "agent_a": w.labels[a],
+        "agent_b": w.labels[b],
+        "games": int(np.unique(rows).size),
+        "wins": int((sc == 1).sum()),
+        "draws": int((sc == 0.5).sum()),
+        "losses": int((sc == 0).sum()),
+        "score": est.mean,
+        **elo_figures(est),
+        "los": est.superiority,
+        "p_value": est.p_value,
+        "p_holm": math.nan,
+        "model": unit_model(units[rows], paired),
+        "pairs": sum(penta) if penta is not None else 0,
+        "pentanomial": penta,
+        "units": est.units,
+        "comparison": kind,
+        "note": join_notes(COMPARISON_NOTES[kind], est.note),
+    }
+    if kind == SEAT_EFFECT:
+        row.update(elo=math.nan, elo_low=math.nan, elo_high=math.nan, los=math.nan,
+                   p_value=math.nan)  # fmt: skip
+    return row
+
+
+def pairings(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) -> pd.DataFrame:
+    """Head-to-head record of every two players, and of every two copies of one player (see
+    the module docstring); ``groups[i]`` is the first agent index with agent ``i``'s spec."""
     out: list[dict[str, Any]] = []
-    present = np.unique(w.agent) if w.matches else np.zeros(0, np.int64)
-    pairs = swapped_pairs(w, seat_policy)
-    for i, a in enumerate(present):
-        for b in present[i + 1 :]:
-            rows, _, sc = _pair_record(w, int(a), int(b))
-            if sc.size == 0:
-                continue
-            penta: list[int] | None = None
+    if w.matches:
+        player = player_of(w, groups)
+        present = np.unique(w.agent)
+        players = np.unique(player[present])
+        pairs = swapped_pairs(w, seat_policy)
+        units = comparison_units(w, pairs)
+        size = player.size
+        for i, p in enumerate(players):
+            for q in players[i + 1 :]:
+                sides = (player == p, player == q)
+                row = _pairing_row(w, units, pairs, int(p), int(q),
+                                   comparison_kind(seat_policy, False), sides)  # fmt: skip
+                if row is not None:
+                    out.append(row)
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                if player[a] != player[b]:
+                    continue
+                sides = (np.arange(size) == a, np.arange(size) == b)
+                row = _pairing_row(w, units, pairs, int(a), int(b),
+                                   comparison_kind(seat_policy, True), sides)  # fmt: skip
+                if row is not None:
+                    out.append(row)
+        adjusted = holm_adjust([r["p_value"] for r in out])
+        for r, p_holm in zip(out, adjusted, strict=True):
+            r["p_holm"] = p_holm
+    return pd.DataFrame(out, columns=list(PAIRING_COLUMNS))
+
+
+def agent_table(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) -> pd.DataFrame:
+    """One row per player (copies pooled): score with interval, Elo against the other players
+    with interval, all over units (see the module docstring)."""
+    rows: list[dict[str, Any]] = []
+    if w.matches:
+        player = player_of(w, groups)
+        present = np.unique(w.agent)
+        pairs = swapped_pairs(w, seat_policy)
+        units = comparison_units(w, pairs)
+        cell_unit = np.broadcast_to(units[:, None], w.win.shape)
+        mine_all = player[w.agent]  # (M, n) player of each seat
+        results = meeting_results(w.win)
+        for p in np.unique(player[present]):
+            mine = mine_all == p
+            score = share_estimate(*unit_sums(w.win[mine], cell_unit[mine]))
+            # Field: the mean result of each of p's seats against the seats of other players.
+            others = mine_all != p
+            count = others.sum(axis=1, keepdims=True).astype(float)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                field = (results * others[:, None, :]).sum(axis=2) / count
+            cells = mine & (count > 0)
             if pairs is not None:
-                counts = pentanomial_counts(w, pairs, int(a), int(b))
-                if counts.sum() > 0:
-                    penta = counts.tolist()
-                    # Every figure of the row uses the same matches: those of complete pairs.
-                    sc = sc[np.isin(rows, pairs_of(w, pairs, int(a), int(b)).ravel())]
-            wins, draws, losses = int((sc == 1).sum()), int((sc == 0.5).sum()), int((sc == 0).sum())
-            if penta is not None:
-                score, var = stats.pentanomial(penta)
-                elo, lo, hi = stats.elo_with_interval(score, var, sum(penta))
-                model = "pentanomial"
-            else:
-                score, var = stats.trinomial(wins, draws, losses)
-                elo, lo, hi = stats.elo_with_interval(score, var, sc.size)
-                model = "trinomial"
-            out.append(
+                in_pair = np.zeros(w.matches, dtype=bool)
+                in_pair[pairs.ravel()] = True
+                cells &= in_pair[:, None]
+            field_est = share_estimate(*unit_sums(field[cells], cell_unit[cells]))
+            copies = [w.labels[a] for a in present if player[a] == p]
+            same_only = not bool(others[mine.any(axis=1)].any())
+            kind = comparison_kind(seat_policy, same_player=False)
+            rows.append(
                 {
-                    "agent_a": w.labels[a],
-                    "agent_b": w.labels[b],
-                    "games": int(sc.size),
-                    "wins": wins,
-                    "draws": draws,
-                    "losses": losses,
-                    "score": score,
-                    "elo": elo,
-                    "elo_low": lo,
-                    "elo_high": hi,
-                    "los": stats.los(wins, losses),
-                    "model": model,
-                    "pairs": sum(penta) if penta is not None else 0,
-                    "pentanomial": penta,
+                    "agent": w.labels[p],
+                    "labels": copies,
+                    "games": int(mine.sum()),
+                    "score": score.mean,
+                    "ci_low": score.ci_low,
+                    "ci_high": score.ci_high,
+                    "interval": INTERVAL,
+                    "field_score": field_est.mean,
+                    **elo_figures(field_est),
+                    "elo_model": unit_model(cell_unit[cells], pairs is not None),
+                    "elo_games": int(cells.any(axis=1).sum()),
+                    "units": field_est.units,
+                    "comparison": None if same_only else kind,
+                    "note": (
+                        NO_OTHER_AGENT
+                        if same_only
+                        else join_notes(COMPARISON_NOTES[kind], field_est.note)
+                    ),
                 }
             )
-    columns = [
-        "agent_a", "agent_b", "games", "wins", "draws", "losses", "score", "elo", "elo_low",
-        "elo_high", "los", "model", "pairs", "pentanomial",
-    ]  # fmt: skip
-    return pd.DataFrame(out, columns=columns)
-
-
-def agent_table(w: Wide, seat_policy: str) -> pd.DataFrame:
-    """One row per agent: games, score with interval, Elo versus the field with interval."""
-    ps = pairwise_scores(w)
-    pairs = swapped_pairs(w, seat_policy)
-    binary = is_binary(w.win)
-    rows: list[dict[str, Any]] = []
-    for a in np.unique(w.agent) if w.matches else []:
-        mask = w.agent == a
-        ws = w.win[mask]
-        games = int(ws.size)
-        score = float(ws.mean())
-        lo, hi, interval = stats.share_interval(ws, binary)
-        field = ps[mask]
-        fscore = float(field.mean()) if w.players > 1 else math.nan
-        others = np.unique(w.agent)
-        others = others[others != a]
-        if pairs is not None and others.size == 1:
-            penta = pentanomial_counts(w, pairs, int(a), int(others[0]))
-            pscore, var = stats.pentanomial(penta.tolist())
-            elo, elo_lo, elo_hi = stats.elo_with_interval(pscore, var, int(penta.sum()))
-            model, elo_games = "pentanomial", 2 * int(penta.sum())
-        else:
-            var = float(field.var(ddof=1)) if games > 1 else math.nan
-            elo, elo_lo, elo_hi = stats.elo_with_interval(fscore, var, games)
-            model, elo_games = ("trinomial" if w.players == 2 else "pairwise"), games
-        rows.append(
-            {
-                "agent": w.labels[a],
-                "games": games,
-                "score": score,
-                "ci_low": lo,
-                "ci_high": hi,
-                "interval": interval,
-                "field_score": fscore,
-                "elo": elo,
-                "elo_low": elo_lo,
-                "elo_high": elo_hi,
-                "elo_model": model,
-                "elo_games": elo_games,
-            }
-        )
-    columns = [
-        "agent", "games", "score", "ci_low", "ci_high", "interval", "field_score", "elo",
-        "elo_low", "elo_high", "elo_model", "elo_games",
-    ]  # fmt: skip
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _comparison_patterns(w: Wide, n_agents: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct (agents, results) match patterns: their comparison matrices and counts."""
-    key = np.concatenate([w.agent.astype(float), w.win], axis=1)
-    uniq, counts = np.unique(key, axis=0, return_counts=True)
-    n = w.players
-    agents = uniq[:, :n].astype(np.int64)
-    results = meeting_results(uniq[:, n:])
-    mats = np.zeros((uniq.shape[0], n_agents, n_agents))
-    for s in range(n):
-        for t in range(n):
-            if s != t:
-                k = np.flatnonzero(agents[:, s] != agents[:, t])
-                np.add.at(mats, (k, agents[k, s], agents[k, t]), results[k, s, t])
-    return mats, counts
-
-
-def strengths(w: Wide, samples: int = BOOTSTRAP_SAMPLES) -> pd.DataFrame:
-    """Bradley–Terry strengths (Elo scale, mean zero) with bootstrap 95 % intervals.
-
-    Every ordered pair of seats held by different agents in a match is one comparison, won by
-    the larger win share (a tie counts ½ each way); strengths are fitted by choix's ILSR with a
-    small ridge penalty. The bootstrap resamples whole matches; below
-    ``MIN_BOOTSTRAP_MATCHES`` matches the intervals are null.
-    """
-    columns = ["agent", "strength", "ci_low", "ci_high"]
-    if w.matches == 0:
-        return pd.DataFrame(columns=columns)
-    present = np.unique(w.agent)
-    if present.size < 2:
-        return pd.DataFrame(columns=columns)
-    n_agents = int(w.agent.max()) + 1
-    mats, counts = _comparison_patterns(w, n_agents)
-
-    def fit(weights: np.ndarray) -> np.ndarray:
-        comp = np.tensordot(weights.astype(float), mats, axes=1)[np.ix_(present, present)]
-        theta = choix.ilsr_pairwise_dense(comp, alpha=BT_ALPHA)
-        return np.asarray(theta - theta.mean()) * ELO_PER_NAT
-
-    est = fit(counts)
-    if w.matches < MIN_BOOTSTRAP_MATCHES:
-        nothing = np.full(est.shape, math.nan)
-        return pd.DataFrame(
-            {"agent": [w.labels[a] for a in present], "strength": est, "ci_low": nothing,
-             "ci_high": nothing},
-            columns=columns,
-        )  # fmt: skip
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    boots = np.array(
-        [fit(rng.multinomial(int(counts.sum()), counts / counts.sum())) for _ in range(samples)]
-    )
-    lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
-    return pd.DataFrame(
-        {
-            "agent": [w.labels[a] for a in present],
-            "strength": est,
-            "ci_low": lo,
-            "ci_high": hi,
-        },
-        columns=columns,
-    )
+    return pd.DataFrame(rows, columns=list(AGENT_COLUMNS))

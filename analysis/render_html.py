@@ -1,4 +1,8 @@
-"""A report as one self-contained HTML page: tables plus inline SVG figures, no network."""
+"""A report as one self-contained HTML page: tables plus inline SVG figures, no network.
+
+The tables are ``analysis.report_tables``'s (the terminal shows the same cells); this module
+places them in sections with the figures.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from typing import Any
 import pandas as pd
 
 from analysis import plots
-from analysis.formatting import elo_span, num, p_value, pct, span
+from analysis import report_tables as model
+from analysis.formatting import num
 from analysis.games import game_report
-from analysis.html_parts import figure, table, text_table
+from analysis.html_parts import figure, text_table
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 1100px;
@@ -30,188 +35,57 @@ figure.small svg { width: 340px; } figcaption { font-size: 0.8rem; color: #555; 
 
 
 def _seats(r: Mapping[str, Any]) -> str:
-    rows = [
-        [
-            str(s["seat"]),
-            num(s["games"]),
-            pct(s["win_share"]),
-            span(s["ci_low"], s["ci_high"]),
-            pct(s["expected"]),
-            p_value(s["p_value"]),
-            num(s["mean_points"], 2),
-            span(s["points_ci_low"], s["points_ci_high"], lambda x: num(x, 2)),
-        ]
-        for s in r["seats"]
-    ]
-    out = table(
-        [
-            "seat",
-            "games",
-            "win share",
-            "95 % interval",
-            "expected",
-            "p-value",
-            "mean points",
-            "points interval",
-        ],
-        rows,
-        "seats",
-    )
+    out = text_table(model.seat_table(r))
     if r["seats"] and r["seats"][0]["games"]:
         svg = plots.to_svg(plots.seat_shares(pd.DataFrame(r["seats"])))
         out += figure("fig-seats", svg, "Win share per seat with 95 % intervals")
-    f = r["first_player_advantage"]
-    out += (
-        f'<p id="fpa">First-player advantage: <b>{pct(f.get("estimate"))}</b> '
-        f"(95 % interval {span(f.get('ci_low'), f.get('ci_high'))}, "
-        f"p = {p_value(f.get('p_value'))})</p>"
+    estimate, rest = model.first_player_parts(r)
+    return out + (
+        f'<p id="fpa">First-player advantage: <b>{html.escape(estimate)}</b> '
+        f"{html.escape(rest)}</p>"
     )
-    return out
 
 
 def _agents(r: Mapping[str, Any]) -> str:
-    rows = [
-        [
-            html.escape(a["agent"]),
-            num(a["games"]),
-            pct(a["score"]),
-            span(a["ci_low"], a["ci_high"]),
-            num(a["elo"], 1),
-            elo_span(a["elo_low"], a["elo_high"]),
-            a["elo_model"],
-        ]
-        for a in r["agents"]
-    ]
-    out = table(
-        ["agent", "games", "score", "95 % interval", "Elo vs field", "Elo interval", "model"],
-        rows,
-        "agents",
-    )
+    out = text_table(model.agent_table(r))
     if r["agents"]:
         svg = plots.to_svg(plots.agent_scores(pd.DataFrame(r["agents"])))
         out += figure("fig-agents", svg, "Score per agent with 95 % intervals")
     if r["pairings"]:
-        prow = [
-            [
-                html.escape(f"{p['agent_a']} vs {p['agent_b']}"),
-                num(p["games"]),
-                f"{p['wins']}/{p['draws']}/{p['losses']}",
-                pct(p["score"]),
-                num(p["elo"], 1),
-                elo_span(p["elo_low"], p["elo_high"]),
-                pct(p["los"]),
-                p["model"] + (f" {p['pentanomial']}" if p["pentanomial"] else ""),
-            ]
-            for p in r["pairings"]
-        ]
-        out += "<h3>Pairings</h3>" + table(
-            ["pairing", "games", "W/D/L", "score", "Elo", "Elo interval", "LOS", "model"],
-            prow,
-            "pairings",
-        )
+        out += text_table(model.pairings_table(r))
     if r["strengths"]:
-        srow = [
-            [
-                html.escape(s["agent"]),
-                num(s["strength"], 1),
-                span(s["ci_low"], s["ci_high"], lambda x: num(x, 1)),
-            ]
-            for s in r["strengths"]
-        ]
-        out += "<h3>Bradley–Terry strengths (Elo scale)</h3>" + table(
-            ["agent", "strength", "95 % bootstrap interval"], srow, "strengths"
-        )
+        out += text_table(model.strengths_table(r))
     return out
 
 
 def _shape(r: Mapping[str, Any]) -> str:
-    s = r["shape"]
-    p = s["plies"]
-    out = table(
-        [
-            "matches",
-            "failed",
-            "draw rate",
-            "completion",
-            "balance",
-            "mean plies",
-            "median",
-            "p10",
-            "p90",
-        ],
-        [
-            [
-                num(s["matches"]),
-                num(s.get("failed", 0)),
-                pct(s["draw_rate"]),
-                pct(s["completion"]),
-                num(s["balance"], 3),
-                num(p["mean"], 1),
-                num(p["median"], 1),
-                num(p["p10"], 1),
-                num(p["p90"], 1),
-            ]
-        ],
-        "shape",
-    )
-    hist = p["histogram"]
+    out = text_table(model.shape_table(r))
+    hist = r["shape"]["plies"]["histogram"]
     if hist["counts"]:
         edges = hist["edges"]
         df = pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": hist["counts"]})
         out += figure("fig-plies", plots.to_svg(plots.plies_histogram(df)), "Plies per match")
-    total = sum(s["ended_by"].values()) or 1
-    out += table(
-        ["ended by", "matches", "share"],
-        [[html.escape(k), num(v), pct(v / total)] for k, v in s["ended_by"].items()],
-        "ended",
-    )
     return out
 
 
 def _compensation(r: Mapping[str, Any]) -> str:
-    c = r["fair_compensation"]
-    if not c:
+    t = model.compensation_table(r)
+    if t is None:
         return ""
-    rows = [
-        [
-            str(o["seat"]),
-            num(o["points"], 1),
-            span(o["ci_low"], o["ci_high"], lambda x: num(x, 1)),
-        ]
-        for o in c["offsets"] or []
-    ]
-    note = f'<p class="note">{html.escape(c["note"])}</p>' if c.get("note") else ""
-    return (
-        "<h2>Fair compensation (komi)</h2>"
-        + (table(["seat", "points to add", "95 % interval"], rows, "komi") if rows else "")
-        + f'<p class="note">{html.escape(c["method"])}</p>'
-        + note
-    )
+    method = html.escape(r["fair_compensation"]["method"])
+    # Without offsets there is no table, but its note says why.
+    note = f'<p class="note">{html.escape(t.note)}</p>' if t.note else ""
+    body = text_table(t) if t.rows else note
+    return f'<h2>Fair compensation (komi)</h2>{body}<p class="note">{method}</p>'
 
 
 def _sprt(r: Mapping[str, Any]) -> str:
-    s = r["sprt"]
-    if not s:
+    t = model.sprt_table(r)
+    if t is None:
         return ""
-    return (
-        "<h2>Early stopping (SPRT)</h2>"
-        f'<p class="decision" id="sprt">{html.escape(s["verdict"])}</p>'
-        + table(
-            ["agents", "elo0", "elo1", "model", "games", "LLR", "lower", "upper"],
-            [
-                [
-                    html.escape(" vs ".join(s["agents"])),
-                    num(s["elo0"], 1),
-                    num(s["elo1"], 1),
-                    s["model"],
-                    num(s["games"]),
-                    num(s["llr"], 3),
-                    num(s["lower"], 3),
-                    num(s["upper"], 3),
-                ]
-            ],
-            "sprt",
-        )
+    verdict = html.escape(r["sprt"]["verdict"])
+    return f'<h2>Early stopping (SPRT)</h2><p class="decision" id="sprt">{verdict}</p>' + (
+        text_table(t)
     )
 
 

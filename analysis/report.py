@@ -4,6 +4,17 @@ Top-level keys: ``batch`` (metadata), ``method`` (how each figure was computed),
 ``seat_test``, ``first_player_advantage``, ``agents``, ``pairings``, ``strengths``, ``shape``,
 ``fair_compensation`` (points games, else null), ``game`` (game section or null) and ``sprt``
 (stop-rule state or null). Values are unrounded; NaN and infinities become null.
+
+Agent figures (``analysis.agents``, ``analysis.strengths``) are computed over units of
+sampling, copies of one agent pooled into one player: ``agents`` rows gain ``labels`` (the
+copies), ``units``, ``comparison`` and ``note``; ``pairings`` rows gain ``p_value``, ``p_holm``
+(Holm over the pairings), ``units``, ``comparison`` (``agents``, ``agents and seats``,
+``seat effect``, ``same agent``) and ``note``; ``strengths`` rows gain ``labels``, ``units``
+and ``note``. ``sprt`` gains the stopping-aware estimate once decided (``estimate``:
+``elo``, ``elo_median``, ``elo_low``, ``elo_high``, ``method``, beside the fixed-sample
+``fixed_sample_elo``), ``comparison``/``note`` (what its agents' meetings measure) and
+``units``/``distinct_openings``/``warning`` (its counted games far more than the batch's units).
+Les Alvéoles' ``deciding_tiers`` rows gain ``se``, ``p_holm``, ``units`` and ``note``.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from analysis import agents as agents_mod
 from analysis import frames, seats, shape, stop_rule
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
+from analysis.strengths import strengths
 from analysis.tidy import Wide, is_binary, to_wide, with_matches
 from engines.core import Ending
 from engines.registry import game_class, load_game
@@ -140,22 +152,37 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
             "fewer than 5 wins, none with shared wins then"
         ),
         "first_player_advantage": "win share of seat 0 minus 1/n, with seat 0's interval",
+        "units": "agent figures treat units of sampling as the independent draws: matches "
+        "sharing an opening or a round of the seating design, and the two matches of a "
+        "seat-swapped pair, are one unit; copies of one agent spec are one player",
         "elo": (
-            "logistic Elo from the mean score; 95 % interval from the "
-            + ("pentanomial (seat-swapped pairs) variance" if pentanomial else "per-game variance")
+            "logistic Elo from the mean score; 95 % interval: Wilson-type with an effective "
+            "sample size from the cluster-robust variance of the unit totals, t with units − 1 "
+            "degrees of freedom ("
+            + ("pentanomial where every unit is one seat-swapped pair" if pentanomial else "")
+            + ("; " if pentanomial else "")
+            + "trinomial where every unit is one game); no interval from fewer than 3 units"
         ),
-        "los": "likelihood of superiority Φ((W−L)/√(W+L)), draws ignored",
+        "los": "likelihood of superiority: one-sided confidence that the score exceeds ½, from "
+        "the test the interval inverts (over units)",
+        "pairings_p_value": "two-sided test of a score of ½ over units; p_holm: Holm-adjusted "
+        "over every pairing with a p-value",
+        "agents_vs_seats": "with fixed seats a comparison of agents includes the seats' effect "
+        "(labelled); copies of one agent in fixed seats are a seat effect and get no Elo",
         "strengths": (
-            "Bradley–Terry on all pairs of seats in each match (ties ½), choix ILSR with a "
-            "ridge of 0.01, Elo scale, bootstrap over matches (200 resamples; no interval "
-            f"below {agents_mod.MIN_BOOTSTRAP_MATCHES} matches)"
+            "Bradley–Terry on all pairs of seats held by different players in each match "
+            "(ties ½), choix ILSR with a ridge of 0.01, Elo scale; analytic 95 % interval from "
+            "the cluster-robust sandwich over units, t with units − 1 degrees of freedom (no "
+            "resampling, so no seed)"
             if n > 2
             else "not computed for two players (the pairing's Elo says the same)"
         ),
         "balance": "Ludii's balance: 1 − (largest − smallest seat win share), draws fractional",
         "fair_compensation": "points to add to each later seat so win shares equalise (komi), "
         "after taking off each agent's effect on points (least squares, agents + seats)",
-        "sprt": "generalised SPRT, bounds ln(β/(1−α)) and ln((1−β)/α)",
+        "sprt": "generalised SPRT, bounds ln(β/(1−α)) and ln((1−β)/α); once decided, the Elo "
+        "is the median-unbiased estimate with its interval from the stopping distribution "
+        "(Brownian approximation, stage-wise ordering), beside the fixed-sample one",
         "seat_policy": str(batch.seat_policy),
     }
 
@@ -180,12 +207,13 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
 
     balance = seats.seat_balance_wide(w)
     pairs = agents_mod.swapped_pairs(w, batch.seat_policy)
+    groups = agent_groups(list(batch.agents))
     game_shape = shape.game_shape(w, plies, ended_ok)
     game_shape["failed"] = failed
 
     compensation = None
     if game_class(batch.game).game_type.points and points_vary(w):
-        compensation = fair_compensation(w, agent_groups(list(batch.agents)))
+        compensation = fair_compensation(w, groups)
 
     game_section = game_report(batch.game)
     section = game_section.build(engine, batch, w) if game_section else None
@@ -196,13 +224,13 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "seats": balance,
         "seat_test": seats.seat_test(w),
         "first_player_advantage": seats.first_player_advantage(balance),
-        "agents": agents_mod.agent_table(w, batch.seat_policy),
-        "pairings": agents_mod.pairings(w, batch.seat_policy),
-        "strengths": agents_mod.strengths(w) if w.players > 2 else [],
+        "agents": agents_mod.agent_table(w, batch.seat_policy, groups),
+        "pairings": agents_mod.pairings(w, batch.seat_policy, groups),
+        "strengths": strengths(w, groups) if w.players > 2 else [],
         "shape": game_shape,
         "fair_compensation": compensation,
         "game": section,
-        "sprt": stop_rule.sprt_status(engine, batch),
+        "sprt": stop_rule.sprt_status(engine, batch, w.units),
     }
     cleaned: dict[str, Any] = clean(report)
     return cleaned

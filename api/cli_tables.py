@@ -1,6 +1,8 @@
 """Rich tables that render a report (``analysis.report.build_report``) and describe a batch.
 
 Shared by ``run``, ``show``, ``report`` and ``compare`` so every command shows the same figures.
+The report's tables are built once by ``analysis.report_tables`` (the HTML page renders the same
+ones); this module only lays them out for the terminal.
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from typing import Any
 
 from rich.table import Table
 
-from analysis.formatting import TextTable, elo_span, num, p_value, pct, span
-from analysis.games import game_report
+from analysis import report_tables as model
+from analysis.formatting import TextTable, p_value, pct, span
 from engines.variation import Variation
 from storage.models import Batch
 
@@ -34,27 +36,10 @@ def rich_table(t: TextTable) -> Table:
 
 
 def seat_table(report: Mapping[str, Any]) -> Table:
-    """Seat balance with intervals, tests and mean points."""
-    interval = report["seats"][0]["interval"] if report["seats"] else "wilson"
-    t = _table(
-        f"Seat balance (95% {interval} intervals)",
-        ["seat", "games", "win share", "95% CI", "expected", "p-value", "mean points"],
-    )
-    for s in report["seats"]:
-        t.add_row(
-            str(s["seat"]),
-            num(s["games"]),
-            pct(s["win_share"]),
-            span(s["ci_low"], s["ci_high"]),
-            pct(s["expected"]),
-            p_value(s["p_value"]),
-            num(s["mean_points"], 2),
-        )
-    f = report["first_player_advantage"]
-    t.caption = (
-        f"first-player advantage {pct(f.get('estimate'))} "
-        f"(95% CI {span(f.get('ci_low'), f.get('ci_high'))}, p={p_value(f.get('p_value'))})"
-    )
+    """Seat balance, with the first-player advantage (and a partial batch's note) below."""
+    t = rich_table(model.seat_table(report))
+    estimate, rest = model.first_player_parts(report)
+    t.caption = f"first-player advantage {estimate} {rest}"
     partial = report["batch"].get("partial_note")
     if partial:
         t.caption += f"\n{partial}"
@@ -63,93 +48,18 @@ def seat_table(report: Mapping[str, Any]) -> Table:
 
 def agents_table(report: Mapping[str, Any]) -> Table:
     """Per agent: score and Elo against the field, with intervals."""
-    t = _table("Agent scores", ["agent", "games", "score", "95% CI", "Elo", "Elo 95% CI", "model"])
-    for a in report["agents"]:
-        t.add_row(
-            a["agent"],
-            num(a["games"]),
-            pct(a["score"]),
-            span(a["ci_low"], a["ci_high"]),
-            num(a["elo"]),
-            elo_span(a["elo_low"], a["elo_high"]),
-            a["elo_model"],
-        )
-    return t
-
-
-def pairings_table(report: Mapping[str, Any]) -> Table:
-    """Head-to-head records: W/D/L, score, Elo with interval, LOS."""
-    t = _table("Pairings", ["pairing", "games", "W/D/L", "score", "Elo", "Elo 95% CI", "LOS"])
-    for p in report["pairings"]:
-        t.add_row(
-            f"{p['agent_a']} vs {p['agent_b']}",
-            num(p["games"]),
-            f"{p['wins']}/{p['draws']}/{p['losses']}",
-            pct(p["score"]),
-            num(p["elo"]),
-            elo_span(p["elo_low"], p["elo_high"]),
-            pct(p["los"]),
-        )
-    return t
+    return rich_table(model.agent_table(report))
 
 
 def shape_table(report: Mapping[str, Any]) -> Table:
-    """Draws, completion, balance and game length."""
-    s = report["shape"]
-    p = s["plies"]
-    t = _table(
-        "Game shape",
-        ["matches", "draw rate", "completion", "balance", "plies mean", "median", "p10", "p90"],
-    )
-    t.add_row(
-        num(s["matches"]),
-        pct(s["draw_rate"]),
-        pct(s["completion"]),
-        num(s["balance"], 3),
-        num(p["mean"]),
-        num(p["median"]),
-        num(p["p10"]),
-        num(p["p90"]),
-    )
-    t.caption = "ended by: " + ", ".join(f"{k} {v:,}" for k, v in s["ended_by"].items())
-    return t
+    """Draws, completion, balance, game length and endings."""
+    return rich_table(model.shape_table(report))
 
 
 def report_tables(report: Mapping[str, Any]) -> list[Table]:
-    """Every table of a report, in reading order."""
-    tables = [seat_table(report), agents_table(report)]
-    if report["pairings"]:
-        tables.append(pairings_table(report))
-    if report["strengths"]:
-        t = _table("Bradley–Terry strengths (Elo scale)", ["agent", "strength", "95% CI"])
-        for s in report["strengths"]:
-            t.add_row(s["agent"], num(s["strength"]), span(s["ci_low"], s["ci_high"], num))
-        tables.append(t)
-    tables.append(shape_table(report))
-    komi = report.get("fair_compensation")
-    if komi:
-        t = _table("Fair compensation (komi)", ["seat", "points to add", "95% CI"])
-        for o in komi["offsets"] or []:
-            t.add_row(str(o["seat"]), num(o["points"]), span(o["ci_low"], o["ci_high"], num))
-        if komi.get("note"):
-            t.caption = komi["note"]
-        tables.append(t)
-    game = report.get("game")
-    section = game_report(game["name"]) if game else None
-    if game and section:
-        tables.extend(rich_table(t) for t in section.tables(game))
-    sprt = report.get("sprt")
-    if sprt:
-        t = _table("SPRT", ["agents", "LLR", "bounds", "games", "state"])
-        t.add_row(
-            " vs ".join(sprt["agents"]),
-            num(sprt["llr"], 3),
-            span(sprt["lower"], sprt["upper"], lambda x: num(x, 3)),
-            num(sprt["games"]),
-            sprt["verdict"],
-        )
-        tables.append(t)
-    return tables
+    """Every table of a report, in reading order (``analysis.report_tables``)."""
+    tables = model.report_tables(report)
+    return [seat_table(report), *(rich_table(t) for t in tables[1:])]
 
 
 def compare_table(result: Mapping[str, Any]) -> Table:

@@ -3,11 +3,14 @@ real storage layer (``create_batch`` + ``write_chunk``) in a throwaway SQLite fi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import statsmodels.api as sm
+from scipy import stats as sps
 from sqlalchemy import Engine
 
 from engines.seating import seat_agents
@@ -75,15 +78,18 @@ def store_batch(
     plies: Callable[[int], int] = lambda i: 20 + i % 7,
     ended_by: Callable[[int], str] = lambda i: "normal",
     stats: Callable[[int], dict[str, Any]] = lambda i: {},
+    openings: Callable[[int], int | None] = lambda i: None,
     failed: Sequence[int] = (),
     stop_rule: dict[str, Any] | None = None,
     chunk: int = 500,
     options: dict[str, Any] | None = None,
+    specs: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[Engine, str]:
     """Store a batch with the given per-match outcomes at ``url``; return (engine, batch id).
 
-    ``plies``, ``ended_by`` and ``stats`` are called with the outcome's index; the match indices
-    listed in ``failed`` are stored as failed matches in between.
+    ``plies``, ``ended_by``, ``stats`` and ``openings`` (the stored opening key) are called with
+    the outcome's index; the match indices listed in ``failed`` are stored as failed matches in
+    between. ``specs`` are the agents' specs (by default one spec per label, all different).
     """
     upgrade(url)
     engine = get_engine(url)
@@ -91,7 +97,7 @@ def store_batch(
         game=game,
         players=players,
         options=options or {},
-        agents=[{"name": label} for label in labels],
+        agents=list(specs) if specs else [{"name": label} for label in labels],
         labels=list(labels),
         matches=len(outcomes) + len(failed),
         seed=1,
@@ -117,8 +123,11 @@ def store_batch(
             a = agent_at(s, i, len(labels), seat_policy)
             seats.append(SeatRecord(s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
         records.append(
-            MatchRecord(i, i, True, plies(j), ended_by(j), (), stats(j), 0.01, None, seats)
-        )
+            MatchRecord(
+                i, i, True, plies(j), ended_by(j), (), stats(j), 0.01, None, seats,
+                opening=openings(j),
+            )
+        )  # fmt: skip
     for start in range(0, total, chunk):
         stop = min(start + chunk, total)
         part = [r for r in records if start <= r.match_index < stop]
@@ -242,3 +251,36 @@ def played_batch(url: str, game: str, agents: list[str], matches: int) -> str:
     )
     crud.set_status(engine, batch.id, "done")
     return batch.id
+
+
+def clustered_score(values: Sequence[float], units: Sequence[int]) -> dict[str, float]:
+    """Mean of ``values`` in [0, 1] over units, as the agent figures document it.
+
+    The variance is statsmodels' cluster-robust one (OLS on a constant, ``cov_type="cluster"``);
+    the interval is Wilson's with the effective sample size mean·(1 − mean)/variance (the
+    number of units when the variance is 0) and Student's t with units − 1 degrees of freedom
+    in place of z; ``p`` and ``los`` are the t test of ½ with the same effective size.
+    """
+    mean = sum(values) / len(values)
+    groups = len(set(units))
+    if groups < 2:
+        nan = math.nan
+        return {"mean": mean, "lo": nan, "hi": nan, "p": nan, "los": nan, "units": groups}
+    fit = sm.OLS(np.asarray(values), np.ones(len(values))).fit(
+        cov_type="cluster", cov_kwds={"groups": np.asarray(units)}
+    )
+    variance = float(fit.bse[0]) ** 2
+    n_eff = mean * (1 - mean) / variance if variance > 1e-15 and 0 < mean < 1 else groups
+    q = float(sps.t.ppf(0.975, groups - 1))
+    k = q * q / n_eff
+    centre = (mean + k / 2) / (1 + k)
+    half = q * math.sqrt(mean * (1 - mean) / n_eff + k / (4 * n_eff)) / (1 + k)
+    stat = (mean - 0.5) / math.sqrt(0.25 / n_eff)
+    return {
+        "mean": mean,
+        "lo": 0.0 if mean == 0 else centre - half,
+        "hi": 1.0 if mean == 1 else centre + half,
+        "p": float(2 * sps.t.sf(abs(stat), groups - 1)),
+        "los": float(sps.t.cdf(stat, groups - 1)),
+        "units": groups,
+    }

@@ -2,8 +2,9 @@
 
 The project's own runner plays four small batches into one SQLite file; every figure of
 ``analysis.report.build_report`` is then recomputed here from plain SQL rows with code written
-in this module (NumPy, SciPy, choix), never with the project's analysis functions, and the two
-must agree to 1e-9 (Bradley–Terry fits to 1e-6).
+in this module and ``analysis_data.clustered_score`` (NumPy, SciPy, statsmodels, choix), never
+with the project's analysis functions, and the two must agree to 1e-9 (Bradley–Terry fits to
+1e-6).
 
 The conventions pinned:
 
@@ -16,6 +17,14 @@ The conventions pinned:
   through the same curve; a bound at 0 or 1 is infinite (null). A clean sweep's bound is exactly
   0 or 1.
 - Two players seated in seat-swapped pairs (matches 2k, 2k + 1): pentanomial over complete pairs.
+- Agent figures (agent table, pairings, strengths) are computed over units of sampling: matches
+  that share an opening key or a round of the balanced design (2 matches with two players, 6
+  with three) are one unit (found here by union-find). Copies of one agent spec are one player.
+  A score's variance is the cluster-robust one of statsmodels' OLS on a constant
+  (``cov_type="cluster"``); its interval is Wilson's with the effective sample size
+  score·(1 − score)/variance (the number of units when the variance is 0) and Student's t with
+  units − 1 degrees of freedom in place of z; the p-value and LOS are the t test of ½ with the
+  same effective size; pairings' p-values are Holm-adjusted with statsmodels.
 """
 
 from __future__ import annotations
@@ -30,9 +39,11 @@ from typing import Any
 import choix
 import numpy as np
 import pytest
+from analysis_data import clustered_score
 from scipy import stats as sps
 from scipy.optimize import brentq
 from sqlalchemy import Engine, text
+from statsmodels.stats.multitest import multipletests
 
 from analysis.report import build_report
 from storage import crud
@@ -90,6 +101,13 @@ class Raw:
     plies: list[int]  # successful matches
     ended_by: Counter[str]  # successful matches
     failed: int
+    opening: list[int | None]  # (M,) opening key of each complete match
+    player: list[int]  # agent index -> first agent index with the same spec
+
+    @property
+    def round_size(self) -> int:
+        """Matches in one round of the balanced seating design."""
+        return {2: 2, 3: 6}[self.players]
 
     @property
     def matches(self) -> int:
@@ -103,7 +121,8 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
     """The batch row, its seat rows and match rows, read with plain SQL."""
     with engine.connect() as conn:
         batch = conn.execute(
-            text("SELECT players, labels, stop_rule FROM batch WHERE id = :b"), {"b": batch_id}
+            text("SELECT players, labels, stop_rule, agents FROM batch WHERE id = :b"),
+            {"b": batch_id},
         ).one()
         seat_rows = conn.execute(
             text(
@@ -113,11 +132,11 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
             {"b": batch_id},
         ).all()
         match_rows = conn.execute(
-            text("SELECT match_index, ok, plies, ended_by FROM match WHERE batch_id = :b"),
+            text("SELECT match_index, ok, plies, ended_by, opening FROM match WHERE batch_id = :b"),
             {"b": batch_id},
         ).all()
     n = int(batch.players)
-    labels, rule = (json.loads(v) if isinstance(v, str) else v for v in batch[1:])
+    labels, rule, specs = (json.loads(v) if isinstance(v, str) else v for v in batch[1:])
     by_match: dict[int, dict[int, Any]] = {}
     for row in seat_rows:
         assert row.agent == labels[row.agent_index]
@@ -141,6 +160,8 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
         plies=[int(r.plies) for r in ok],
         ended_by=Counter(str(r.ended_by) for r in ok),
         failed=len(match_rows) - len(ok),
+        opening=[{int(r.match_index): r.opening for r in ok}[mi] for mi in complete],
+        player=[specs.index(spec) for spec in specs],
     )
 
 
@@ -186,23 +207,48 @@ def elo_figures(mean: float, lo: float, hi: float) -> dict[str, float]:
     return {"elo": elo(mean), "elo_low": elo(clip(lo)), "elo_high": elo(clip(hi))}
 
 
-def los(wins: int, losses: int) -> float:
-    if wins + losses == 0:
-        return math.nan
-    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+# --------------------------------------------------------------------------- units and players
+
+
+def unit_labels(raw: Raw) -> list[int]:
+    """Per complete match: its unit (matches sharing an opening or a round, by union-find)."""
+    parent = list(range(raw.matches))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first_with: dict[tuple[str, int], int] = {}
+    for row, mi in enumerate(raw.match_index):
+        keys = [("round", int(mi) // raw.round_size)]
+        if raw.opening[row] is not None:
+            keys.append(("opening", int(raw.opening[row])))  # type: ignore[arg-type]
+        for key in keys:
+            if key in first_with:
+                parent[find(row)] = find(first_with[key])
+            else:
+                first_with[key] = row
+    return [find(row) for row in range(raw.matches)]
+
+
+def players(raw: Raw) -> list[int]:
+    """The distinct players present (each named by its first agent index)."""
+    return sorted({raw.player[a] for a in raw.present()})
 
 
 # --------------------------------------------------------------------------- meetings and pairs
 
 
-def meetings(raw: Raw, a: int, b: int) -> list[float]:
-    """a's result in every meeting with b, in match order."""
+def meetings(raw: Raw, a: set[int], b: set[int]) -> list[tuple[int, float]]:
+    """(row, a's result) of every meeting of a seat held by an agent of ``a`` with one of ``b``."""
     out = []
     for m in range(raw.matches):
         for s in range(raw.players):
             for t in range(raw.players):
-                if s != t and raw.agent[m, s] == a and raw.agent[m, t] == b:
-                    out.append(result(raw.win[m, s], raw.win[m, t]))
+                if s != t and raw.agent[m, s] in a and raw.agent[m, t] in b:
+                    out.append((m, result(raw.win[m, s], raw.win[m, t])))
     return out
 
 
@@ -233,76 +279,86 @@ def pair_scores(raw: Raw, a: int, b: int) -> list[float]:
     return out
 
 
-def field_scores(raw: Raw, a: int) -> list[float]:
-    """Per seat-row of ``a``: its mean result against every other seat of the match."""
-    out = []
-    for m in range(raw.matches):
-        for s in range(raw.players):
-            if raw.agent[m, s] == a:
-                others = [
-                    result(raw.win[m, s], raw.win[m, t]) for t in range(raw.players) if t != s
-                ]
-                out.append(sum(others) / len(others))
-    return out
-
-
 # --------------------------------------------------------------------------- expected sections
 
 
+def _pairing(raw: Raw, a: set[int], b: set[int], names: tuple[int, int]) -> dict[str, Any]:
+    unit = unit_labels(raw)
+    met = meetings(raw, a, b)
+    paired = {r for pair in swapped_pairs(raw) for r in pair}
+    ps: list[float] = []
+    if len(a) == len(b) == 1 and paired:
+        ps = pair_scores(raw, *names)
+        met = [(r, v) for r, v in met if r in paired]
+    res = [v for _, v in met]
+    est = clustered_score(res, [unit[r] for r, _ in met])
+    sizes = set(Counter(unit[r] for r, _ in met).values())
+    model = "pentanomial" if ps and sizes == {2} else "trinomial" if sizes == {1} else "clustered"
+    return {
+        "games": len({r for r, _ in met}),
+        "wins": res.count(1.0),
+        "draws": res.count(0.5),
+        "losses": res.count(0.0),
+        "score": est["mean"],
+        **elo_figures(est["mean"], est["lo"], est["hi"]),
+        "los": est["los"],
+        "p_value": est["p"],
+        "model": model,
+        "pairs": len(ps),
+        "pentanomial": [ps.count(v) for v in PENTA_VALUES] if ps else None,
+        "units": est["units"],
+    }
+
+
 def expected_pairings(raw: Raw) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every two players, then every two copies of one player (``same agent``)."""
     out = {}
+    ps = players(raw)
+    for i, p in enumerate(ps):
+        for q in ps[i + 1 :]:
+            a = {x for x in raw.present() if raw.player[x] == p}
+            b = {x for x in raw.present() if raw.player[x] == q}
+            row = _pairing(raw, a, b, (p, q))
+            out[(raw.labels[p], raw.labels[q])] = {**row, "comparison": "agents"}
     present = raw.present()
-    for i, a in enumerate(present):
-        for b in present[i + 1 :]:
-            res = meetings(raw, a, b)
-            if not res:
-                continue
-            wins, draws, losses = res.count(1.0), res.count(0.5), res.count(0.0)
-            ps = pair_scores(raw, a, b)
-            if ps:
-                mean, lo, hi = unit_interval(ps)
-                model, games, pairs = "pentanomial", 2 * len(ps), len(ps)
-                penta: list[int] | None = [ps.count(v) for v in PENTA_VALUES]
-            else:
-                mean, lo, hi = unit_interval(res)
-                mean = (wins + draws / 2) / len(res)
-                model, games, pairs, penta = "trinomial", len(res), 0, None
-            out[(raw.labels[a], raw.labels[b])] = {
-                "games": games,
-                "wins": wins,
-                "draws": draws,
-                "losses": losses,
-                "score": mean,
-                **elo_figures(mean, lo, hi),
-                "los": los(wins, losses),
-                "model": model,
-                "pairs": pairs,
-                "pentanomial": penta,
-            }
+    for i, x in enumerate(present):
+        for y in present[i + 1 :]:
+            if raw.player[x] == raw.player[y]:
+                row = _pairing(raw, {x}, {y}, (x, y))
+                out[(raw.labels[x], raw.labels[y])] = {**row, "comparison": "same agent"}
+    adjusted = multipletests([r["p_value"] for r in out.values()], method="holm")[1]
+    for row, p in zip(out.values(), adjusted, strict=True):
+        row["p_holm"] = float(p)
     return out
 
 
 def expected_agents(raw: Raw) -> dict[str, dict[str, Any]]:
-    binary = bool(np.all((raw.win == 0) | (raw.win == 1)))
-    present = raw.present()
+    """Per player: win share over its seats, field score against other players' seats."""
+    unit = unit_labels(raw)
+    paired = {r for pair in swapped_pairs(raw) for r in pair}
     out = {}
-    for a in present:
-        ws = raw.win[raw.agent == a]
-        games = int(ws.size)
-        score, lo, hi = unit_interval(ws)
-        if binary:
-            lo, hi = wilson(float(ws.sum()), games)
-        field = field_scores(raw, a)
-        others = [b for b in present if b != a]
-        ps = pair_scores(raw, a, others[0]) if len(others) == 1 else []
-        units = ps if ps else field
-        out[raw.labels[a]] = {
-            "games": games,
-            "score": score,
-            "ci_low": lo,
-            "ci_high": hi,
-            "field_score": sum(field) / len(field),
-            **elo_figures(*unit_interval(units)),
+    for p in players(raw):
+        shares, share_units, field, field_units = [], [], [], []
+        for m in range(raw.matches):
+            mine_seats = [s for s in range(raw.players) if raw.player[raw.agent[m, s]] == p]
+            others = [t for t in range(raw.players) if raw.player[raw.agent[m, t]] != p]
+            for s in mine_seats:
+                shares.append(float(raw.win[m, s]))
+                share_units.append(unit[m])
+                if others and (not paired or m in paired):
+                    res = [result(raw.win[m, s], raw.win[m, t]) for t in others]
+                    field.append(sum(res) / len(res))
+                    field_units.append(unit[m])
+        score = clustered_score(shares, share_units)
+        fld = clustered_score(field, field_units)
+        out[raw.labels[p]] = {
+            "games": len(shares),
+            "score": score["mean"],
+            "ci_low": score["lo"],
+            "ci_high": score["hi"],
+            "field_score": fld["mean"],
+            **elo_figures(fld["mean"], fld["lo"], fld["hi"]),
+            "units": fld["units"],
         }
     return out
 
@@ -341,16 +397,19 @@ def expected_seats(raw: Raw) -> dict[int, dict[str, Any]]:
 
 
 def expected_strengths(raw: Raw) -> dict[str, float]:
-    """Bradley–Terry on every meeting (ties ½ each way), choix ILSR, ridge 0.01, Elo scale."""
-    present = raw.present()
-    comp = np.zeros((len(present), len(present)))
-    for i, a in enumerate(present):
-        for j, b in enumerate(present):
-            if a != b:
-                comp[i, j] = sum(meetings(raw, a, b))
+    """Bradley–Terry on every meeting of two players (ties ½ each way), choix ILSR, ridge 0.01,
+    Elo scale; copies of one agent are one player."""
+    ps = players(raw)
+    comp = np.zeros((len(ps), len(ps)))
+    for i, p in enumerate(ps):
+        for j, q in enumerate(ps):
+            if p != q:
+                a = {x for x in raw.present() if raw.player[x] == p}
+                b = {x for x in raw.present() if raw.player[x] == q}
+                comp[i, j] = sum(v for _, v in meetings(raw, a, b))
     theta = choix.ilsr_pairwise_dense(comp, alpha=0.01)
     elo_scale = (theta - theta.mean()) * 400.0 / math.log(10.0)
-    return {raw.labels[a]: float(v) for a, v in zip(present, elo_scale, strict=True)}
+    return {raw.labels[p]: float(v) for p, v in zip(ps, elo_scale, strict=True)}
 
 
 def constrained_fit(f: np.ndarray, x: np.ndarray, score: float) -> np.ndarray:
@@ -375,7 +434,7 @@ def expected_sprt(raw: Raw) -> dict[str, Any]:
         counts = [ps.count(v) for v in PENTA_VALUES]
         values, model, games = np.array(PENTA_VALUES), "pentanomial", 2 * len(ps)
     else:
-        res = meetings(raw, a, b)
+        res = [v for _, v in meetings(raw, {a}, {b})]
         counts = [res.count(v) for v in TRI_VALUES]
         values, model, games = np.array(TRI_VALUES), "trinomial", len(res)
     total = sum(counts)
@@ -477,13 +536,14 @@ def by_pair(report: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def test_pairings_count_meetings_from_game_results(audited: Audited) -> None:
-    keys = ("wins", "draws", "losses", "model", "pairs", "pentanomial", "games")
+    keys = ("wins", "draws", "losses", "model", "pairs", "pentanomial", "games", "units",
+            "comparison")  # fmt: skip
     want = {k: {f: v[f] for f in keys} for k, v in expected_pairings(audited.raw).items()}
     check_rows(by_pair(audited.report), want)
 
 
 def test_pairings_score_elo_interval_and_los(audited: Audited) -> None:
-    keys = ("score", "elo", "elo_low", "elo_high", "los")
+    keys = ("score", "elo", "elo_low", "elo_high", "los", "p_value", "p_holm")
     want = {k: {f: v[f] for f in keys} for k, v in expected_pairings(audited.raw).items()}
     check_rows(by_pair(audited.report), want)
 
@@ -597,4 +657,7 @@ def test_a_clean_sweep_has_exact_bounds(audits: dict[str, Audited]) -> None:
     assert (row["wins"], row["draws"], row["losses"]) == (28, 0, 0)
     assert row["pentanomial"] == [0, 0, 0, 0, 14]
     assert row["elo"] is None and row["elo_high"] is None
-    assert row["elo_low"] == pytest.approx(elo(wilson(14, 14)[0]), rel=TOL)
+    # 14 pairs, all won: Wilson with 14 units and t(13) in place of z.
+    q = float(sps.t.ppf(0.975, 13))
+    low = (1 + q * q / 28 - q * math.sqrt(q * q / (4 * 14 * 14))) / (1 + q * q / 14)
+    assert row["units"] == 14 and row["elo_low"] == pytest.approx(elo(low), rel=TOL)

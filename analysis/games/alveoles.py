@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from analysis import frames, plots, stats
+from analysis import frames, plots
+from analysis.clustered import clustered_difference, holm_adjust
 from analysis.formatting import TextTable, num, p_value, pct, span
 from analysis.games import GameReport, register
 from analysis.html_parts import figure, text_table
@@ -149,9 +150,14 @@ def _bonus_rows(
 
 
 def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
-    """Per tier: winners' mean tier share minus losers', 95 % interval.
+    """Per tier: winners' mean tier share minus losers', with a 95 % interval clustered by unit.
 
     Winners are the seats with a share of the win (``returns()`` above 0), the rest losers.
+    The seats of one match are not independent (their shares of a tier add up to 1), nor are
+    matches that share an opening, so the standard error is cluster-robust over the matches'
+    units (``analysis.clustered.clustered_difference``: the regression of the seat shares on a
+    winner indicator with ``cov_type="cluster"``), t with units − 1 degrees of freedom;
+    ``p_holm`` adjusts the tiers' p-values for their number (Holm).
     """
     if d.rows.size == 0:
         return []
@@ -159,20 +165,17 @@ def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
     tier_totals = d.squares.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(tier_totals > 0, d.squares / tier_totals, np.nan)
-    win, lose = won, ~won
-    out = []
+    cell_unit = np.broadcast_to(w.unit[d.rows][:, None], won.shape)
+    out: list[dict[str, Any]] = []
     for t, tier in enumerate(d.tiers):
-        a = share[:, :, t][win]
-        b = share[:, :, t][lose]
-        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-        if a.size < 2 or b.size < 2:
-            est = lo = hi = p = math.nan
-        else:
-            est, lo, hi, p = stats.two_sample_difference(
-                float(a.mean()), float(a.var(ddof=1)), a.size,
-                float(b.mean()), float(b.var(ddof=1)), b.size,
-            )  # fmt: skip
-        out.append({"tier": tier, "difference": est, "ci_low": lo, "ci_high": hi, "p_value": p})
+        values = share[:, :, t]
+        a_ok, b_ok = won & ~np.isnan(values), ~won & ~np.isnan(values)
+        diff = clustered_difference(values[a_ok], cell_unit[a_ok], values[b_ok], cell_unit[b_ok])
+        out.append({"tier": tier, "difference": diff.estimate, "se": diff.se,
+                    "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
+                    "p_holm": math.nan, "units": diff.units, "note": diff.note})  # fmt: skip
+    for row, p in zip(out, holm_adjust([r["p_value"] for r in out]), strict=True):
+        row["p_holm"] = p
     return out
 
 
@@ -226,16 +229,19 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
         ),
         TextTable(
             "Tiers that separate winners from losers",
-            ("tier", "winners − losers (share)", "95% CI", "p-value"),
+            ("tier", "winners − losers (share)", "95% CI", "p-value", "Holm p", "units"),
             [
                 [
                     str(d["tier"]),
                     pct(d["difference"]),
                     span(d["ci_low"], d["ci_high"]),
                     p_value(d["p_value"]),
+                    p_value(d.get("p_holm")),
+                    num(d.get("units")),
                 ]
                 for d in g["deciding_tiers"]
             ],
+            note="standard errors clustered by match (by unit where matches share an opening)",
             css_class="deciding",
         ),
         TextTable(

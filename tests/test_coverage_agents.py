@@ -1,0 +1,32 @@
+"""A fast subset of ``bench.coverage_agents``: the agent and tier intervals cover their known
+truth on independent and opening-clustered batches (Monte-Carlo margin: three standard errors
+below the 93 % the full bench asks of 2,000 replicates)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLICATES = 150
+
+
+@pytest.mark.slow
+def test_agent_and_tier_intervals_cover_their_truth() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.coverage_agents", "--replicates", str(REPLICATES),
+         "--sizes", "20,40", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=280, check=True,
+    )  # fmt: skip
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(rows) == 24
+    floor = 0.93 - 3 * math.sqrt(0.93 * 0.07 / REPLICATES)
+    low = [(r["case"], r["coverage"]) for r in rows if r["coverage"] < floor]
+    assert not low, low
+    clustered = [r for r in rows if "clustered" in r["case"]]
+    assert len(clustered) == 12 and all(r["replicates"] == REPLICATES for r in clustered)
