@@ -399,17 +399,18 @@ class UnitMean:
 ONE_UNIT = "none: one unit of sampling (every match shares one opening or round)"
 
 
-def _t_factor(units: int) -> float:
+def _t_factor(units: int, confidence: float = CONFIDENCE) -> float:
     """(z / t_{G−1})²: shrinks a sample size so that a z-based interval has t's width."""
-    return float((Z95 / sps.t.ppf(0.5 + CONFIDENCE / 2, units - 1)) ** 2)
+    q = 0.5 + confidence / 2
+    return float((sps.norm.ppf(q) / sps.t.ppf(q, units - 1)) ** 2)
 
 
-def exact_interval(k: float, n: float) -> tuple[float, float]:
-    """Clopper–Pearson 95 % interval for ``k`` successes in ``n`` trials (both may be fractional:
+def exact_interval(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Clopper–Pearson interval for ``k`` successes in ``n`` trials (both may be fractional:
     the beta-quantile form); the whole range [0, 1] for ``n`` = 0."""
     if n <= 0:
         return (0.0, 1.0)
-    alpha = 1 - CONFIDENCE
+    alpha = 1 - confidence
     lo = float(sps.beta.ppf(alpha / 2, k, n - k + 1)) if k > 0 else 0.0
     hi = float(sps.beta.ppf(1 - alpha / 2, k + 1, n - k)) if k < n else 1.0
     return (lo, hi)
@@ -425,8 +426,9 @@ def exact_test(k: float, n: float, expected: float) -> float:
     return min(1.0, 2 * min(upper, lower))
 
 
-def share_from_sums(s: UnitSums) -> UnitMean:
-    """95 % interval of a mean of per-match values in [0, 1] (win shares, draw indicators).
+def share_from_sums(s: UnitSums, confidence: float = CONFIDENCE) -> UnitMean:
+    """95 % (or ``confidence``) interval of a mean of per-match values in [0, 1] (win shares,
+    draw indicators).
 
     - One match per unit and whole wins only: the exact Clopper–Pearson interval.
     - Otherwise Korn & Graubard's design-adjusted exact interval: the variance of the mean is
@@ -444,7 +446,7 @@ def share_from_sums(s: UnitSums) -> UnitMean:
         return UnitMean(p, 0.0, 1.0, ONE_UNIT, m, g, math.nan, float(m), 1.0, 0, 0.0)
     independent = _independent_variance(s)
     if g == m and s.fractional == 0:
-        lo, hi = exact_interval(s.total, m)
+        lo, hi = exact_interval(s.total, m, confidence)
         name = "clopper-pearson"
         return UnitMean(p, lo, hi, name, m, g, independent, 1.0, float(m), m - 1, float(m))
     variance = max(cluster_variance(s), independent)
@@ -454,8 +456,8 @@ def share_from_sums(s: UnitSums) -> UnitMean:
     else:
         design_effect = m / g
         base = float(g)
-    n_star = base * _t_factor(g)
-    lo, hi = exact_interval(p * n_star, n_star)
+    n_star = base * _t_factor(g, confidence)
+    lo, hi = exact_interval(p * n_star, n_star, confidence)
     name = "clopper-pearson, design-adjusted" if g < m else "clopper-pearson, t-adjusted"
     return UnitMean(
         p, lo, hi, name, m, g, variance, design_effect, m / design_effect, g - 1, n_star
