@@ -128,7 +128,6 @@ def test_three_player_offsets_equalise_win_shares() -> None:
     assert shares == pytest.approx([1 / 3] * 3, abs=0.003)
 
 
-
 def test_alveoles_heat_map_on_hand_built_results() -> None:
     all_zero = [0] * 64
     half = [0] * 32 + [1] * 32  # rows 1-4 seat 0, rows 5-8 seat 1

@@ -113,9 +113,7 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
             {"b": batch_id},
         ).all()
         match_rows = conn.execute(
-            text(
-                "SELECT match_index, ok, plies, ended_by, opening FROM match WHERE batch_id = :b"
-            ),
+            text("SELECT match_index, ok, plies, ended_by, opening FROM match WHERE batch_id = :b"),
             {"b": batch_id},
         ).all()
     n = int(batch.players)
