@@ -12,12 +12,46 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from analysis import stats
 from analysis.seats import seat_share
 from analysis.tidy import Wide, by_turn
+from engines.seating import opening_round
 
 FEW_UNITS = 0.5
 """Warn when the units are fewer than this fraction of the rounds the seating design alone would
 make (a round of seat-swapped matches is one unit by design, so that alone never warns)."""
+
+
+def few_units(units: int, matches: int, round_size: int) -> bool:
+    """True when ``units`` are far fewer than the rounds ``matches`` make (``FEW_UNITS``)."""
+    return matches >= 2 and units < FEW_UNITS * math.ceil(matches / max(round_size, 1))
+
+
+def headline(sums: stats.UnitSums, players: int, seat_policy: str) -> dict[str, Any] | None:
+    """The dashboard's first-player headline from sums grouped by opening (one grouped query
+    over a page of batches): the starting player's win share − 1/n with the report's interval
+    rule (``stats.share_from_sums``), the units it rests on and a short ``warning`` when they
+    are far fewer than the matches. Rounds are not linked here, only openings; the report,
+    which links both, is the reference. None before any match."""
+    if sums.matches == 0:
+        return None
+    share = stats.share_from_sums(sums)
+    expected = 1.0 / players
+    warning = None
+    if few_units(sums.units, sums.matches, opening_round(players, seat_policy)):
+        warning = (
+            f"{sums.units:,} distinct opening{'s' if sums.units != 1 else ''} in "
+            f"{sums.matches:,} matches"
+        )
+    return {
+        "estimate": share.estimate - expected,
+        "ci_low": share.ci_low - expected,
+        "ci_high": share.ci_high - expected,
+        "interval": share.interval,
+        "units": share.units,
+        "effective_n": share.effective_n,
+        "warning": warning,
+    }
 
 
 def independence(
@@ -30,9 +64,8 @@ def independence(
     openings = units.distinct_openings if units is not None else None
     known = units.openings_known if units is not None else False
     first = seat_share(by_turn(w), 0) if m else None
-    rounds = math.ceil(m / max(round_size, 1))
     warning = None
-    if m >= 2 and count < FEW_UNITS * rounds:
+    if few_units(count, m, round_size):
         what = (
             f"{openings:,} distinct opening{'s' if openings != 1 else ''} and "
             if known and openings is not None

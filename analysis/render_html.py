@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import plots
-from analysis.formatting import elo_span, num, p_value, pct, span
+from analysis.formatting import elo_span, independence_line, num, p_value, pct, span
 from analysis.games import game_report
 from analysis.html_parts import figure, table, text_table
 
@@ -29,40 +29,51 @@ figure.small svg { width: 340px; } figcaption { font-size: 0.8rem; color: #555; 
 """
 
 
-def _seats(r: Mapping[str, Any]) -> str:
-    rows = [
+def _seat_rows(rows: list[Mapping[str, Any]], label: str, cls: str) -> str:
+    cells = [
         [
-            str(s["seat"]),
+            str(s[label]),
             num(s["games"]),
             pct(s["win_share"]),
             span(s["ci_low"], s["ci_high"]),
             pct(s["expected"]),
             p_value(s["p_value"]),
+            p_value(s.get("p_holm")),
             num(s["mean_points"], 2),
             span(s["points_ci_low"], s["points_ci_high"], lambda x: num(x, 2)),
         ]
-        for s in r["seats"]
+        for s in rows
     ]
-    out = table(
-        [
-            "seat",
-            "games",
-            "win share",
-            "95 % interval",
-            "expected",
-            "p-value",
-            "mean points",
-            "points interval",
-        ],
-        rows,
-        "seats",
+    headers = [label, "games", "win share", "95 % interval", "expected", "p-value"]
+    headers += ["p (Holm)", "mean points", "points interval"]
+    return table(headers, cells, cls)
+
+
+def _independence(r: Mapping[str, Any]) -> str:
+    block = r.get("independence")
+    if not block:
+        return ""
+    warning = block.get("warning")
+    return f"<p class='note' id='independence'>{html.escape(independence_line(block))}</p>" + (
+        f"<p class='partial' id='independence-warning'>{html.escape(warning)}</p>"
+        if warning
+        else ""
     )
+
+
+def _seats(r: Mapping[str, Any]) -> str:
+    out = _independence(r) + _seat_rows(r["seats"], "seat", "seats")
+    if r.get("turn_positions"):
+        out += "<h3>By turn position (0 = the player who moved first)</h3>" + _seat_rows(
+            r["turn_positions"], "position", "turn-positions-generic"
+        )
     if r["seats"] and r["seats"][0]["games"]:
         svg = plots.to_svg(plots.seat_shares(pd.DataFrame(r["seats"])))
         out += figure("fig-seats", svg, "Win share per seat with 95 % intervals")
     f = r["first_player_advantage"]
     out += (
-        f'<p id="fpa">First-player advantage: <b>{pct(f.get("estimate"))}</b> '
+        f'<p id="fpa">First-player advantage (the player who moved first): '
+        f"<b>{pct(f.get('estimate'))}</b> "
         f"(95 % interval {span(f.get('ci_low'), f.get('ci_high'))}, "
         f"p = {p_value(f.get('p_value'))})</p>"
     )
@@ -132,8 +143,10 @@ def _shape(r: Mapping[str, Any]) -> str:
             "matches",
             "failed",
             "draw rate",
+            "draw interval",
             "completion",
             "balance",
+            "balance interval",
             "mean plies",
             "median",
             "p10",
@@ -144,8 +157,10 @@ def _shape(r: Mapping[str, Any]) -> str:
                 num(s["matches"]),
                 num(s.get("failed", 0)),
                 pct(s["draw_rate"]),
+                span(s.get("draw_rate_ci_low"), s.get("draw_rate_ci_high")),
                 pct(s["completion"]),
                 num(s["balance"], 3),
+                span(s.get("balance_ci_low"), s.get("balance_ci_high"), lambda x: num(x, 3)),
                 num(p["mean"], 1),
                 num(p["median"], 1),
                 num(p["p10"], 1),
@@ -154,6 +169,9 @@ def _shape(r: Mapping[str, Any]) -> str:
         ],
         "shape",
     )
+    if s.get("balance_note"):
+        fair = num(s.get("balance_if_fair"), 3)
+        out += f'<p class="note">{html.escape(s["balance_note"])} (here: {fair}).</p>'
     hist = p["histogram"]
     if hist["counts"]:
         edges = hist["edges"]
@@ -183,7 +201,7 @@ def _compensation(r: Mapping[str, Any]) -> str:
     note = f'<p class="note">{html.escape(c["note"])}</p>' if c.get("note") else ""
     return (
         "<h2>Fair compensation (komi)</h2>"
-        + (table(["seat", "points to add", "95 % interval"], rows, "komi") if rows else "")
+        + (table(["turn position", "points to add", "95 % interval"], rows, "komi") if rows else "")
         + f'<p class="note">{html.escape(c["method"])}</p>'
         + note
     )

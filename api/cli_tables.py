@@ -10,7 +10,15 @@ from typing import Any
 
 from rich.table import Table
 
-from analysis.formatting import TextTable, elo_span, num, p_value, pct, span
+from analysis.formatting import (
+    TextTable,
+    elo_span,
+    independence_line,
+    num,
+    p_value,
+    pct,
+    span,
+)
 from analysis.games import game_report
 from storage.models import Batch
 
@@ -32,32 +40,54 @@ def rich_table(t: TextTable) -> Table:
     return table
 
 
-def seat_table(report: Mapping[str, Any]) -> Table:
-    """Seat balance with intervals, tests and mean points."""
-    interval = report["seats"][0]["interval"] if report["seats"] else "wilson"
+def _seat_rows(rows: Sequence[Mapping[str, Any]], label: str, title: str) -> Table:
+    interval = rows[0]["interval"] if rows else "exact"
+    named = "one unit of sampling: no bounds" if interval.startswith("none") else interval
     t = _table(
-        f"Seat balance (95% {interval} intervals)",
-        ["seat", "games", "win share", "95% CI", "expected", "p-value", "mean points"],
+        f"{title} (95% intervals: {named})",
+        [label, "games", "win share", "95% CI", "expected", "p-value", "p (Holm)", "mean points"],
     )
-    for s in report["seats"]:
+    for s in rows:
         t.add_row(
-            str(s["seat"]),
+            str(s[label]),
             num(s["games"]),
             pct(s["win_share"]),
             span(s["ci_low"], s["ci_high"]),
             pct(s["expected"]),
             p_value(s["p_value"]),
+            p_value(s.get("p_holm")),
             num(s["mean_points"], 2),
         )
+    return t
+
+
+def seat_table(report: Mapping[str, Any]) -> Table:
+    """Seat balance with intervals, tests and mean points; the independence counts and any
+    warning in its caption."""
+    t = _seat_rows(report["seats"], "seat", "Seat balance")
     f = report["first_player_advantage"]
-    t.caption = (
-        f"first-player advantage {pct(f.get('estimate'))} "
-        f"(95% CI {span(f.get('ci_low'), f.get('ci_high'))}, p={p_value(f.get('p_value'))})"
-    )
+    block = report.get("independence") or {}
+    lines = [
+        f"first-player advantage (the player who moved first) {pct(f.get('estimate'))} "
+        f"(95% CI {span(f.get('ci_low'), f.get('ci_high'))}, p={p_value(f.get('p_value'))})",
+        independence_line(block),
+    ]
+    if block.get("warning"):
+        lines.append(f"warning: {block['warning']}")
     partial = report["batch"].get("partial_note")
     if partial:
-        t.caption += f"\n{partial}"
+        lines.append(partial)
+    t.caption = "\n".join(line for line in lines if line)
     return t
+
+
+def turn_position_table(report: Mapping[str, Any]) -> Table | None:
+    """Seat balance by turn position (0 = the player who moved first), when it differs from
+    seat index."""
+    rows = report.get("turn_positions")
+    if not rows:
+        return None
+    return _seat_rows(rows, "position", "By turn position, 0 = the player who moved first")
 
 
 def agents_table(report: Mapping[str, Any]) -> Table:
@@ -93,7 +123,8 @@ def pairings_table(report: Mapping[str, Any]) -> Table:
 
 
 def shape_table(report: Mapping[str, Any]) -> Table:
-    """Draws, completion, balance and game length."""
+    """Draws, completion, balance and game length; the intervals and the balance's bias in its
+    caption."""
     s = report["shape"]
     p = s["plies"]
     t = _table(
@@ -110,13 +141,25 @@ def shape_table(report: Mapping[str, Any]) -> Table:
         num(p["p10"]),
         num(p["p90"]),
     )
-    t.caption = "ended by: " + ", ".join(f"{k} {v:,}" for k, v in s["ended_by"].items())
+    three = lambda x: num(x, 3)  # noqa: E731
+    t.caption = "\n".join(
+        [
+            "ended by: " + ", ".join(f"{k} {v:,}" for k, v in s["ended_by"].items()),
+            f"95% CI: draw rate {span(s.get('draw_rate_ci_low'), s.get('draw_rate_ci_high'))}, "
+            f"balance {span(s.get('balance_ci_low'), s.get('balance_ci_high'), three)} "
+            f"(a perfectly fair game of this size scores {three(s.get('balance_if_fair'))})",
+        ]
+    )
     return t
 
 
 def report_tables(report: Mapping[str, Any]) -> list[Table]:
     """Every table of a report, in reading order."""
-    tables = [seat_table(report), agents_table(report)]
+    tables = [seat_table(report)]
+    turns = turn_position_table(report)
+    if turns is not None:
+        tables.append(turns)
+    tables.append(agents_table(report))
     if report["pairings"]:
         tables.append(pairings_table(report))
     if report["strengths"]:
@@ -127,7 +170,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
     tables.append(shape_table(report))
     komi = report.get("fair_compensation")
     if komi:
-        t = _table("Fair compensation (komi)", ["seat", "points to add", "95% CI"])
+        t = _table("Fair compensation (komi)", ["turn position", "points to add", "95% CI"])
         for o in komi["offsets"] or []:
             t.add_row(str(o["seat"]), num(o["points"]), span(o["ci_low"], o["ci_high"], num))
         if komi.get("note"):
@@ -152,15 +195,18 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
 
 
 def compare_table(result: Mapping[str, Any]) -> Table:
-    """Differences a − b of first-player advantage and seat shares."""
+    """Differences a − b of the starting player's advantage and of seat (and turn-position)
+    shares."""
     a, b = result["a"], result["b"]
     t = _table(
         f"{a['id']} ({a['game']}/{a['players']}) − {b['id']} ({b['game']}/{b['players']})",
-        ["figure", "a", "b", "a − b", "95% CI", "p-value"],
+        ["figure", "a", "b", "a − b", "95% CI", "p-value", "p (Holm)"],
     )
     f = result["first_player_advantage"]
-    rows = [("first-player advantage", f)] + [
-        (f"seat {s['seat']} share", s) for s in result["seats"]
+    rows = [("first-player advantage", f)]
+    rows += [(f"seat {s['seat']} share", s) for s in result["seats"]]
+    rows += [
+        (f"turn position {s['position']} share", s) for s in result.get("turn_positions") or []
     ]
     for name, r in rows:
         t.add_row(
@@ -170,7 +216,9 @@ def compare_table(result: Mapping[str, Any]) -> Table:
             pct(r["difference"]),
             span(r["ci_low"], r["ci_high"]),
             p_value(r["p_value"]),
+            p_value(r.get("p_holm")),
         )
+    t.caption = result.get("method")
     return t
 
 
