@@ -20,6 +20,7 @@ returns one row per seat (or, on ``by_turn(w)`` with ``label="position"``, per t
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -160,12 +161,15 @@ def fair_balance(w: Wide) -> float:
     """Mean Ludii balance of a perfectly fair game (whole wins, 1/n each) over as many
     independent matches as ``w`` is worth (the starting seat's effective sample size): the
     bias of the metric at this size. Seeded, so a report never changes between reads."""
-    n = w.players
-    if w.matches == 0 or n < 2:
+    if w.matches == 0 or w.players < 2:
         return math.nan
-    size = max(1, round(seat_share(w, 0).effective_n))
+    return _fair_balance(w.players, max(1, round(seat_share(w, 0).effective_n)))
+
+
+@functools.lru_cache(maxsize=256)
+def _fair_balance(players: int, size: int) -> float:
     rng = np.random.default_rng(FAIR_BALANCE_SEED)
-    draws = rng.multinomial(size, [1.0 / n] * n, size=FAIR_BALANCE_DRAWS) / size
+    draws = rng.multinomial(size, [1.0 / players] * players, size=FAIR_BALANCE_DRAWS) / size
     return float(1 - (draws.max(axis=1) - draws.min(axis=1)).mean())
 
 
