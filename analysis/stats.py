@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy import special
 from scipy import stats as sps
 
 CONFIDENCE = 0.95
@@ -402,7 +403,8 @@ ONE_UNIT = "none: one unit of sampling (every match shares one opening or round)
 def _t_factor(units: int, confidence: float = CONFIDENCE) -> float:
     """(z / t_{G−1})²: shrinks a sample size so that a z-based interval has t's width."""
     q = 0.5 + confidence / 2
-    return float((sps.norm.ppf(q) / sps.t.ppf(q, units - 1)) ** 2)
+    # scipy.special's quantiles: the distribution objects cost a millisecond a call.
+    return float((special.ndtri(q) / special.stdtrit(units - 1, q)) ** 2)
 
 
 def exact_interval(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -411,8 +413,8 @@ def exact_interval(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[
     if n <= 0:
         return (0.0, 1.0)
     alpha = 1 - confidence
-    lo = float(sps.beta.ppf(alpha / 2, k, n - k + 1)) if k > 0 else 0.0
-    hi = float(sps.beta.ppf(1 - alpha / 2, k + 1, n - k)) if k < n else 1.0
+    lo = float(special.betaincinv(k, n - k + 1, alpha / 2)) if k > 0 else 0.0
+    hi = float(special.betaincinv(k + 1, n - k, 1 - alpha / 2)) if k < n else 1.0
     return (lo, hi)
 
 
@@ -421,8 +423,8 @@ def exact_test(k: float, n: float, expected: float) -> float:
     ``expected``: twice the smaller tail, the test Clopper–Pearson inverts."""
     if n <= 0 or not 0 < expected < 1:
         return math.nan
-    upper = 1.0 if k <= 0 else float(sps.beta.cdf(expected, k, n - k + 1))  # P(X >= k)
-    lower = 1.0 if k >= n else float(sps.beta.sf(expected, k + 1, n - k))  # P(X <= k)
+    upper = 1.0 if k <= 0 else float(special.betainc(k, n - k + 1, expected))  # P(X >= k)
+    lower = 1.0 if k >= n else float(special.betaincc(k + 1, n - k, expected))  # P(X <= k)
     return min(1.0, 2 * min(upper, lower))
 
 
@@ -486,7 +488,7 @@ def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMe
     variance = max(cluster_variance(s), independent)
     if not variance > 0:
         return UnitMean(mean, math.nan, math.nan, "none: every match gave the same value", m, g)
-    half = float(sps.t.ppf(0.5 + CONFIDENCE / 2, g - 1)) * math.sqrt(variance)
+    half = float(special.stdtrit(g - 1, 0.5 + CONFIDENCE / 2)) * math.sqrt(variance)
     deff = variance / independent
     name = "t over units" if g < m else "t"
     return UnitMean(mean, mean - half, mean + half, name, m, g, variance, deff, m / deff, g - 1)
