@@ -17,11 +17,15 @@ import pytest
 from analysis_data import store_batch
 from scipy import stats as sps
 from sqlalchemy import text
+from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.compare import compare
+from analysis.compare import compare, compare_wide
+from analysis.compensation import fair_compensation
 from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
+from analysis.seats import balance_interval
+from analysis.tidy import Wide, by_turn, turn_order_varies
 from api.cli_tables import compare_table, seat_table
 from api.web.summaries import batch_rows
 from storage import crud
@@ -158,3 +162,71 @@ def test_six_against_six_constant_batches_compare_exactly(migrated_sqlite_url: s
     assert result["turn_positions"] is None
     caption = str(compare_table(result).caption)
     assert "Fisher's exact" in caption
+
+
+def _wide(win: list[list[float]], points: list[list[float]], first: list[int]) -> Wide:
+    m = len(win)
+    n = len(win[0])
+    return Wide(
+        match_index=np.arange(m, dtype=np.int64),
+        win=np.array(win, dtype=float),
+        points=np.array(points, dtype=float),
+        agent=np.zeros((m, n), np.int64),
+        labels=("a",),
+        first_seat=np.array(first, dtype=np.int64),
+    )
+
+
+def test_turn_order_reads_each_match_from_its_starting_seat() -> None:
+    w = _wide([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1, 2, 3], [4, 5, 6]], [1, 2])
+    t = by_turn(w)
+    # Match 0 started with seat 1 (then 2, 0); match 1 with seat 2 (then 0, 1).
+    assert t.win.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert t.points.tolist() == [[2, 3, 1], [6, 4, 5]]
+    assert turn_order_varies(w) and not turn_order_varies(t)
+
+
+def test_the_komi_is_the_starting_players_not_seat_0s() -> None:
+    # The starting player scores 10 more; who starts alternates, so seat 0 alone shows nothing.
+    rng = np.random.default_rng(2)
+    base = rng.integers(20, 40, size=(200, 2)).astype(float)
+    first = np.arange(200) % 2
+    points = base.copy()
+    points[np.arange(200), first] += 10
+    win = (points == points.max(axis=1, keepdims=True)).astype(float)
+    win /= win.sum(axis=1, keepdims=True)
+    w = _wide(win.tolist(), points.tolist(), first.tolist())
+    komi = fair_compensation(w)
+    assert komi is not None
+    starter_gap = points[np.arange(200), first] - points[np.arange(200), 1 - first]
+    assert komi["offsets"][0]["points"] == float(np.median(starter_gap))
+    assert abs(float(np.median(points[:, 0] - points[:, 1]))) < 5 < komi["offsets"][0]["points"]
+
+
+def test_balance_interval_from_simultaneous_seat_intervals() -> None:
+    # Two seats: seat 0 took 30 of 50; its exact interval maps straight onto the gap.
+    w2 = _wide([[1.0, 0.0]] * 30 + [[0.0, 1.0]] * 20, [[0, 0]] * 50, [0] * 50)
+    lo, hi = proportion_confint(30, 50, method="beta")
+    low, high = balance_interval(w2)
+    assert high == pytest.approx(1.0)  # ½ lies inside seat 0's interval: a fair game fits
+    assert low == pytest.approx(1 - max(abs(2 * lo - 1), abs(2 * hi - 1)))
+    # Three seats: Bonferroni intervals at 1 − 0.05/3.
+    wins = [0] * 20 + [1] * 12 + [2] * 8
+    w3 = _wide([[float(s == k) for s in range(3)] for k in wins], [[0, 0, 0]] * 40, [0] * 40)
+    bounds = [proportion_confint(c, 40, alpha=0.05 / 3, method="beta") for c in (20, 12, 8)]
+    lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
+    low3, high3 = balance_interval(w3)
+    assert low3 == pytest.approx(1 - (max(highs) - min(lows)))
+    assert high3 == pytest.approx(1 - max(0.0, max(lows) - min(highs)))
+
+
+def test_compare_adjusts_three_seats_with_holm() -> None:
+    def batch(wins: list[int]) -> Wide:
+        return _wide([[float(s == k) for s in range(3)] for k in wins], [[0] * 3] * 60, [0] * 60)
+
+    a = batch([0] * 30 + [1] * 18 + [2] * 12)
+    b = batch([0] * 15 + [1] * 25 + [2] * 20)
+    rows = compare_wide(a, b)["seats"]
+    raw = [r["p_value"] for r in rows]
+    assert [r["p_holm"] for r in rows] == pytest.approx(multipletests(raw, method="holm")[1])
+    assert rows[0]["p_value"] == pytest.approx(sps.fisher_exact([[30, 30], [15, 45]]).pvalue)
