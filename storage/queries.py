@@ -157,21 +157,11 @@ class BatchTally(NamedTuple):
     chunks_written: int
 
 
-class StarterSums(NamedTuple):
-    """The starting player's win shares of a batch (the seat that moved first, seat 0 where it
-    was not recorded), summed by opening (matches whose opening was not recorded stand alone):
-    ``games``, ``units`` (groups), ``total``, ``squares``, ``unit_squares`` (Σ group total²),
-    ``unit_size_squares`` (Σ group size²), ``unit_cross`` (Σ size · total), ``fractional``
-    (shares strictly between 0 and 1). The fields of ``analysis.stats.UnitSums``, in order."""
-
-    games: int
-    units: int
-    total: float
-    squares: float
-    unit_squares: float
-    unit_size_squares: float
-    unit_cross: float
-    fractional: int
+StarterSums = tuple[int, int, float, float, float, float, float, int]
+"""The starting player's win shares of a batch (the seat that moved first, seat 0 where it was
+not recorded), summed by opening (a match whose opening was not recorded stands alone): the
+fields of ``analysis.stats.UnitSums`` in order — matches, groups, Σ share, Σ share², Σ group
+total², Σ group size², Σ size · total, shares strictly between 0 and 1."""
 
 
 def count_batches(engine: Engine, *, game: str | None = None, status: str | None = None) -> int:
@@ -240,15 +230,15 @@ def starter_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterS
     ).group_by(g.batch_id)
     with engine.connect() as conn:
         return {
-            row[0]: StarterSums(
-                games=int(row[1] or 0),
-                units=int(row[2] or 0),
-                total=float(row[3] or 0),
-                squares=float(row[4] or 0),
-                unit_squares=float(row[5] or 0),
-                unit_size_squares=float(row[6] or 0),
-                unit_cross=float(row[7] or 0),
-                fractional=int(row[8] or 0),
+            row[0]: (
+                int(row[1] or 0),
+                int(row[2] or 0),
+                float(row[3] or 0),
+                float(row[4] or 0),
+                float(row[5] or 0),
+                float(row[6] or 0),
+                float(row[7] or 0),
+                int(row[8] or 0),
             )
             for row in conn.execute(query)
         }
