@@ -159,7 +159,7 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "seat_interval": "95 % Clopper–Pearson (exact) when matches are independent whole wins; "
         "otherwise Korn–Graubard's design-adjusted exact interval: Clopper–Pearson at the "
         "effective sample size (the Bernoulli sample with the cluster-robust variance, shrunk "
-        "by (z / t on units − 1 df)²); the whole range [0, 1] with one unit",
+        "by (z / t on effective units − 1 df)²); the whole range [0, 1] with one unit",
         "seat_p_value": (
             "exact two-sided binomial sign test on decisive games when matches are independent; "
             "otherwise the exact test at the effective size that the interval inverts"
@@ -170,12 +170,13 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         + "; p_holm: Holm-adjusted over the seats (two seats are one hypothesis: unadjusted)",
         "seat_test": "all seats at once: chi-square (or exact multinomial below 5 expected) for "
         "independent whole wins; otherwise Rao–Scott: Pearson's statistic over the mean design "
-        "effect, on F(n − 1, (n − 1)(units − 1))",
+        "effect, on F(n − 1, (n − 1)(effective units − 1))",
         "turn_position": "turn position = (seat − first seat) mod n; 0 is the player who moved "
         "first. Identical to the seat index unless the game draws who starts",
         "first_player_advantage": "win share of turn position 0 (the starting player) minus 1/n, "
         "with its interval",
-        "mean_points": "t interval over units (units − 1 df); none for one unit or no spread",
+        "mean_points": "t interval over units (effective units − 1 df); none for one unit or no "
+        "spread",
         "elo": (
             "logistic Elo from the mean score; 95 % interval from the "
             + ("pentanomial (seat-swapped pairs) variance" if pentanomial else "per-game variance")

@@ -112,7 +112,8 @@ def seat_test(w: Wide) -> dict[str, Any]:
     Independent matches with whole wins: chi-square when every seat expects at least 5 wins,
     else the exact multinomial test. Otherwise (units of several matches, or shared wins) the
     first-order Rao–Scott correction: Pearson's statistic divided by the mean design effect of
-    the seat shares, referred to F(n − 1, (n − 1)(G − 1)) over G units; no test with one unit.
+    the seat shares, referred to F(n − 1, (n − 1)·df) with df = ``stats.unit_df`` (G − 1 for G
+    units of one size); no test with one unit.
     """
     n, m = w.players, w.matches
     wins = w.win.sum(axis=0)
@@ -136,7 +137,7 @@ def seat_test(w: Wide) -> dict[str, Any]:
     delta = float(np.mean(effects))
     pearson = m * float(((wins / m - p0) ** 2).sum()) / p0
     f = pearson / delta / (n - 1)
-    df2 = (n - 1) * (units - 1)
+    df2 = (n - 1) * stats.unit_df(stats.unit_sums(w.win[:, 0], w.unit))
     return {
         "method": f"Rao–Scott corrected chi-square (mean design effect {delta:.2f}, {units} units)",
         "statistic": f,

@@ -356,6 +356,18 @@ def cluster_variance(s: UnitSums) -> float:
     return g / (g - 1) * ss / (m * m)
 
 
+def unit_df(s: UnitSums) -> float:
+    """Degrees of freedom of a mean over units: the effective number of units minus one.
+
+    The effective number is Kish's (Σ N_g)² / Σ N_g²: the unit count when units are of one
+    size, fewer when a few large units carry most matches (CR1 then understates the variance,
+    and a t on G − 1 would be too narrow).
+    """
+    if s.units < 2 or s.unit_size_squares <= 0:
+        return 0.0
+    return s.matches * s.matches / s.unit_size_squares - 1.0
+
+
 def _independent_variance(s: UnitSums) -> float:
     """Variance of the mean if the M matches were independent: sample variance (ddof=1) / M."""
     m = s.matches
@@ -376,7 +388,8 @@ class UnitMean:
     variance over units, never below what independent matches would give); ``design_effect``
     that variance over the independent one (≥ 1); ``effective_n`` = matches / design effect,
     the number of independent matches the data are worth (the unit count when every unit gave
-    the same value); ``df`` the degrees of freedom of the t quantile (units − 1).
+    the same value); ``df`` the degrees of freedom of the t quantile (``unit_df``: effective
+    units − 1).
     """
 
     estimate: float
@@ -388,7 +401,7 @@ class UnitMean:
     variance: float = math.nan
     design_effect: float = math.nan
     effective_n: float = math.nan
-    df: int = 0
+    df: float = 0.0
     binomial_n: float = math.nan
     """Share intervals only: the binomial sample size the exact interval was taken at (the
     effective size in Bernoulli terms, shrunk by (z / t_df)²); ``share_test`` inverts it."""
@@ -400,11 +413,11 @@ class UnitMean:
 ONE_UNIT = "none: one unit of sampling (every match shares one opening or round)"
 
 
-def _t_factor(units: int, confidence: float = CONFIDENCE) -> float:
-    """(z / t_{G−1})²: shrinks a sample size so that a z-based interval has t's width."""
+def _t_factor(df: float, confidence: float = CONFIDENCE) -> float:
+    """(z / t_df)²: shrinks a sample size so that a z-based interval has t's width."""
     q = 0.5 + confidence / 2
     # scipy.special's quantiles: the distribution objects cost a millisecond a call.
-    return float((special.ndtri(q) / special.stdtrit(units - 1, q)) ** 2)
+    return float((special.ndtri(q) / special.stdtrit(df, q)) ** 2)
 
 
 def exact_interval(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -435,9 +448,10 @@ def share_from_sums(s: UnitSums, confidence: float = CONFIDENCE) -> UnitMean:
     - One match per unit and whole wins only: the exact Clopper–Pearson interval.
     - Otherwise Korn & Graubard's design-adjusted exact interval: the variance of the mean is
       the CR1 variance over units (never below the independent one); the effective size is the
-      Bernoulli sample with that variance, shrunk by (z / t_{G−1})² for the few units it rests
-      on, and Clopper–Pearson is taken at that size. When every unit gave the same value the
-      data show no spread to measure and each unit counts once (then the same shrinking).
+      Bernoulli sample with that variance, shrunk by (z / t)² on ``unit_df`` degrees of freedom
+      for the few units it rests on, and Clopper–Pearson is taken at that size. When every
+      unit gave the same value the data show no spread to measure and each unit counts once
+      (then the same shrinking).
     - One unit: the whole range [0, 1] — one observation bounds nothing.
     """
     m, g = s.matches, s.units
@@ -458,12 +472,11 @@ def share_from_sums(s: UnitSums, confidence: float = CONFIDENCE) -> UnitMean:
     else:
         design_effect = m / g
         base = float(g)
-    n_star = base * _t_factor(g, confidence)
+    df = unit_df(s)
+    n_star = base * _t_factor(df, confidence)
     lo, hi = exact_interval(p * n_star, n_star, confidence)
     name = "clopper-pearson, design-adjusted" if g < m else "clopper-pearson, t-adjusted"
-    return UnitMean(
-        p, lo, hi, name, m, g, variance, design_effect, m / design_effect, g - 1, n_star
-    )
+    return UnitMean(p, lo, hi, name, m, g, variance, design_effect, m / design_effect, df, n_star)
 
 
 def clustered_share(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMean:
@@ -472,7 +485,8 @@ def clustered_share(values: np.ndarray, unit: np.ndarray | None = None) -> UnitM
 
 
 def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMean:
-    """Mean of unbounded per-match values (points) with a t interval on G − 1 df over units.
+    """Mean of unbounded per-match values (points) with a t interval over units (``unit_df``
+    degrees of freedom: G − 1 for units of one size).
 
     The variance is CR1 over units, never below the independent one. Null interval with one
     unit, or when every match gave the same value (no spread to measure).
@@ -488,10 +502,11 @@ def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMe
     variance = max(cluster_variance(s), independent)
     if not variance > 0:
         return UnitMean(mean, math.nan, math.nan, "none: every match gave the same value", m, g)
-    half = float(special.stdtrit(g - 1, 0.5 + CONFIDENCE / 2)) * math.sqrt(variance)
+    df = unit_df(s)
+    half = float(special.stdtrit(df, 0.5 + CONFIDENCE / 2)) * math.sqrt(variance)
     deff = variance / independent
     name = "t over units" if g < m else "t"
-    return UnitMean(mean, mean - half, mean + half, name, m, g, variance, deff, m / deff, g - 1)
+    return UnitMean(mean, mean - half, mean + half, name, m, g, variance, deff, m / deff, df)
 
 
 def share_test(u: UnitMean, expected: float) -> float:

@@ -15,7 +15,8 @@ The conventions pinned:
 - Seat figures count units of sampling (matches linked by an opening or a round of the seating
   design, found here by a plain flood fill): CR1 variance of the mean over units, never below
   the independent one; exact Clopper–Pearson for independent whole wins, else at the effective
-  size p(1−p)/(M−1)·M / variance shrunk by (z / t_{G−1})²; t on G − 1 df for mean points.
+  size p(1−p)/(M−1)·M / variance shrunk by (z / t)²; t for mean points; degrees of freedom
+  (Σ size)² / Σ size² − 1 over the units.
 - Elo = −400·log10(1/score − 1), its interval the score interval (clipped to [0, 1]) mapped
   through the same curve; a bound at 0 or 1 is infinite (null). A clean sweep's bound is exactly
   0 or 1.
@@ -347,6 +348,12 @@ def over_units(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, floa
     return (mean, max(cr1, independent), independent, g)
 
 
+def unit_df(unit: np.ndarray) -> float:
+    """Kish's effective number of units, (Σ size)² / Σ size², minus one."""
+    sizes = np.array([int((unit == g).sum()) for g in sorted(set(unit.tolist()))])
+    return float(sizes.sum() ** 2 / (sizes**2).sum() - 1)
+
+
 def design_share(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, float]:
     """Share, its 95 % interval and the binomial size that interval is taken at."""
     m = values.size
@@ -358,7 +365,7 @@ def design_share(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, fl
         n = float(m)
     else:
         base = m * mean * (1 - mean) / (m - 1) / var if var > 0 else float(g)
-        n = base * (Z95 / float(sps.t.ppf(0.975, g - 1))) ** 2
+        n = base * (Z95 / float(sps.t.ppf(0.975, unit_df(unit)))) ** 2
     k = mean * n
     lo = float(sps.beta.ppf(0.025, k, n - k + 1)) if k > 0 else 0.0
     hi = float(sps.beta.ppf(0.975, k + 1, n - k)) if k < n else 1.0
@@ -388,7 +395,7 @@ def expected_seats(raw: Raw) -> dict[int, dict[str, Any]]:
             p = central_test(share * size, size, 1 / n)
         pts = raw.points[:, s]
         mean_pts, var, _, g = over_units(pts, unit)
-        half = float(sps.t.ppf(0.975, g - 1)) * math.sqrt(var)
+        half = float(sps.t.ppf(0.975, unit_df(unit))) * math.sqrt(var)
         out[s] = {
             "games": m,
             "win_share": share,
@@ -429,7 +436,7 @@ def expected_seat_test(raw: Raw) -> dict[str, Any]:
         effects.append((var if var > 0 else p0 * (1 - p0) / g) / (p0 * (1 - p0) / m))
     pearson = float((((totals - m * p0) ** 2) / (m * p0)).sum())
     f = pearson / float(np.mean(effects)) / (n - 1)
-    df2 = (n - 1) * (g - 1)
+    df2 = (n - 1) * unit_df(unit)
     return {"statistic": f, "p_value": float(sps.f.sf(f, n - 1, df2)), "df": n - 1}
 
 

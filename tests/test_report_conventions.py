@@ -8,6 +8,7 @@ import math
 
 import pytest
 from scipy import stats as sps
+from sqlalchemy import text
 
 from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
@@ -86,10 +87,22 @@ def test_an_all_draw_batch_has_seat_intervals_of_real_width(migrated_sqlite_url:
     report = build_report(get_engine(url), batch_id)
     assert report["shape"]["draw_rate"] == 1.0
     # Two random plies repeat: the matches fall into few units, and with every unit a draw
-    # each counts once, at t's width: Clopper–Pearson for ½ of G · (z / t_{G−1})².
-    g = report["independence"]["units"]
-    assert 2 <= g < 20
-    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, g - 1)) ** 2
+    # each counts once, at t's width: Clopper–Pearson for ½ of G · (z / t)², t on Kish's
+    # effective number of units − 1. Self-play sits in fixed seats (rounds of one match), so
+    # the units are the openings, read here from the stored rows.
+    assert report["batch"]["seat_policy"] == "fixed"
+    with get_engine(url).connect() as conn:
+        sizes = [
+            int(count)
+            for (count,) in conn.execute(
+                text("SELECT COUNT(*) FROM match WHERE batch_id = :b GROUP BY opening"),
+                {"b": batch_id},
+            )
+        ]
+    g = len(sizes)
+    assert report["independence"]["units"] == g and 2 <= g < 20
+    df = sum(sizes) ** 2 / sum(k * k for k in sizes) - 1
+    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, df)) ** 2
     lo, hi = sps.beta.ppf(0.025, n / 2, n / 2 + 1), sps.beta.ppf(0.975, n / 2 + 1, n / 2)
     for seat in report["seats"]:
         assert seat["win_share"] == 0.5 and seat["units"] == g
