@@ -326,6 +326,31 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+FIGURES = (
+    "seat shares", "first-player advantage", "mean points", "draw rate", "balance",
+    "compare difference", "komi (2 players)",
+)  # fmt: skip
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    """One line per design, one column per figure: coverage % (Monte-Carlo standard error);
+    for per-seat figures the worst seat's."""
+    designs: dict[tuple[str, int, int], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        designs.setdefault((r["scenario"], r["players"], r["matches"]), {})[r["figure"]] = r
+    lines = [
+        "| design | seats | matches | " + " | ".join(FIGURES) + " |",
+        "|---|---|---|" + "---|" * len(FIGURES),
+    ]
+    for (name, players, matches), found in designs.items():
+        cells = [
+            f"{100 * f['coverage']:.1f} ({100 * f['mc_error']:.1f})" if (f := found.get(k)) else ""
+            for k in FIGURES
+        ]
+        lines.append(f"| {name} | {players} | {matches} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replicates", type=int, default=REPLICATES)
@@ -341,6 +366,7 @@ def main(argv: list[str] | None = None) -> None:
         print(table(found).split("\n", 2)[2], f"  ({time.perf_counter() - t:.0f} s)", flush=True)
     below = [r for r in rows if r["coverage"] < TARGET]
     print(table(rows))
+    print(summary(rows))
     print(
         f"{len(rows)} rows, {args.replicates:,} replicates each, nominal {NOMINAL:.0%}, "
         f"{len(below)} below {TARGET:.0%}; {time.perf_counter() - started:.0f} s"
