@@ -1,21 +1,25 @@
 """Comparing two batches: difference of first-player advantage and of each seat's win share.
 
 Typical uses: two Alvéoles layouts, two agent line-ups, two options of one game. Both batches
-must be of one game with one player count (seat by seat differences need the same seats). The two
-batches are independent samples, so each difference gets an unpooled normal (Wald) 95 % interval
-and a two-sided z-test from the per-game variances.
+must be of one game with one player count (seat by seat differences need the same seats). The
+two batches are independent samples; within each, matches count by their units of sampling
+(``analysis.units``). Each difference gets Newcombe's interval from the two batches' exact,
+design-adjusted share intervals, and a p-value: Fisher's exact test when both batches are
+independent whole wins, else a score test on the effective sample sizes
+(``stats.share_difference``). The first-player advantage is the starting player's (turn
+position 0); seats are compared by index, and by turn position too (``turn_positions``) when
+either batch's turn order is not seat order. Seat p-values get Holm's adjustment (``p_holm``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from sqlalchemy import Engine
 
-from analysis import frames, stats
-from analysis.report import clean
-from analysis.tidy import Wide, to_wide
+from analysis import stats
+from analysis.report import clean, load_wide
+from analysis.tidy import Wide, by_turn, turn_order_varies
 from engines.core import OptionError
 from storage import crud
 
@@ -31,33 +35,35 @@ def _meta(batch: Any, w: Wide) -> dict[str, Any]:
     }
 
 
-def _diff(a: np.ndarray, b: np.ndarray, shift_a: float = 0.0, shift_b: float = 0.0) -> dict:
-    ma, mb = (float(a.mean()) if a.size else np.nan), (float(b.mean()) if b.size else np.nan)
-    est, lo, hi, p = stats.two_sample_difference(
-        ma - shift_a,
-        float(a.var()) if a.size else np.nan,
-        a.size,
-        mb - shift_b,
-        float(b.var()) if b.size else np.nan,
-        b.size,
+def _diff(a: Wide, b: Wide, column: int, shift: float = 0.0) -> dict[str, Any]:
+    d = stats.share_difference(
+        stats.unit_sums(a.win[:, column], a.unit), stats.unit_sums(b.win[:, column], b.unit)
     )
-    return {
-        "a": ma - shift_a,
-        "b": mb - shift_b,
-        "difference": est,
-        "ci_low": lo,
-        "ci_high": hi,
-        "p_value": p,
-    }
+    row = d.as_dict()
+    row["a"] -= shift
+    row["b"] -= shift
+    return row
+
+
+def _rows(a: Wide, b: Wide, label: str) -> list[dict[str, Any]]:
+    rows = [{label: s, **_diff(a, b, s)} for s in range(min(a.players, b.players))]
+    # Two seats' differences are one hypothesis (the shares sum to 1): no family to adjust.
+    adjusted = stats.holm([r["p_value"] for r in rows]) if len(rows) > 2 else None
+    for i, row in enumerate(rows):
+        row["p_holm"] = row["p_value"] if adjusted is None else adjusted[i]
+    return rows
 
 
 def compare_wide(wa: Wide, wb: Wide) -> dict[str, Any]:
-    """Differences (a − b) of first-player advantage and per-seat win shares."""
-    fpa = _diff(wa.win[:, 0], wb.win[:, 0], 1.0 / wa.players, 1.0 / wb.players)
-    seats = []
-    for s in range(min(wa.players, wb.players)):
-        seats.append({"seat": s, **_diff(wa.win[:, s], wb.win[:, s])})
-    return {"first_player_advantage": fpa, "seats": seats}
+    """Differences (a − b) of the starting player's advantage and per-seat win shares (and per
+    turn position when either batch's turn order is not seat order)."""
+    ta, tb = by_turn(wa), by_turn(wb)
+    varies = turn_order_varies(wa) or turn_order_varies(wb)
+    return {
+        "first_player_advantage": _diff(ta, tb, 0, 1.0 / wa.players),
+        "seats": _rows(wa, wb, "seat"),
+        "turn_positions": _rows(ta, tb, "position") if varies else None,
+    }
 
 
 def check_comparable(a: Any, b: Any) -> None:
@@ -86,17 +92,16 @@ def compare(engine: Engine, batch_a: str, batch_b: str) -> dict[str, Any]:
             raise crud.NotFound(f"no batch {name!r}")
         batches.append(batch)
     check_comparable(*batches)
-    found = []
-    for batch in batches:
-        long = frames.seat_results_numeric(engine, batch.id, batch.labels)
-        found.append((batch, to_wide(long, batch.players)))
-    (ba, wa), (bb, wb) = found
+    (ba, wa), (bb, wb) = ((batch, load_wide(engine, batch)) for batch in batches)
     result = {
         "a": _meta(ba, wa),
         "b": _meta(bb, wb),
         **compare_wide(wa, wb),
-        "method": "difference a − b; unpooled normal (Wald) 95 % interval and two-sided z-test "
-        "from per-game variances; first-player advantage = seat 0's share − 1/n of each batch",
+        "method": "difference a − b, matches counted by units of sampling; 95 % interval: "
+        "Newcombe's (MOVER) from each batch's exact, design-adjusted share interval; p: "
+        "Fisher's exact test when both batches are independent whole wins, else a score test "
+        "on the effective sample sizes; p_holm: Holm-adjusted over the seats; first-player "
+        "advantage = the starting player's share − 1/n",
     }
     cleaned: dict[str, Any] = clean(result)
     return cleaned

@@ -1,4 +1,4 @@
-"""Fair compensation (komi): points to give each later seat so that win shares equalise.
+"""Fair compensation (komi): points to give each later turn position so that win shares equalise.
 
 The komi measures the seat, not the agents: when different agents play, each seat's points are
 first corrected for who sits there. An additive model ``points = agent effect + seat effect``
@@ -11,25 +11,28 @@ same seat, the effects are confounded, and the komi is reported as not estimable
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
-from analysis.tidy import Wide
+from analysis import stats
+from analysis.tidy import Wide, by_turn
 
 BOOTSTRAP_SEED = 7_340_033
-BOOTSTRAP_SAMPLES = 200
-N_PLAYER_BOOTSTRAP_SAMPLES = 40
-N_PLAYER_MAX_MATCHES = 20_000
-"""The n-player solve is iterative; it works on a fixed random subsample of this size."""
-MIN_BOOTSTRAP_MATCHES = 30
-"""Fewer matches give bootstrap intervals built from a handful of distinct resamples."""
-OFFSET_TOLERANCE = 1e-6
-"""Points: the n-player offsets are solved to this tolerance (``brentq``'s ``xtol``)."""
+BOOTSTRAP_SAMPLES = 1_000
+"""Resamples of units behind the n-player interval: enough that the 2.5 % and 97.5 % points
+move by well under a points step between seeds."""
+MIN_BOOTSTRAP_UNITS = 30
+"""Fewer units give bootstrap intervals built from a handful of distinct resamples."""
+BOOTSTRAP_MAX_MATCHES = 1_000
+"""Above this many matches the bootstrap resamples a fixed random subset of the units (about
+this many matches) and scales its spread by √(subset / all units): the spread of a figure
+averaged over units shrinks as 1/√units."""
+TIE = 1e-9
+"""Points: adjusted scores this close are a tie (the winners split the win)."""
 MAX_ROUNDS = 30
-"""Rounds of the seat-by-seat solve; it stops earlier once no offset moves by the tolerance."""
+"""Rounds of the seat-by-seat solve; it stops earlier once no offset moves."""
 
 
 def shares_with_offsets(points: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -73,96 +76,165 @@ def _median_of_counts(values: np.ndarray, counts: np.ndarray) -> float:
     return float((lo + hi) / 2)
 
 
-def _no_interval(samples: int, matches: int) -> bool:
-    return samples <= 0 or matches < MIN_BOOTSTRAP_MATCHES
+def median_interval(diff: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
+    """95 % interval of the komi ``x`` that evens two seats whose point gaps are ``diff``.
+
+    With ``x`` added to the second seat it wins the matches with ``diff < x``: for ``x``
+    between two observed gaps its share is the share of gaps below, a mean over units with an
+    exact, design-adjusted interval (``stats.share_from_sums``). The interval holds every
+    ``x`` whose share is not significantly below ½ on its left end, nor above ½ on its right
+    (the test inverted, as Woodruff's interval for a median); nan where the data cannot bound
+    it (one unit, or too few matches to reject any share).
+    """
+    values = np.unique(diff)
+    k = values.size
+
+    def below(j: int, strict: bool) -> stats.UnitMean:
+        cut = diff < values[j] if strict else diff <= values[j]
+        return stats.share_from_sums(stats.unit_sums(cut.astype(float), unit))
+
+    def first(ok: Callable[[int], bool]) -> int:
+        lo, hi = 0, k  # smallest j in [0, k) with ok(j); k when none
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+        return lo
+
+    none = stats.share_from_sums(stats.unit_sums(np.zeros(diff.size), unit))
+    low = (
+        math.nan
+        if none.ci_high >= 0.5
+        else float(values[first(lambda j: below(j, False).ci_high >= 0.5)])
+    )
+    every = stats.share_from_sums(stats.unit_sums(np.ones(diff.size), unit))
+    j = first(lambda j: below(j, True).ci_low > 0.5)  # first value past the upper end
+    high = math.nan if every.ci_low <= 0.5 else float(values[j - 1])
+    return (low, high)
 
 
-def _two_player(points: np.ndarray, samples: int) -> dict[str, Any]:
+def _two_player(points: np.ndarray, unit: np.ndarray) -> dict[str, Any]:
     diff = points[:, 0] - points[:, 1]
     values, counts = np.unique(diff, return_counts=True)
     est = _median_of_counts(values, counts)
-    lo = hi = math.nan
-    if not _no_interval(samples, points.shape[0]):
-        rng = np.random.default_rng(BOOTSTRAP_SEED)
-        probs = counts / counts.sum()
-        boots = [
-            _median_of_counts(values, rng.multinomial(int(counts.sum()), probs))
-            for _ in range(samples)
-        ]
-        lo, hi = (float(x) for x in np.percentile(boots, [2.5, 97.5]))
+    lo, hi = median_interval(diff, unit)
     return {
-        "method": "median of seat 0's points minus seat 1's; bootstrap percentile interval "
-        f"({samples} resamples of matches)",
+        "method": "median of the starting player's points minus the second player's; 95 % "
+        "interval inverting the exact test of the second player's win share after the komi, "
+        "over units of sampling (analytic, no resampling)",
         "offsets": [{"seat": 1, "points": est, "ci_low": lo, "ci_high": hi}],
         "win_share_after": shares_with_offsets(points, np.array([0.0, est])).tolist(),
     }
 
 
-def _solve_seat(points: np.ndarray, offsets: np.ndarray, s: int, spread: float) -> float:
-    """The offset of seat ``s`` (others fixed) where its win share crosses 1/n."""
-    target = 1.0 / points.shape[1]
-    trial = offsets.copy()
+def _solve_seat(points: np.ndarray, weights: np.ndarray, offsets: np.ndarray, s: int) -> float:
+    """The offset of seat ``s`` (others fixed) whose weighted win share is nearest 1/n.
 
-    def gap(x: float) -> float:
-        trial[s] = x
-        return float(shares_with_offsets(points, trial)[s] - target)
-
-    lo, hi = offsets[s] - spread, offsets[s] + spread
-    # The share only rises with the offset; widen until the bracket holds the crossing.
-    while gap(lo) > 0:
-        lo -= spread
-    while gap(hi) < 0:
-        hi += spread
-    x = float(brentq(gap, lo, hi, xtol=OFFSET_TOLERANCE))
-    # The share jumps where seat s ties another seat; exactly on a tie the win is split, which
-    # lands between the two sides of the jump. Ties sit at whole steps of points from each
-    # other seat's adjusted score, so try the nearest such offsets too and keep the closest.
-    candidates = [x, x - OFFSET_TOLERANCE, x + OFFSET_TOLERANCE]
-    candidates += [round(x - offsets[t]) + offsets[t] for t in range(points.shape[1]) if t != s]
-    return min(candidates, key=lambda c: abs(gap(c)))
-
-
-def _fit_offsets(points: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
-    """Offsets (seat 0 fixed at 0) making every seat's win share 1/n, seat by seat.
-
-    Win shares are step functions of the offsets, so the solve finds where each seat's share
-    crosses 1/n (to ``OFFSET_TOLERANCE`` points) and repeats over the seats until no offset
-    moves; what is left of the imbalance is reported as the residual.
+    Seat ``s`` wins a match alone when its offset exceeds ``c`` = the best other adjusted
+    score minus its own points, and shares the win when equal, so its share is a step function
+    of the offset with steps at the sorted ``c``: one pass over them finds the closest point
+    (a tie value, or the middle of the gap between two).
     """
     n = points.shape[1]
-    spread = float(points.max() - points.min()) + 1.0
+    others = (points + offsets[None, :])[:, [t for t in range(n) if t != s]]
+    top = others.max(axis=1)
+    c = top - points[:, s]
+    tied = (top[:, None] - others <= TIE).sum(axis=1)
+    order = np.argsort(c)
+    c_sorted, w_sorted = c[order], weights[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(c_sorted) > TIE) + 1]
+    steps = c_sorted[starts]
+    total = float(w_sorted.sum())
+    mass = np.add.reduceat(w_sorted, starts) / total
+    at_tie = np.add.reduceat(w_sorted / (tied[order] + 1), starts) / total
+    after = np.cumsum(mass)  # share just above each step
+    share = np.concatenate([[0.0], after - mass + at_tie, after])
+    where = np.concatenate(
+        [[steps[0] - 1.0], steps, (steps[:-1] + steps[1:]) / 2, [steps[-1] + 1.0]]
+    )
+    return float(where[int(np.argmin(np.abs(share - 1.0 / n)))])
+
+
+def _fit_offsets(
+    points: np.ndarray, weights: np.ndarray | None = None, start: np.ndarray | None = None
+) -> np.ndarray:
+    """Offsets (seat 0 fixed at 0) making every seat's (weighted) win share 1/n, seat by seat,
+    repeated over the seats until no offset moves.
+
+    Shares are step functions, so the rounds can fall into a cycle between neighbouring steps;
+    then the state of the cycle whose shares are closest to 1/n is kept.
+    """
+    n = points.shape[1]
+    w = np.ones(points.shape[0]) if weights is None else weights.astype(float)
     if start is None:
         offsets = np.zeros(n)
         offsets[1:] = np.median(points[:, :1] - points[:, 1:], axis=0)
     else:
         offsets = start.copy()
+    seen: list[np.ndarray] = []
+    shares = _weighted_shares(points, w, offsets)
     for _ in range(MAX_ROUNDS):
-        before = offsets.copy()
+        seen.append(offsets.copy())
         for s in range(1, n):
-            offsets[s] = _solve_seat(points, offsets, s, spread)
-        if float(np.abs(offsets - before).max()) <= OFFSET_TOLERANCE:
-            break
+            offsets[s] = _solve_seat(points, w, offsets, s)
+        before, shares = shares, _weighted_shares(points, w, offsets)
+        # Offsets inside a flat step can keep moving (a middle of a gap that depends on
+        # another offset) while no share changes: the shares are what is being solved.
+        if float(np.abs(shares - before).max()) <= TIE:
+            return offsets
+        again = [i for i, old in enumerate(seen) if float(np.abs(offsets - old).max()) <= TIE]
+        if again:
+            cycle = seen[again[0] :]
+            gaps = [np.abs(_weighted_shares(points, w, o) - 1.0 / n).max() for o in cycle]
+            return cycle[int(np.argmin(gaps))]
     return offsets
 
 
-def _n_player(points: np.ndarray, samples: int) -> dict[str, Any]:
+def _weighted_shares(points: np.ndarray, weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    adj = points + offsets[None, :]
+    winners = adj.max(axis=1, keepdims=True) - adj <= TIE
+    split = winners / winners.sum(axis=1, keepdims=True)
+    return np.asarray(weights @ split / weights.sum())
+
+
+def _bootstrap_offsets(
+    points: np.ndarray, unit: np.ndarray, est: np.ndarray, samples: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile 95 % interval of every offset from ``samples`` resamples of whole units."""
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    fit_on = points
-    if points.shape[0] > N_PLAYER_MAX_MATCHES:
-        fit_on = points[rng.choice(points.shape[0], N_PLAYER_MAX_MATCHES, replace=False)]
-    est = _fit_offsets(fit_on)
+    _, label = np.unique(unit, return_inverse=True)
+    units = int(label.max()) + 1
+    scale, centre = 1.0, est
+    subset = max(MIN_BOOTSTRAP_UNITS, units * BOOTSTRAP_MAX_MATCHES // points.shape[0])
+    if subset < units:
+        keep = np.zeros(units, bool)
+        keep[rng.choice(units, subset, replace=False)] = True
+        rows = keep[label]
+        points, label = points[rows], np.unique(label[rows], return_inverse=True)[1]
+        scale = math.sqrt(subset / units)
+        centre = _fit_offsets(points, start=est)
+        units = subset
+    boots = np.array(
+        [
+            _fit_offsets(
+                points, np.bincount(rng.integers(0, units, units), minlength=units)[label], centre
+            )
+            for _ in range(samples)
+        ]
+    )
+    lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
+    return est + (lo - centre) * scale, est + (hi - centre) * scale
+
+
+def _n_player(points: np.ndarray, unit: np.ndarray, samples: int) -> dict[str, Any]:
+    est = _fit_offsets(points)
     n = points.shape[1]
     lo = hi = np.full(n, math.nan)
-    if not _no_interval(samples, points.shape[0]):
-        size = fit_on.shape[0]
-        boots = np.array(
-            [_fit_offsets(fit_on[rng.integers(0, size, size)], est) for _ in range(samples)]
-        )
-        lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
+    if samples > 0 and np.unique(unit).size >= MIN_BOOTSTRAP_UNITS:
+        lo, hi = _bootstrap_offsets(points, unit, est, samples)
     return {
-        "method": "per-seat offsets (seat 0 fixed at 0) equalising win shares, solved seat by "
-        f"seat with brentq to {OFFSET_TOLERANCE:g} points on up to {N_PLAYER_MAX_MATCHES} "
-        f"matches; bootstrap percentile interval ({samples} resamples)",
+        "method": "per-turn-position offsets (the starting player fixed at 0) equalising win "
+        "shares, solved seat by seat on the step function of each share; bootstrap percentile "
+        f"interval ({samples:,} resamples of units of sampling, seeded)",
         "offsets": [
             {"seat": s, "points": float(est[s]), "ci_low": float(lo[s]), "ci_high": float(hi[s])}
             for s in range(1, n)
@@ -174,18 +246,24 @@ def _n_player(points: np.ndarray, samples: int) -> dict[str, Any]:
 def fair_compensation(
     w: Wide, agent_groups: Sequence[int] | None = None, samples: int | None = None
 ) -> dict[str, Any] | None:
-    """Komi for a points game; None when there are fewer than two seats or no matches.
+    """Komi for a points game, by turn position; None with fewer than two seats or no matches.
 
     ``agent_groups[i]`` names the player behind agent index ``i`` (equal for agents with the
-    same spec); by default every agent index is a different player. Two players: the median of
-    seat 0's minus seat 1's (agent-corrected) points, to be added to seat 1. More players: an
-    offset per later seat. ``win_share_after`` and ``residual`` (the largest remaining gap
-    between a seat's share and 1/n) are computed on the corrected points of every match.
-    Bootstrap intervals are null below ``MIN_BOOTSTRAP_MATCHES`` matches (``note`` says so);
-    when seats and agents are confounded, ``offsets`` is null and ``note`` says why.
+    same spec); by default every agent index is a different player. Offsets are per turn
+    position (``offsets[].seat`` is the turn position: 1 = the second to move), which is the
+    seat index wherever seat 0 always starts. Two players: the median of the starting player's
+    minus the second's (agent-corrected) points, to be added to the second, with an analytic
+    interval (``median_interval``). More players: an offset per later position with a
+    bootstrap interval over units (``BOOTSTRAP_SAMPLES`` resamples, none below
+    ``MIN_BOOTSTRAP_UNITS`` units; ``note`` says so). ``win_share_after`` is computed on the
+    corrected points of every match. No residual is reported: the offsets are solved to even
+    these very matches, so what is left on them is zero up to whole-point steps and says nothing
+    about the game; the interval carries the uncertainty. When seats and agents are confounded,
+    ``offsets`` is null and ``note`` says why.
     """
     if w.players < 2 or w.matches == 0:
         return None
+    w = by_turn(w)
     if agent_groups is None:
         groups = np.arange(len(w.labels), dtype=np.int64)
     else:
@@ -196,24 +274,27 @@ def fair_compensation(
             "method": "not estimable",
             "offsets": None,
             "win_share_after": None,
-            "residual": None,
             "agent_corrected": False,
             "note": "cannot be estimated: every agent keeps one seat, so the seat's effect on "
             "points cannot be told apart from the agent's (seat the agents in turn)",
         }
     if w.players == 2:
-        out = _two_player(points, BOOTSTRAP_SAMPLES if samples is None else samples)
+        out = _two_player(points, w.unit)
     else:
-        out = _n_player(points, N_PLAYER_BOOTSTRAP_SAMPLES if samples is None else samples)
-    out["residual"] = float(np.abs(np.asarray(out["win_share_after"]) - 1.0 / w.players).max())
+        out = _n_player(points, w.unit, BOOTSTRAP_SAMPLES if samples is None else samples)
     out["agent_corrected"] = points is not w.points
     notes = []
     if out["agent_corrected"]:
         notes.append(
             "points corrected for the agents in each seat (least-squares agent + seat effects)"
         )
-    if w.matches < MIN_BOOTSTRAP_MATCHES:
-        notes.append(f"no interval: fewer than {MIN_BOOTSTRAP_MATCHES} matches")
+    units = int(np.unique(w.unit).size)
+    if w.players > 2 and units < MIN_BOOTSTRAP_UNITS:
+        notes.append(f"no interval: fewer than {MIN_BOOTSTRAP_UNITS} units of sampling")
+    elif any(
+        not math.isfinite(o["ci_low"]) or not math.isfinite(o["ci_high"]) for o in out["offsets"]
+    ):
+        notes.append("the data cannot bound the komi on one side or both (too few units)")
     out["note"] = "; ".join(notes) or None
     return out
 

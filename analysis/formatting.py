@@ -59,3 +59,33 @@ class TextTable:
     rows: list[list[str]] = field(default_factory=list)
     note: str | None = None
     css_class: str = ""
+
+
+def independence_line(block: Any) -> str:
+    """The ``independence`` block in one line: matches, distinct games and openings, units,
+    effective sample size and the declared variation."""
+    if not block:
+        return ""
+    openings = block.get("distinct_openings")
+    variation = block.get("variation")
+    declared = (
+        ", ".join(f"{k}={v}" for k, v in variation.items())
+        if isinstance(variation, dict)
+        else "none declared"
+    )
+    return (
+        f"{counted(block.get('matches'), 'match', 'matches')}, "
+        f"{counted(block.get('distinct_games'), 'distinct game')}, "
+        + (
+            counted(openings, "distinct opening")
+            if openings is not None
+            else "openings not recorded"
+        )
+        + f", {counted(block.get('units'), 'unit')} of sampling, effective sample "
+        f"{num(block.get('effective_n'), 1)}; variation: {declared}"
+    )
+
+
+def counted(k: Any, one: str, many: str | None = None) -> str:
+    """``k`` with the noun in the right number: ``1 unit``, ``3 units``."""
+    return f"{num(k)} {one if k == 1 else many or one + 's'}"

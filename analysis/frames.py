@@ -202,6 +202,14 @@ def ended_by_counts(engine: Engine, batch_id: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["ended_by", "count"]).astype({"count": "int64"})
 
 
+def distinct_games(engine: Engine, batch_id: str) -> int:
+    """How many different move lists the batch's successful matches played (SQL
+    ``COUNT(DISTINCT moves)``): matches that replay one line count once."""
+    sql = text("SELECT COUNT(DISTINCT moves) FROM match WHERE batch_id = :b AND ok = :ok")
+    with engine.connect() as conn:
+        return int(conn.execute(sql, {"b": batch_id, "ok": True}).scalar_one() or 0)
+
+
 def draw_endings(engine: Engine, batch_id: str) -> pd.DataFrame:
     """Columns: ended_by, count — over matches where no seat took the whole win."""
     sql = text(

@@ -36,13 +36,19 @@ figure.small svg { width: 340px; } figcaption { font-size: 0.8rem; color: #555; 
 
 def _seats(r: Mapping[str, Any]) -> str:
     out = text_table(model.seat_table(r))
+    warning = model.independence_warning(r)
+    if warning:
+        out += f'<p class="partial" id="independence-warning">{html.escape(warning)}</p>'
+    turns = model.turn_position_table(r)
+    if turns is not None:
+        out += text_table(turns)
     if r["seats"] and r["seats"][0]["games"]:
         svg = plots.to_svg(plots.seat_shares(pd.DataFrame(r["seats"])))
         out += figure("fig-seats", svg, "Win share per seat with 95 % intervals")
     estimate, rest = model.first_player_parts(r)
     return out + (
-        f'<p id="fpa">First-player advantage: <b>{html.escape(estimate)}</b> '
-        f"{html.escape(rest)}</p>"
+        f'<p id="fpa">First-player advantage (the player who moved first): '
+        f"<b>{html.escape(estimate)}</b> {html.escape(rest)}</p>"
     )
 
 

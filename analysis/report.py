@@ -1,9 +1,36 @@
 """One report per batch, as a strict-JSON dict, and its CSV form.
 
-Top-level keys: ``batch`` (metadata), ``method`` (how each figure was computed), ``seats``,
-``seat_test``, ``first_player_advantage``, ``agents``, ``pairings``, ``strengths``, ``shape``,
-``fair_compensation`` (points games, else null), ``game`` (game section or null) and ``sprt``
-(stop-rule state or null). Values are unrounded; NaN and infinities become null.
+Top-level keys: ``batch`` (metadata), ``method`` (how each figure was computed), ``independence``,
+``seats``, ``turn_positions``, ``seat_test``, ``first_player_advantage``, ``agents``,
+``pairings``, ``strengths``, ``shape``, ``fair_compensation`` (points games, else null),
+``game`` (game section or null) and ``sprt`` (stop-rule state or null). Values are unrounded;
+NaN and infinities become null.
+
+Every interval and test counts units of sampling, not matches (``analysis.units``: matches
+linked by a shared opening or round). The fields that say so:
+
+- ``independence``: ``matches``; ``distinct_games`` (different move lists); ``distinct_openings``
+  (null when some were not recorded; ``openings_known`` says); ``round_size`` (matches per round
+  of the seating design); ``units``; ``design_effect`` and ``effective_n`` (matches / design
+  effect) of the starting player's win share; ``variation`` (what the batch declared, null for
+  none); ``warning`` (plain words when the units are far fewer than the matches, else null);
+  ``note`` (how units are formed).
+- ``seats[]`` (by seat index) and ``turn_positions[]`` (by turn position, ``position`` 0 = the
+  player who moved first; null when every match started with seat 0, where the two coincide):
+  ``games``, ``win_share``, ``ci_low``/``ci_high``, ``interval`` (``clopper-pearson``, or
+  ``clopper-pearson, design-adjusted`` / ``t-adjusted``, or ``none: one unit ...`` with the
+  whole range [0, 1]), ``units``, ``effective_n``, ``expected``, ``p_value``, ``p_holm`` (Holm
+  over the seats), ``test``, ``mean_points`` with ``points_ci_low``/``points_ci_high``.
+- ``seat_test``: all seats at once (``method``, ``statistic``, ``df``, ``p_value``;
+  ``df_denominator`` for the Rao–Scott F test), and ``turn_positions`` (the same by turn
+  position) when turn order is not seat order.
+- ``first_player_advantage``: the starting player's share − 1/n: ``estimate``, ``ci_low``,
+  ``ci_high``, ``p_value``, ``interval``, ``units``, ``effective_n``, ``by``.
+- ``shape``: ``draw_rate_ci_low``/``draw_rate_ci_high``; ``balance_ci_low``/``balance_ci_high``,
+  ``balance_if_fair`` (the mean balance of a perfectly fair game of this size: the metric's bias)
+  and ``balance_note``.
+- ``fair_compensation.offsets[].seat`` is the turn position; no ``residual`` (see
+  ``analysis.compensation``).
 
 Agent figures (``analysis.agents``, ``analysis.strengths``) are computed over units of
 sampling, copies of one agent pooled into one player: ``agents`` rows gain ``labels`` (the
@@ -34,8 +61,9 @@ from analysis import agents as agents_mod
 from analysis import frames, seats, shape, stop_rule
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
+from analysis.independence import independence
 from analysis.strengths import strengths
-from analysis.tidy import Wide, is_binary, to_wide, with_matches
+from analysis.tidy import Wide, by_turn, to_wide, with_matches
 from engines.core import Ending
 from engines.registry import game_class, load_game
 from engines.seating import opening_round, seating_design
@@ -43,8 +71,9 @@ from storage import crud
 from storage.models import BatchStatus
 
 REPORT_KEYS = (
-    "batch", "method", "seats", "seat_test", "first_player_advantage", "agents", "pairings",
-    "strengths", "shape", "fair_compensation", "game", "sprt",
+    "batch", "method", "independence", "seats", "turn_positions", "seat_test",
+    "first_player_advantage", "agents", "pairings", "strengths", "shape", "fair_compensation",
+    "game", "sprt",
 )  # fmt: skip
 
 
@@ -129,32 +158,40 @@ def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
 
 def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
     """Plain-language notes on the methods this report used."""
-    binary = is_binary(w.win)
     n = w.players
     return {
         "results": "every head-to-head figure (W/D/L, score, Elo, LOS, Bradley–Terry, SPRT) "
         "comes from the game result: the larger win share wins a meeting, equal shares draw, "
         "whatever the points; points are reported apart",
         "win_share": "mean of returns(): winners split 1.0, so a shared win counts a fraction",
-        "variance": "sample variance (ddof=1) of the per-unit values everywhere; undefined "
-        "for one unit, where an interval is Wilson (shares) or null (points)",
-        "seat_interval": (
-            "95 % Wilson score interval (every outcome is 0 or 1)"
-            if binary
-            else "95 % normal interval from the per-game variance (some wins are shared); "
-            "Wilson when that variance is zero"
-        ),
+        "units": "matches that share an opening (their first plies) or a round of the seating "
+        "design form one unit of sampling; seat, turn-position, draw and balance figures and "
+        "every agent figure treat units, not matches, as the independent draws (see "
+        "independence); copies of one agent spec are one player",
+        "variance": "sample variance (ddof=1) everywhere; for a mean over units the CR1 "
+        "cluster-robust variance (G/(G−1) · Σ unit residual² / M²), never below the variance "
+        "independent matches would give",
+        "seat_interval": "95 % Clopper–Pearson (exact) when matches are independent whole wins; "
+        "otherwise Korn–Graubard's design-adjusted exact interval: Clopper–Pearson at the "
+        "effective sample size (the Bernoulli sample with the cluster-robust variance, shrunk "
+        "by (z / t on effective units − 1 df)²); the whole range [0, 1] with one unit",
         "seat_p_value": (
-            "exact two-sided binomial sign test on decisive games"
+            "exact two-sided binomial sign test on decisive games when matches are independent; "
+            "otherwise the exact test at the effective size that the interval inverts"
             if n == 2
-            else "chi-square goodness of fit against 1/n (per seat: this seat vs the rest; "
-            "seat_test: all seats); exact binomial or multinomial test when a seat expects "
-            "fewer than 5 wins, none with shared wins then"
-        ),
-        "first_player_advantage": "win share of seat 0 minus 1/n, with seat 0's interval",
-        "units": "agent figures treat units of sampling as the independent draws: matches "
-        "sharing an opening or a round of the seating design, and the two matches of a "
-        "seat-swapped pair, are one unit; copies of one agent spec are one player",
+            else "exact binomial test of this seat vs the rest against 1/n, at the effective "
+            "size when matches are not independent (the test the interval inverts)"
+        )
+        + "; p_holm: Holm-adjusted over the seats (two seats are one hypothesis: unadjusted)",
+        "seat_test": "all seats at once: chi-square (or exact multinomial below 5 expected) for "
+        "independent whole wins; otherwise Rao–Scott: Pearson's statistic over the mean design "
+        "effect, on F(n − 1, (n − 1)(effective units − 1))",
+        "turn_position": "turn position = (seat − first seat) mod n; 0 is the player who moved "
+        "first. Identical to the seat index unless the game draws who starts",
+        "first_player_advantage": "win share of turn position 0 (the starting player) minus 1/n, "
+        "with its interval",
+        "mean_points": "t interval over units (effective units − 1 df); none for one unit or no "
+        "spread",
         "elo": (
             "logistic Elo from the mean score; 95 % interval: Wilson-type with an effective "
             "sample size from the cluster-robust variance of the unit totals, t with units − 1 "
@@ -177,9 +214,15 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
             if n > 2
             else "not computed for two players (the pairing's Elo says the same)"
         ),
-        "balance": "Ludii's balance: 1 − (largest − smallest seat win share), draws fractional",
-        "fair_compensation": "points to add to each later seat so win shares equalise (komi), "
-        "after taking off each agent's effect on points (least squares, agents + seats)",
+        "draw_rate": "share of matches where every seat got the same share; exact interval "
+        "over units as for seats",
+        "balance": "Ludii's balance: 1 − (largest − smallest seat win share), draws fractional; "
+        "biased low (balance_if_fair); 95 % interval from simultaneous seat intervals "
+        "(two seats: seat 0's; more: Bonferroni at 1 − 0.05/n)",
+        "fair_compensation": "points to add to each later turn position so win shares "
+        "equalise (komi), after taking off each agent's effect on points (least squares, "
+        "agents + seats); two players: analytic interval inverting the exact test of the "
+        "shares after it; more: bootstrap over units (1,000 resamples, seeded)",
         "sprt": "generalised SPRT, bounds ln(β/(1−α)) and ln((1−β)/α); once decided, the Elo "
         "is the median-unbiased estimate with its interval from the stopping distribution "
         "(Brownian approximation, stage-wise ordering), beside the fixed-sample one",
@@ -187,25 +230,36 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
     }
 
 
+def load_wide(engine: Engine, batch: Any) -> Wide:
+    """The batch's per-match arrays with each match's starting seat and unit of sampling."""
+    long = frames.seat_results_numeric(engine, batch.id, batch.labels)
+    w = to_wide(long, batch.players)
+    del long
+    return with_matches(
+        w,
+        frames.match_design(engine, batch.id, starting_seat(batch)),
+        opening_round(batch.players, batch.seat_policy),
+    )
+
+
 def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     """The full report of the batch with this full id; ``NotFound`` if there is none."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")
-    long = frames.seat_results_numeric(engine, batch.id, batch.labels)
-    w = to_wide(long, batch.players)
-    del long
-    w = with_matches(
-        w,
-        frames.match_design(engine, batch.id, starting_seat(batch)),
-        opening_round(batch.players, batch.seat_policy),
-    )
+    w = load_wide(engine, batch)
     ended = frames.ended_by_counts(engine, batch.id)
     failed = int(ended.loc[ended["ended_by"] == Ending.FAILED, "count"].sum())
     ended_ok = ended[ended["ended_by"] != Ending.FAILED]
     plies = frames.plies_counts(engine, batch.id)
 
     balance = seats.seat_balance_wide(w)
+    turn = by_turn(w)
+    positions = seats.seat_balance_wide(turn, "position") if turn is not w else None
+    seat_test = seats.seat_test(w)
+    if positions is not None:
+        seat_test["turn_positions"] = seats.seat_test(turn)
+    round_size = opening_round(batch.players, batch.seat_policy)
     pairs = agents_mod.swapped_pairs(w, batch.seat_policy)
     groups = agent_groups(list(batch.agents))
     game_shape = shape.game_shape(w, plies, ended_ok)
@@ -221,9 +275,15 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     report = {
         "batch": batch_meta(batch, w.matches, failed),
         "method": method_notes(w, batch, pairs is not None),
+        "independence": independence(
+            w, batch.variation, frames.distinct_games(engine, batch.id), round_size
+        ),
         "seats": balance,
-        "seat_test": seats.seat_test(w),
-        "first_player_advantage": seats.first_player_advantage(balance),
+        "turn_positions": positions,
+        "seat_test": seat_test,
+        "first_player_advantage": seats.first_player_advantage(
+            balance if positions is None else positions
+        ),
         "agents": agents_mod.agent_table(w, batch.seat_policy, groups),
         "pairings": agents_mod.pairings(w, batch.seat_policy, groups),
         "strengths": strengths(w, groups) if w.players > 2 else [],

@@ -14,15 +14,24 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from analysis.agents import SEAT_EFFECT
-from analysis.formatting import MISSING, TextTable, elo_span, num, p_value, pct, span
+from analysis.formatting import (
+    MISSING,
+    TextTable,
+    elo_span,
+    independence_line,
+    num,
+    p_value,
+    pct,
+    span,
+)
 from analysis.games import game_report
 
 CI = "95% CI"
 
 
 def first_player_parts(report: Mapping[str, Any]) -> tuple[str, str]:
-    """(estimate, "(95% CI …, p = …)") of the first-player advantage, for a caption or a
-    paragraph."""
+    """(estimate, "(95% CI …, p = …)") of the first-player advantage (the player who moved
+    first), for a caption or a paragraph."""
     f = report["first_player_advantage"]
     return (
         pct(f.get("estimate")),
@@ -48,28 +57,66 @@ def _notes(rows: Iterable[Mapping[str, Any]], *extra: str | None) -> str | None:
     return "\n".join(seen) if seen else None
 
 
-def seat_table(report: Mapping[str, Any]) -> TextTable:
-    """Seat balance: shares with intervals and tests, mean points with intervals."""
-    seats = report["seats"]
-    interval = seats[0]["interval"] if seats else "wilson"
+def _seat_rows(
+    rows: list[Mapping[str, Any]], label: str, title: str, css: str, note: str | None = None
+) -> TextTable:
+    """Win shares with intervals and tests, mean points with intervals: one row per seat (or
+    turn position, ``label``)."""
+    interval = rows[0]["interval"] if rows else "exact"
+    named = "one unit of sampling: no bounds" if interval.startswith("none") else interval
     return TextTable(
-        f"Seat balance (95% {interval} intervals)",
-        ("seat", "games", "win share", CI, "expected", "p-value", "mean points", "points " + CI),
+        f"{title} (95% intervals: {named})",
+        (
+            label,
+            "games",
+            "win share",
+            CI,
+            "expected",
+            "p-value",
+            "p (Holm)",
+            "mean points",
+            "points " + CI,
+        ),
         [
             [
-                str(s["seat"]),
+                str(s[label]),
                 num(s["games"]),
                 pct(s["win_share"]),
                 span(s["ci_low"], s["ci_high"]),
                 pct(s["expected"]),
                 p_value(s["p_value"]),
+                p_value(s.get("p_holm")),
                 num(s["mean_points"], 2),
                 span(s["points_ci_low"], s["points_ci_high"], lambda x: num(x, 2)),
             ]
-            for s in seats
+            for s in rows
         ],
-        css_class="seats",
+        note=note,
+        css_class=css,
     )
+
+
+def independence_warning(report: Mapping[str, Any]) -> str | None:
+    """The report's plain warning that its units are far fewer than its matches, if any: each
+    face shows it where it cannot be missed."""
+    return (report.get("independence") or {}).get("warning")
+
+
+def seat_table(report: Mapping[str, Any]) -> TextTable:
+    """Seat balance by seat index, with the independence counts below."""
+    block = report.get("independence")
+    note = independence_line(block) if block else None
+    return _seat_rows(report["seats"], "seat", "Seat balance", "seats", note)
+
+
+def turn_position_table(report: Mapping[str, Any]) -> TextTable | None:
+    """Seat balance by turn position (0 = the player who moved first), when it differs from
+    seat index; None when every match started with seat 0."""
+    rows = report.get("turn_positions")
+    if not rows:
+        return None
+    title = "By turn position, 0 = the player who moved first"
+    return _seat_rows(rows, "position", title, "turn-positions")
 
 
 def _agent_name(a: Mapping[str, Any]) -> str:
@@ -167,19 +214,24 @@ def strengths_table(report: Mapping[str, Any]) -> TextTable:
 
 
 def shape_table(report: Mapping[str, Any]) -> TextTable:
-    """Draws, completion, balance, game length, and how games ended."""
+    """Draws and balance with their intervals, completion, game length, how games ended, and
+    the balance's bias."""
     s = report["shape"]
     p = s["plies"]
     ended = s["ended_by"]
     total = sum(ended.values()) or 1
+    three = lambda x: num(x, 3)  # noqa: E731
+    notes = ["ended by: " + ", ".join(f"{k} {num(v)} ({pct(v / total)})" for k, v in ended.items())]
+    if s.get("balance_note"):
+        notes.append(f"{s['balance_note']} (here: {three(s.get('balance_if_fair'))})")
     return TextTable(
         "Game shape",
         (
             "matches",
             "failed",
-            "draw rate",
+            "draw rate (" + CI + ")",
             "completion",
-            "balance",
+            "balance (" + CI + ")",
             "mean plies",
             "median",
             "p10",
@@ -189,28 +241,31 @@ def shape_table(report: Mapping[str, Any]) -> TextTable:
             [
                 num(s["matches"]),
                 num(s.get("failed", 0)),
-                pct(s["draw_rate"]),
+                f"{pct(s['draw_rate'])} "
+                + span(s.get("draw_rate_ci_low"), s.get("draw_rate_ci_high")),
                 pct(s["completion"]),
-                num(s["balance"], 3),
+                f"{three(s['balance'])} "
+                + span(s.get("balance_ci_low"), s.get("balance_ci_high"), three),
                 num(p["mean"]),
                 num(p["median"]),
                 num(p["p10"]),
                 num(p["p90"]),
             ]
         ],
-        note="ended by: " + ", ".join(f"{k} {num(v)} ({pct(v / total)})" for k, v in ended.items()),
+        note="\n".join(notes),
         css_class="shape",
     )
 
 
 def compensation_table(report: Mapping[str, Any]) -> TextTable | None:
-    """Points to add to each later seat (komi), with intervals; None when not computed."""
+    """Points to add to each later turn position (komi), with intervals; None when not
+    computed."""
     komi = report.get("fair_compensation")
     if not komi:
         return None
     return TextTable(
         "Fair compensation (komi)",
-        ("seat", "points to add", CI),
+        ("turn position", "points to add", CI),
         [
             [str(o["seat"]), num(o["points"]), span(o["ci_low"], o["ci_high"], num)]
             for o in komi["offsets"] or []
@@ -255,7 +310,11 @@ def sprt_table(report: Mapping[str, Any]) -> TextTable | None:
 
 def report_tables(report: Mapping[str, Any]) -> list[TextTable]:
     """Every table of a report, in reading order (the game section's included)."""
-    tables = [seat_table(report), agent_table(report)]
+    tables = [seat_table(report)]
+    turns = turn_position_table(report)
+    if turns is not None:
+        tables.append(turns)
+    tables.append(agent_table(report))
     if report["pairings"]:
         tables.append(pairings_table(report))
     if report["strengths"]:

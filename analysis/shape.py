@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
+from analysis.seats import BALANCE_NOTE, balance_interval, fair_balance
 from analysis.tidy import Wide
 
 HISTOGRAM_BINS = 30
@@ -50,11 +51,14 @@ def plies_summary(plies: pd.DataFrame, bins: int = HISTOGRAM_BINS) -> dict[str, 
 def game_shape(w: Wide, plies: pd.DataFrame, ended_by: pd.DataFrame) -> dict[str, Any]:
     """Shape of a batch's games.
 
-    - ``draw_rate``: share of matches where every seat got the same win share;
+    - ``draw_rate``: share of matches where every seat got the same win share, with
+      ``draw_rate_ci_low`` / ``draw_rate_ci_high`` (95 %, over units of sampling);
     - ``shared_win_rate``: share where no seat took the whole win (equals the draw rate with two
       players);
     - ``completion``: share with a sole winner;
-    - ``balance``: Ludii's metric, 1 − (largest − smallest seat win share), draws fractional;
+    - ``balance``: Ludii's metric, 1 − (largest − smallest seat win share), draws fractional,
+      with ``balance_ci_low`` / ``balance_ci_high`` (``seats.balance_interval``),
+      ``balance_if_fair`` (what a fair game of this size scores: the bias) and ``balance_note``;
     - ``plies``: see ``plies_summary``; ``ended_by``: counts by ending (``ended_by`` has columns
       ``ended_by`` and ``count``).
     """
@@ -67,8 +71,11 @@ def game_shape(w: Wide, plies: pd.DataFrame, ended_by: pd.DataFrame) -> dict[str
         shared = float(1 - sole.mean())
         completion = float(sole.mean())
         balance = float(1 - (shares.max() - shares.min()))
+        draw_ci = stats.clustered_share(full_draw.astype(float), w.unit)
+        draw_lo, draw_hi = draw_ci.ci_low, draw_ci.ci_high
     else:
-        draw_rate = shared = completion = balance = math.nan
+        draw_rate = shared = completion = balance = draw_lo = draw_hi = math.nan
+    balance_lo, balance_hi = balance_interval(w)
     ended = {
         str(k): int(v)
         for k, v in zip(ended_by["ended_by"], ended_by["count"], strict=True)
@@ -77,9 +84,15 @@ def game_shape(w: Wide, plies: pd.DataFrame, ended_by: pd.DataFrame) -> dict[str
     return {
         "matches": m,
         "draw_rate": draw_rate,
+        "draw_rate_ci_low": draw_lo,
+        "draw_rate_ci_high": draw_hi,
         "shared_win_rate": shared,
         "completion": completion,
         "balance": balance,
+        "balance_ci_low": balance_lo,
+        "balance_ci_high": balance_hi,
+        "balance_if_fair": fair_balance(w),
+        "balance_note": BALANCE_NOTE,
         "plies": plies_summary(plies),
         "ended_by": dict(sorted(ended.items(), key=lambda kv: -kv[1])),
     }

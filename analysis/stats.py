@@ -6,14 +6,22 @@ them into JSON ``null``.
 
 One variance convention everywhere: the sample variance (``ddof=1``) of the per-unit values
 (games, meetings or seat-swapped pairs); it is undefined for a single unit.
+
+Units of sampling (``analysis.units``): ``unit_sums`` → ``share_from_sums`` / ``clustered_share``
+(a mean share with its exact, design-adjusted interval), ``clustered_mean`` (a t interval over
+units), ``share_test`` (the test that interval inverts), ``share_difference`` (two batches),
+``holm`` (adjusted p-values for a family of tests).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, NamedTuple
 
 import numpy as np
+from scipy import special
 from scipy import stats as sps
 
 CONFIDENCE = 0.95
@@ -279,3 +287,303 @@ def weighted_quantiles(values: np.ndarray, weights: np.ndarray, qs: Sequence[flo
         v_hi = v[np.searchsorted(cum, hi + 1)]
         out.append(float(v_lo + (v_hi - v_lo) * (pos - lo)))
     return out
+
+
+# --------------------------------------------------------------------------- units of sampling
+# Matches are not always independent draws: deterministic players replay an opening, and a round
+# of the seating design shares agents (``analysis.units``). Every figure below averages
+# per-match values but treats the *units* those matches belong to as the independent draws.
+
+
+class UnitSums(NamedTuple):
+    """What a clustered mean needs of per-match values ``y`` grouped into units ``g``.
+
+    Sums, so they can come from NumPy (``unit_sums``) or from one grouped SQL query alike:
+    ``matches`` M, ``units`` G, ``total`` Σy, ``squares`` Σy², and over units, with ``T_g`` a
+    unit's total and ``N_g`` its size: ``unit_squares`` ΣT², ``unit_size_squares`` ΣN²,
+    ``unit_cross`` ΣN·T; ``fractional`` counts values strictly between 0 and 1 (0: every value
+    is a whole win or loss).
+    """
+
+    matches: int
+    units: int
+    total: float
+    squares: float
+    unit_squares: float
+    unit_size_squares: float
+    unit_cross: float
+    fractional: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.matches if self.matches else math.nan
+
+
+def unit_sums(values: np.ndarray, unit: np.ndarray | None = None) -> UnitSums:
+    """``UnitSums`` of per-match ``values`` with unit labels ``unit`` (any integers; None: every
+    match is its own unit)."""
+    y = np.asarray(values, dtype=float)
+    m = int(y.size)
+    if unit is None:
+        unit = np.arange(m)
+    _, inv, size = np.unique(np.asarray(unit), return_inverse=True, return_counts=True)
+    t = np.bincount(inv.ravel(), weights=y, minlength=size.size)
+    n = size.astype(float)
+    return UnitSums(
+        matches=m,
+        units=int(size.size),
+        total=float(y.sum()),
+        squares=float((y * y).sum()),
+        unit_squares=float((t * t).sum()),
+        unit_size_squares=float((n * n).sum()),
+        unit_cross=float((n * t).sum()),
+        fractional=int(((y > 0) & (y < 1)).sum()),
+    )
+
+
+def cluster_variance(s: UnitSums) -> float:
+    """Cluster-robust (CR1) variance of the mean Σy / M over units (nan below two units).
+
+    The mean is a ratio of unit totals to unit sizes; its linearised residual in unit g is
+    ``T_g − ȳ·N_g``, and CR1 is ``G / (G − 1) · Σ (T_g − ȳ·N_g)² / M²``. With one match per
+    unit it is exactly the sample variance (ddof = 1) over M.
+    """
+    m, g = s.matches, s.units
+    if g < 2 or m == 0:
+        return math.nan
+    mean = s.total / m
+    ss = s.unit_squares - 2 * mean * s.unit_cross + mean * mean * s.unit_size_squares
+    # The expanded sum leaves rounding residue where every unit has the same mean.
+    scale = s.unit_squares + mean * mean * s.unit_size_squares
+    if ss <= 1e-12 * scale:
+        ss = 0.0
+    return g / (g - 1) * ss / (m * m)
+
+
+def unit_df(s: UnitSums) -> float:
+    """Degrees of freedom of a mean over units: the effective number of units minus one.
+
+    The effective number is Kish's (Σ N_g)² / Σ N_g²: the unit count when units are of one
+    size, fewer when a few large units carry most matches (CR1 then understates the variance,
+    and a t on G − 1 would be too narrow).
+    """
+    if s.units < 2 or s.unit_size_squares <= 0:
+        return 0.0
+    return s.matches * s.matches / s.unit_size_squares - 1.0
+
+
+def _independent_variance(s: UnitSums) -> float:
+    """Variance of the mean if the M matches were independent: sample variance (ddof=1) / M."""
+    m = s.matches
+    if m < 2:
+        return math.nan
+    mean = s.total / m
+    ss = s.squares - m * mean * mean
+    if ss <= 1e-12 * max(s.squares, 1e-300):
+        ss = 0.0
+    return ss / (m - 1) / m
+
+
+@dataclass(frozen=True)
+class UnitMean:
+    """A mean of per-match values with its 95 % interval, counting units, not matches.
+
+    ``interval`` names the method; ``variance`` is the variance of the estimate used (the CR1
+    variance over units, never below what independent matches would give); ``design_effect``
+    that variance over the independent one (≥ 1); ``effective_n`` = matches / design effect,
+    the number of independent matches the data are worth (the unit count when every unit gave
+    the same value); ``df`` the degrees of freedom of the t quantile (``unit_df``: effective
+    units − 1).
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    interval: str
+    matches: int
+    units: int
+    variance: float = math.nan
+    design_effect: float = math.nan
+    effective_n: float = math.nan
+    df: float = 0.0
+    binomial_n: float = math.nan
+    """Share intervals only: the binomial sample size the exact interval was taken at (the
+    effective size in Bernoulli terms, shrunk by (z / t_df)²); ``share_test`` inverts it."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+ONE_UNIT = "none: one unit of sampling (every match shares one opening or round)"
+
+
+def _t_factor(df: float, confidence: float = CONFIDENCE) -> float:
+    """(z / t_df)²: shrinks a sample size so that a z-based interval has t's width."""
+    q = 0.5 + confidence / 2
+    # scipy.special's quantiles: the distribution objects cost a millisecond a call.
+    return float((special.ndtri(q) / special.stdtrit(df, q)) ** 2)
+
+
+def exact_interval(k: float, n: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Clopper–Pearson interval for ``k`` successes in ``n`` trials (both may be fractional:
+    the beta-quantile form); the whole range [0, 1] for ``n`` = 0."""
+    if n <= 0:
+        return (0.0, 1.0)
+    alpha = 1 - confidence
+    lo = float(special.betaincinv(k, n - k + 1, alpha / 2)) if k > 0 else 0.0
+    hi = float(special.betaincinv(k + 1, n - k, 1 - alpha / 2)) if k < n else 1.0
+    return (lo, hi)
+
+
+def exact_test(k: float, n: float, expected: float) -> float:
+    """Two-sided central binomial test of ``k`` in ``n`` (fractional allowed) against
+    ``expected``: twice the smaller tail, the test Clopper–Pearson inverts."""
+    if n <= 0 or not 0 < expected < 1:
+        return math.nan
+    upper = 1.0 if k <= 0 else float(special.betainc(k, n - k + 1, expected))  # P(X >= k)
+    lower = 1.0 if k >= n else float(special.betaincc(k + 1, n - k, expected))  # P(X <= k)
+    return min(1.0, 2 * min(upper, lower))
+
+
+def share_from_sums(s: UnitSums, confidence: float = CONFIDENCE) -> UnitMean:
+    """95 % (or ``confidence``) interval of a mean of per-match values in [0, 1] (win shares,
+    draw indicators).
+
+    - One match per unit and whole wins only: the exact Clopper–Pearson interval.
+    - Otherwise Korn & Graubard's design-adjusted exact interval: the variance of the mean is
+      the CR1 variance over units (never below the independent one); the effective size is the
+      Bernoulli sample with that variance, shrunk by (z / t)² on ``unit_df`` degrees of freedom
+      for the few units it rests on, and Clopper–Pearson is taken at that size. When every
+      unit gave the same value the data show no spread to measure and each unit counts once
+      (then the same shrinking).
+    - One unit: the whole range [0, 1] — one observation bounds nothing.
+    """
+    m, g = s.matches, s.units
+    if m == 0:
+        return UnitMean(math.nan, math.nan, math.nan, "none: no matches", 0, 0)
+    p = min(max(s.total / m, 0.0), 1.0)
+    if g < 2:
+        return UnitMean(p, 0.0, 1.0, ONE_UNIT, m, g, math.nan, float(m), 1.0, 0, 0.0)
+    independent = _independent_variance(s)
+    if g == m and s.fractional == 0:
+        lo, hi = exact_interval(s.total, m, confidence)
+        name = "clopper-pearson"
+        return UnitMean(p, lo, hi, name, m, g, independent, 1.0, float(m), m - 1, float(m))
+    variance = max(cluster_variance(s), independent)
+    if variance > 0:
+        design_effect = variance / independent
+        base = m * p * (1 - p) / (m - 1) / variance
+    else:
+        design_effect = m / g
+        base = float(g)
+    df = unit_df(s)
+    n_star = base * _t_factor(df, confidence)
+    lo, hi = exact_interval(p * n_star, n_star, confidence)
+    name = "clopper-pearson, design-adjusted" if g < m else "clopper-pearson, t-adjusted"
+    return UnitMean(p, lo, hi, name, m, g, variance, design_effect, m / design_effect, df, n_star)
+
+
+def clustered_share(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMean:
+    """``share_from_sums`` of per-match values in [0, 1] grouped by ``unit`` labels."""
+    return share_from_sums(unit_sums(values, unit))
+
+
+def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMean:
+    """Mean of unbounded per-match values (points) with a t interval over units (``unit_df``
+    degrees of freedom: G − 1 for units of one size).
+
+    The variance is CR1 over units, never below the independent one. Null interval with one
+    unit, or when every match gave the same value (no spread to measure).
+    """
+    s = unit_sums(values, unit)
+    m, g = s.matches, s.units
+    if m == 0:
+        return UnitMean(math.nan, math.nan, math.nan, "none: no matches", 0, 0)
+    mean = s.total / m
+    if g < 2:
+        return UnitMean(mean, math.nan, math.nan, ONE_UNIT, m, g)
+    independent = _independent_variance(s)
+    variance = max(cluster_variance(s), independent)
+    if not variance > 0:
+        return UnitMean(mean, math.nan, math.nan, "none: every match gave the same value", m, g)
+    df = unit_df(s)
+    half = float(special.stdtrit(df, 0.5 + CONFIDENCE / 2)) * math.sqrt(variance)
+    deff = variance / independent
+    name = "t over units" if g < m else "t"
+    return UnitMean(mean, mean - half, mean + half, name, m, g, variance, deff, m / deff, df)
+
+
+def share_test(u: UnitMean, expected: float) -> float:
+    """Two-sided p-value of H0: mean share = ``expected``: the exact test that ``share_from_sums``
+    inverts, at the same binomial size (so p < 0.05 exactly when ``expected`` lies outside
+    the interval). Null with one unit."""
+    if u.matches == 0 or u.units < 2:
+        return math.nan
+    return exact_test(u.estimate * u.binomial_n, u.binomial_n, expected)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order (family-wise error control).
+
+    Null (nan) entries stay nan and are not counted in the family.
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, math.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    k = ok.size
+    if k == 0:
+        return out.tolist()
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adjusted = np.maximum.accumulate((k - np.arange(k)) * p[order])
+    out[order] = np.minimum(adjusted, 1.0)
+    return out.tolist()
+
+
+@dataclass(frozen=True)
+class ShareDifference:
+    """Difference a − b of two independent mean shares with its 95 % interval and p-value."""
+
+    a: float
+    b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    interval: str
+    test: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def share_difference(a: UnitSums, b: UnitSums) -> ShareDifference:
+    """Difference of two independent batches' mean shares (a − b).
+
+    Interval: Newcombe's hybrid method (MOVER) from each side's ``share_from_sums``
+    interval, so clustering, small samples and clean sweeps carry over (a one-unit side spans
+    its whole range). p-value: Fisher's exact test when both sides are independent whole wins;
+    otherwise the pooled score test on the two effective binomial sizes.
+    """
+    ua, ub = share_from_sums(a), share_from_sums(b)
+    if not (a.matches and b.matches):
+        nan = math.nan
+        return ShareDifference(ua.estimate, ub.estimate, nan, nan, nan, nan, "none", "none")
+    d = ua.estimate - ub.estimate
+    lo = d - math.hypot(ua.estimate - ua.ci_low, ub.ci_high - ub.estimate)
+    hi = d + math.hypot(ua.ci_high - ua.estimate, ub.estimate - ub.ci_low)
+    exact = all(s.units == s.matches and s.fractional == 0 for s in (a, b))
+    if exact:
+        ka, kb = round(a.total), round(b.total)
+        table = [[ka, a.matches - ka], [kb, b.matches - kb]]
+        p = float(sps.fisher_exact(table).pvalue)
+        test = "Fisher's exact test"
+    elif ua.binomial_n > 0 and ub.binomial_n > 0:
+        na, nb = ua.binomial_n, ub.binomial_n
+        pooled = (ua.estimate * na + ub.estimate * nb) / (na + nb)
+        se = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
+        p = 1.0 if se == 0 else float(2 * sps.norm.sf(abs(d) / se))
+        test = "score test on effective sample sizes (design effect over units)"
+    else:
+        p, test = math.nan, ONE_UNIT
+    name = "newcombe (mover, exact per side)"
+    return ShareDifference(ua.estimate, ub.estimate, d, lo, hi, p, name, test)

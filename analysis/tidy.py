@@ -129,6 +129,29 @@ def with_matches(w: Wide, matches: pd.DataFrame, round_size: int) -> Wide:
     return replace(w, first_seat=first, unit=units.label, units=units)
 
 
+def turn_order_varies(w: Wide) -> bool:
+    """True when some match did not start with seat 0, so turn position and seat index differ."""
+    return bool(w.first_seat.size) and bool((w.first_seat != 0).any())
+
+
+def by_turn(w: Wide) -> Wide:
+    """``w`` with its seat columns in turn order: column ``t`` holds the seat that moved ``t``-th,
+    ``(first_seat + t) % n``, so every seat figure computed on it is by turn position (0 = the
+    starting player). ``w`` itself when every match started with seat 0."""
+    if not turn_order_varies(w):
+        return w
+    n = w.players
+    seat = (w.first_seat[:, None] + np.arange(n)[None, :]) % n
+    rows = np.arange(w.matches)[:, None]
+    return replace(
+        w,
+        win=w.win[rows, seat],
+        points=w.points[rows, seat],
+        agent=w.agent[rows, seat],
+        first_seat=np.zeros(w.matches, np.int64),
+    )
+
+
 def meeting_results(win: np.ndarray) -> np.ndarray:
     """(M, n, n) result of seat ``s`` against seat ``t`` in each match: 1, ½ or 0.
 

@@ -36,13 +36,19 @@ def rich_table(t: TextTable) -> Table:
 
 
 def seat_table(report: Mapping[str, Any]) -> Table:
-    """Seat balance, with the first-player advantage (and a partial batch's note) below."""
-    t = rich_table(model.seat_table(report))
+    """Seat balance, with the first-player advantage, the independence counts, any warning
+    about them and a partial batch's note below."""
+    model_table = model.seat_table(report)
     estimate, rest = model.first_player_parts(report)
-    t.caption = f"first-player advantage {estimate} {rest}"
-    partial = report["batch"].get("partial_note")
-    if partial:
-        t.caption += f"\n{partial}"
+    warning = model.independence_warning(report)
+    lines = [
+        f"first-player advantage (the player who moved first) {estimate} {rest}",
+        model_table.note,
+        f"warning: {warning}" if warning else None,
+        report["batch"].get("partial_note"),
+    ]
+    t = rich_table(model_table)
+    t.caption = "\n".join(line for line in lines if line)
     return t
 
 
@@ -63,15 +69,18 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
 
 
 def compare_table(result: Mapping[str, Any]) -> Table:
-    """Differences a − b of first-player advantage and seat shares."""
+    """Differences a − b of the starting player's advantage and of seat (and turn-position)
+    shares."""
     a, b = result["a"], result["b"]
     t = _table(
         f"{a['id']} ({a['game']}/{a['players']}) − {b['id']} ({b['game']}/{b['players']})",
-        ["figure", "a", "b", "a − b", "95% CI", "p-value"],
+        ["figure", "a", "b", "a − b", "95% CI", "p-value", "p (Holm)"],
     )
     f = result["first_player_advantage"]
-    rows = [("first-player advantage", f)] + [
-        (f"seat {s['seat']} share", s) for s in result["seats"]
+    rows = [("first-player advantage", f)]
+    rows += [(f"seat {s['seat']} share", s) for s in result["seats"]]
+    rows += [
+        (f"turn position {s['position']} share", s) for s in result.get("turn_positions") or []
     ]
     for name, r in rows:
         t.add_row(
@@ -81,7 +90,9 @@ def compare_table(result: Mapping[str, Any]) -> Table:
             pct(r["difference"]),
             span(r["ci_low"], r["ci_high"]),
             p_value(r["p_value"]),
+            p_value(r.get("p_holm")),
         )
+    t.caption = result.get("method")
     return t
 
 

@@ -145,14 +145,11 @@ class BatchTally(NamedTuple):
     chunks_written: int
 
 
-class SeatZeroSums(NamedTuple):
-    """Seat 0's results of a batch: how many, their sum and sum of squares, and how many seat
-    results of any seat are a shared win (strictly between 0 and 1)."""
-
-    games: int
-    total: float
-    squares: float
-    shared: int
+StarterSums = tuple[int, int, float, float, float, float, float, int]
+"""The starting player's win shares of a batch (the seat that moved first, seat 0 where it was
+not recorded), summed by opening (a match whose opening was not recorded stands alone): the
+fields of ``analysis.stats.UnitSums`` in order — matches, groups, Σ share, Σ share², Σ group
+total², Σ group size², Σ size · total, shares strictly between 0 and 1."""
 
 
 def count_batches(engine: Engine, *, game: str | None = None, status: str | None = None) -> int:
@@ -185,28 +182,53 @@ def batch_tallies(engine: Engine, batch_ids: Sequence[str]) -> dict[str, BatchTa
         }
 
 
-def seat_zero_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, SeatZeroSums]:
-    """``SeatZeroSums`` of each batch in ``batch_ids`` with a stored seat result, in one query:
+def starter_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterSums]:
+    """``StarterSums`` of each batch in ``batch_ids`` with a stored seat result, in one query:
     what a first-player-advantage headline needs without reading the rows."""
     if not batch_ids:
         return {}
-    ws = SEAT_RESULT.c.win_share
-    first = SEAT_RESULT.c.seat == 0
-    query = (
+    s, m = SEAT_RESULT, MATCH
+    ws = s.c.win_share
+    started = s.c.seat == func.coalesce(m.c.first_seat, 0)
+    alone = case((m.c.opening.is_(None), m.c.match_index), else_=None)
+    groups = (
         select(
-            SEAT_RESULT.c.batch_id,
-            func.sum(case((first, 1), else_=0)),
-            func.sum(case((first, ws), else_=0.0)),
-            func.sum(case((first, ws * ws), else_=0.0)),
-            func.sum(case((and_(ws > 0, ws < 1), 1), else_=0)),
+            s.c.batch_id.label("batch_id"),
+            func.count().label("n"),
+            func.sum(ws).label("t"),
+            func.sum(ws * ws).label("q"),
+            func.sum(case((and_(ws > 0, ws < 1), 1), else_=0)).label("f"),
         )
-        .where(SEAT_RESULT.c.batch_id.in_(list(batch_ids)))
-        .group_by(SEAT_RESULT.c.batch_id)
+        .select_from(
+            s.join(m, and_(m.c.batch_id == s.c.batch_id, m.c.match_index == s.c.match_index))
+        )
+        .where(s.c.batch_id.in_(list(batch_ids)), started)
+        .group_by(s.c.batch_id, m.c.opening, alone)
+        .subquery()
     )
+    g = groups.c
+    query = select(
+        g.batch_id,
+        func.sum(g.n),
+        func.count(),
+        func.sum(g.t),
+        func.sum(g.q),
+        func.sum(g.t * g.t),
+        func.sum(g.n * g.n),
+        func.sum(g.n * g.t),
+        func.sum(g.f),
+    ).group_by(g.batch_id)
     with engine.connect() as conn:
         return {
-            row[0]: SeatZeroSums(
-                int(row[1] or 0), float(row[2] or 0), float(row[3] or 0), int(row[4] or 0)
+            row[0]: (
+                int(row[1] or 0),
+                int(row[2] or 0),
+                float(row[3] or 0),
+                float(row[4] or 0),
+                float(row[5] or 0),
+                float(row[6] or 0),
+                float(row[7] or 0),
+                int(row[8] or 0),
             )
             for row in conn.execute(query)
         }

@@ -54,18 +54,18 @@ def two_player_batch() -> tuple[pd.DataFrame, Wide]:
     return frame, wide
 
 
-def test_win_share_by_turn_position_with_wilson_intervals() -> None:
+def test_win_share_by_turn_position_with_exact_intervals() -> None:
     section = alhambra_section(*two_player_batch())
     start, second = section["turn_positions"]
     # Match 0: start seat 1 won; 1: start seat 0 won; 2: start seat 0 lost; 3: start seat 1 won.
     assert (start["games"], start["win_share"]) == (4, 0.75)
     assert second["win_share"] == 0.25
-    lo, hi = proportion_confint(3, 4, alpha=0.05, method="wilson")
+    lo, hi = proportion_confint(3, 4, alpha=0.05, method="beta")  # four independent matches
     assert start["ci_low"] == pytest.approx(lo) and start["ci_high"] == pytest.approx(hi)
     assert start["expected"] == 0.5
     adv = section["start_advantage"]
     assert adv["estimate"] == pytest.approx(0.25)
-    assert adv["ci_low"] < 0.25 < adv["ci_high"]
+    assert (adv["ci_low"], adv["ci_high"]) == (pytest.approx(lo - 0.5), pytest.approx(hi - 0.5))
 
 
 def test_points_per_round_split_by_source_by_position_and_agent() -> None:

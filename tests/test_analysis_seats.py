@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from analysis_data import seat_frame, two_player_outcomes
 from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from analysis.seats import first_player_advantage, seat_balance, seat_test
@@ -17,16 +18,16 @@ def fixed_wins(wins: int, games: int) -> list:
     return [((1.0, 0.0), (1.0, 0.0))] * wins + [((0.0, 1.0), (0.0, 1.0))] * (games - wins)
 
 
-def test_600_wins_of_1000_give_wilson_and_exact_sign_test() -> None:
+def test_600_wins_of_1000_give_clopper_pearson_and_exact_sign_test() -> None:
     df = seat_frame(fixed_wins(600, 1000), ["a", "b"])
     before = df.copy(deep=True)
     bal = seat_balance(df, 2)
     pd.testing.assert_frame_equal(df, before)  # inputs are never mutated
     row = bal.iloc[0]
-    lo, hi = proportion_confint(600, 1000, method="wilson")
+    lo, hi = proportion_confint(600, 1000, method="beta")
     assert row["win_share"] == pytest.approx(0.6)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
-    assert row["interval"] == "wilson"
+    assert row["interval"] == "clopper-pearson" and row["units"] == 1000
     assert row["p_value"] == pytest.approx(sps.binomtest(600, 1000).pvalue)
     assert row["expected"] == 0.5
     assert bal.iloc[1]["win_share"] == pytest.approx(0.4)
@@ -35,15 +36,20 @@ def test_600_wins_of_1000_give_wilson_and_exact_sign_test() -> None:
     assert fpa["ci_low"] == pytest.approx(lo - 0.5) and fpa["ci_high"] == pytest.approx(hi - 0.5)
 
 
-def test_draws_use_the_normal_interval_and_the_sign_test_skips_them() -> None:
+def test_draws_use_the_t_adjusted_exact_interval_and_the_sign_test_skips_them() -> None:
     outcomes = fixed_wins(300, 500) + [((0.5, 0.5), (0.5, 0.5))] * 100
     bal = seat_balance(seat_frame(outcomes, ["a", "b"]), 2)
     row = bal.iloc[0]
     x = np.array([1.0] * 300 + [0.0] * 200 + [0.5] * 100)
-    half = 1.959963984540054 * x.std(ddof=1) / np.sqrt(x.size)
-    assert row["interval"] == "normal"
-    assert row["win_share"] == pytest.approx(x.mean())
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((x.mean() - half, x.mean() + half))
+    m, p = x.size, x.mean()
+    # The Bernoulli sample with the same variance of the mean, shrunk by (z / t_599)².
+    n_star = p * (1 - p) / (m - 1) * m / (x.var(ddof=1) / m)
+    n_star *= (sps.norm.ppf(0.975) / sps.t.ppf(0.975, m - 1)) ** 2
+    lo = sps.beta.ppf(0.025, p * n_star, n_star - p * n_star + 1)
+    hi = sps.beta.ppf(0.975, p * n_star + 1, n_star - p * n_star)
+    assert row["interval"] == "clopper-pearson, t-adjusted"
+    assert row["win_share"] == pytest.approx(p)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
     assert row["p_value"] == pytest.approx(sps.binomtest(300, 500).pvalue)
 
 
@@ -56,7 +62,7 @@ def test_fair_coin_shows_no_advantage_in_most_seeds() -> None:
     assert found <= 6  # 5 % expected: 2 of 40; 6 would be very unusual
 
 
-def test_three_players_use_chi_square() -> None:
+def test_three_players_use_exact_tests_per_seat_and_chi_square_overall() -> None:
     rng = np.random.default_rng(5)
     winners = rng.choice(3, size=900, p=[0.4, 0.3, 0.3])
     outcomes = [
@@ -67,9 +73,12 @@ def test_three_players_use_chi_square() -> None:
     bal = seat_balance(df, 3)
     counts = np.bincount(winners, minlength=3)
     for s in range(3):
-        ref = sps.chisquare([counts[s], 900 - counts[s]], [300, 600])
-        assert bal.iloc[s]["p_value"] == pytest.approx(ref.pvalue)
+        k = counts[s]
+        ref = min(1.0, 2 * min(sps.binom.cdf(k, 900, 1 / 3), sps.binom.sf(k - 1, 900, 1 / 3)))
+        assert bal.iloc[s]["p_value"] == pytest.approx(ref)
         assert bal.iloc[s]["expected"] == pytest.approx(1 / 3)
+    holm = multipletests(bal["p_value"].to_numpy(), method="holm")[1]
+    assert bal["p_holm"].to_numpy() == pytest.approx(holm)
     overall = seat_test(to_wide(df, 3))
     assert overall["p_value"] == pytest.approx(sps.chisquare(counts).pvalue)
     assert overall["df"] == 2

@@ -4,7 +4,6 @@ closed form, filters, sorting and pagination."""
 
 from __future__ import annotations
 
-import math
 import random
 import re
 import xml.etree.ElementTree as ET
@@ -15,6 +14,7 @@ import pytest
 from analysis_data import CLASSIC_VALUES, played_batch, store_batch
 from api_support import RecordingDispatcher, client_for, make_api
 from fastapi.testclient import TestClient
+from statsmodels.stats.proportion import proportion_confint
 
 from api.web import forms
 from api.web.boards import RENDERERS, renderer_for
@@ -280,13 +280,6 @@ def test_the_form_lists_each_option_and_agent_parameter_with_its_range(
 # --------------------------------------------------------------------------- list and batch
 
 
-def _wilson(k: float, n: float, z: float = 1.959963984540054) -> tuple[float, float]:
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 def test_the_list_shows_the_first_player_headline_with_its_interval(
     app_client: tuple[TestClient, RecordingDispatcher, str],
 ) -> None:
@@ -294,7 +287,7 @@ def test_the_list_shows_the_first_player_headline_with_its_interval(
     _, batch_id = store_batch(
         url, game="alquerque", players=2, labels=["a", "b"], outcomes=[WIN] * 20 + [LOSS] * 10
     )
-    lo, hi = _wilson(20, 30)
+    lo, hi = proportion_confint(20, 30, method="beta")  # every match its own unit: exact
     estimate, low, high = (100 * (x - 0.5) for x in (20 / 30, lo, hi))
     expected = f"first player {estimate:.1f}% ({low:.1f}%–{high:.1f}%)"
     page = client.get("/").text
@@ -378,7 +371,7 @@ def test_dashboard_queries_agree_on_both_dialects(db_url: str) -> None:
         count_batches,
         list_matches_page,
         match_endings,
-        seat_zero_sums,
+        starter_sums,
     )
 
     draw = ((0.5, 0.5), (3.0, 3.0))
@@ -398,9 +391,11 @@ def test_dashboard_queries_agree_on_both_dialects(db_url: str) -> None:
     assert count_batches(engine, game="alveoles") == 1
     assert count_batches(engine, status="done") == 0
     assert batch_tallies(engine, [batch_id])[batch_id] == (4, 1, 1)
-    sums = seat_zero_sums(engine, [batch_id])[batch_id]
-    # Seat 0 took 1, 0.5, 0, 0.5: four games, sum 2, squares 1.5, and four shared results.
-    assert (sums.games, sums.total, sums.squares, sums.shared) == (4, 2.0, 1.5, 4)
+    sums = starter_sums(engine, [batch_id])[batch_id]
+    # Seat 0 started every match (not recorded: seat 0) and took 1, 0.5, 0, 0.5; no opening
+    # was recorded, so each match is its own group: four games in four groups, sum 2, squares
+    # 1.5, and two shares strictly between 0 and 1.
+    assert sums == (4, 4, 2.0, 1.5, 1.5, 4.0, 2.0, 2)
     by_points, total = list_matches_page(engine, batch_id, sort="points", descending=True)
     assert total == 5
     # Top points 9, 3, 12, 3 for matches 0–3; the failed match has none and sorts apart.

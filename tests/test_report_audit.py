@@ -13,6 +13,11 @@ The conventions pinned:
   or below the other's: from the game result, never from ``rank`` or points.
 - One variance convention: the sample variance (ddof = 1) of the unit scores (meetings, pairs or
   per-game win shares); interval mean ± z·√(var/n), or Wilson's when that variance is 0.
+- Seat figures count units of sampling (matches linked by an opening or a round of the seating
+  design, found here by a plain flood fill): CR1 variance of the mean over units, never below
+  the independent one; exact Clopper–Pearson for independent whole wins, else at the effective
+  size p(1−p)/(M−1)·M / variance shrunk by (z / t)²; t for mean points; degrees of freedom
+  (Σ size)² / Σ size² − 1 over the units.
 - Elo = −400·log10(1/score − 1), its interval the score interval (clipped to [0, 1]) mapped
   through the same curve; a bound at 0 or 1 is infinite (null). A clean sweep's bound is exactly
   0 or 1.
@@ -46,6 +51,7 @@ from sqlalchemy import Engine, text
 from statsmodels.stats.multitest import multipletests
 
 from analysis.report import build_report
+from engines.seating import opening_round
 from storage import crud
 from storage.db import dispose_engine, get_engine, upgrade
 from storage.settings import Settings
@@ -94,6 +100,7 @@ class Raw:
     players: int
     labels: list[str]
     stop_rule: dict[str, Any] | None
+    round_size: int  # matches per round of the seating design that share an opening
     match_index: np.ndarray  # (M,)
     agent: np.ndarray  # (M, n) agent_index by seat
     win: np.ndarray  # (M, n) win_share by seat
@@ -103,11 +110,6 @@ class Raw:
     failed: int
     opening: list[int | None]  # (M,) opening key of each complete match
     player: list[int]  # agent index -> first agent index with the same spec
-
-    @property
-    def round_size(self) -> int:
-        """Matches in one round of the balanced seating design."""
-        return {2: 2, 3: 6}[self.players]
 
     @property
     def matches(self) -> int:
@@ -121,7 +123,7 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
     """The batch row, its seat rows and match rows, read with plain SQL."""
     with engine.connect() as conn:
         batch = conn.execute(
-            text("SELECT players, labels, stop_rule, agents FROM batch WHERE id = :b"),
+            text("SELECT players, labels, stop_rule, agents, seat_policy FROM batch WHERE id = :b"),
             {"b": batch_id},
         ).one()
         seat_rows = conn.execute(
@@ -136,7 +138,7 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
             {"b": batch_id},
         ).all()
     n = int(batch.players)
-    labels, rule, specs = (json.loads(v) if isinstance(v, str) else v for v in batch[1:])
+    labels, rule, specs = (json.loads(v) if isinstance(v, str) else v for v in batch[1:4])
     by_match: dict[int, dict[int, Any]] = {}
     for row in seat_rows:
         assert row.agent == labels[row.agent_index]
@@ -149,10 +151,12 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
         ).reshape(len(complete), n)
 
     ok = [r for r in match_rows if bool(r.ok)]
+    opening = {int(r.match_index): r.opening for r in ok}
     return Raw(
         players=n,
         labels=list(labels),
         stop_rule=rule,
+        round_size=opening_round(n, str(batch.seat_policy)),
         match_index=np.array(complete, dtype=np.int64),
         agent=table("agent_index", np.int64),
         win=table("win_share", np.float64),
@@ -160,7 +164,7 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
         plies=[int(r.plies) for r in ok],
         ended_by=Counter(str(r.ended_by) for r in ok),
         failed=len(match_rows) - len(ok),
-        opening=[{int(r.match_index): r.opening for r in ok}[mi] for mi in complete],
+        opening=[opening.get(mi) for mi in complete],
         player=[specs.index(spec) for spec in specs],
     )
 
@@ -363,37 +367,133 @@ def expected_agents(raw: Raw) -> dict[str, dict[str, Any]]:
     return out
 
 
+def units_of(raw: Raw) -> np.ndarray:
+    """Unit label of each match: flood fill over "same round" or "same recorded opening"."""
+    m = raw.matches
+    rounds = [int(mi) // raw.round_size for mi in raw.match_index]
+    label = [-1] * m
+    count = 0
+    for start in range(m):
+        if label[start] >= 0:
+            continue
+        label[start], stack = count, [start]
+        while stack:
+            i = stack.pop()
+            for j in range(m):
+                same = rounds[j] == rounds[i] or (
+                    raw.opening[i] is not None and raw.opening[j] == raw.opening[i]
+                )
+                if label[j] < 0 and same:
+                    label[j] = count
+                    stack.append(j)
+        count += 1
+    return np.array(label)
+
+
+def over_units(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, int]:
+    """Mean, CR1 variance of the mean (floored at the independent one), that independent
+    variance, and the number of units."""
+    m = values.size
+    mean = float(values.mean())
+    groups = sorted(set(unit.tolist()))
+    resid = [float((values[unit == g] - mean).sum()) for g in groups]
+    g = len(groups)
+    cr1 = g / (g - 1) * sum(r * r for r in resid) / m**2 if g > 1 else math.nan
+    independent = float(values.var(ddof=1)) / m
+    cr1 = 0.0 if abs(cr1) < 1e-15 else cr1
+    return (mean, max(cr1, independent), independent, g)
+
+
+def unit_df(unit: np.ndarray) -> float:
+    """Kish's effective number of units, (Σ size)² / Σ size², minus one."""
+    sizes = np.array([int((unit == g).sum()) for g in sorted(set(unit.tolist()))])
+    return float(sizes.sum() ** 2 / (sizes**2).sum() - 1)
+
+
+def design_share(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, float]:
+    """Share, its 95 % interval and the binomial size that interval is taken at."""
+    m = values.size
+    mean, var, _, g = over_units(values, unit)
+    whole = bool(np.all((values == 0) | (values == 1)))
+    if g == 1:
+        return (mean, 0.0, 1.0, 0.0)
+    if g == m and whole:
+        n = float(m)
+    else:
+        base = m * mean * (1 - mean) / (m - 1) / var if var > 0 else float(g)
+        n = base * (Z95 / float(sps.t.ppf(0.975, unit_df(unit)))) ** 2
+    k = mean * n
+    lo = float(sps.beta.ppf(0.025, k, n - k + 1)) if k > 0 else 0.0
+    hi = float(sps.beta.ppf(0.975, k + 1, n - k)) if k < n else 1.0
+    return (mean, lo, hi, n)
+
+
+def central_test(k: float, n: float, p0: float) -> float:
+    """Twice the smaller binomial tail at p0 (fractional k and n through the beta form)."""
+    upper = 1.0 if k <= 0 else float(sps.beta.cdf(p0, k, n - k + 1))
+    lower = 1.0 if k >= n else float(sps.beta.sf(p0, k + 1, n - k))
+    return min(1.0, 2 * min(upper, lower))
+
+
 def expected_seats(raw: Raw) -> dict[int, dict[str, Any]]:
     n, m = raw.players, raw.matches
-    binary = bool(np.all((raw.win == 0) | (raw.win == 1)))
+    unit = units_of(raw)
+    alone = len(set(unit.tolist())) == m
     decisive = (raw.win == 1).any(axis=1)
     out = {}
     for s in range(n):
         col = raw.win[:, s]
-        total = float(col.sum())
-        share, lo, hi = unit_interval(col)
-        if binary:
-            lo, hi = wilson(total, m)
-        if n == 2:
+        share, lo, hi, size = design_share(col, unit)
+        if n == 2 and alone:
             k = int((col[decisive] == 1).sum())
             p = float(sps.binomtest(k, int(decisive.sum()), 0.5).pvalue)
         else:
-            p = float(sps.chisquare([total, m - total], [m / n, m * (n - 1) / n]).pvalue)
+            p = central_test(share * size, size, 1 / n)
         pts = raw.points[:, s]
-        mean_pts = float(pts.mean())
-        half = Z95 * math.sqrt(float(pts.var(ddof=1)) / m)
+        mean_pts, var, _, g = over_units(pts, unit)
+        half = float(sps.t.ppf(0.975, unit_df(unit))) * math.sqrt(var)
         out[s] = {
             "games": m,
             "win_share": share,
             "ci_low": lo,
             "ci_high": hi,
+            "units": g,
             "expected": 1 / n,
             "p_value": p,
             "mean_points": mean_pts,
             "points_ci_low": mean_pts - half,
             "points_ci_high": mean_pts + half,
         }
+    if n > 2:  # Holm: sorted p times (k − i), running maximum, capped at 1
+        order = sorted(range(n), key=lambda s: out[s]["p_value"])
+        running = 0.0
+        for i, s in enumerate(order):
+            running = max(running, min(1.0, (n - i) * out[s]["p_value"]))
+            out[s]["p_holm"] = running
+    else:
+        for s in range(n):
+            out[s]["p_holm"] = out[s]["p_value"]
     return out
+
+
+def expected_seat_test(raw: Raw) -> dict[str, Any]:
+    """Chi-square for independent whole wins; otherwise Rao–Scott's first-order F test."""
+    n, m = raw.players, raw.matches
+    unit = units_of(raw)
+    totals = raw.win.sum(axis=0)
+    g = len(set(unit.tolist()))
+    if g == m and bool(np.all((raw.win == 0) | (raw.win == 1))):
+        test = sps.chisquare(totals, np.full(n, totals.sum() / n))
+        return {"statistic": float(test.statistic), "p_value": float(test.pvalue), "df": n - 1}
+    p0 = 1 / n
+    effects = []
+    for s in range(n):
+        var = over_units(raw.win[:, s], unit)[1]
+        effects.append((var if var > 0 else p0 * (1 - p0) / g) / (p0 * (1 - p0) / m))
+    pearson = float((((totals - m * p0) ** 2) / (m * p0)).sum())
+    f = pearson / float(np.mean(effects)) / (n - 1)
+    df2 = (n - 1) * unit_df(unit)
+    return {"statistic": f, "p_value": float(sps.f.sf(f, n - 1, df2)), "df": n - 1}
 
 
 def expected_strengths(raw: Raw) -> dict[str, float]:
@@ -557,14 +657,17 @@ def test_seat_table_and_first_player_advantage(audited: Audited) -> None:
     raw, report = audited.raw, audited.report
     want = expected_seats(raw)
     check_rows({r["seat"]: r for r in report["seats"]}, want)
+    # Alquerque and Les Alvéoles always start with seat 0: turn position is seat index.
+    assert report["turn_positions"] is None
     seat0 = want[0]
     fpa = {k: seat0[k] - 1 / raw.players for k in ("ci_low", "ci_high")}
     fpa.update(estimate=seat0["win_share"] - 1 / raw.players, p_value=seat0["p_value"])
     check(report["first_player_advantage"], fpa)
-    totals = raw.win.sum(axis=0)
-    test = sps.chisquare(totals, np.full(raw.players, totals.sum() / raw.players))
-    want_test = {"statistic": float(test.statistic), "p_value": float(test.pvalue)}
-    check(report["seat_test"], {**want_test, "df": raw.players - 1})
+    check(report["seat_test"], expected_seat_test(raw))
+    independence = report["independence"]
+    assert independence["units"] == len(set(units_of(raw).tolist()))
+    assert independence["distinct_openings"] == len(set(raw.opening))
+    assert independence["matches"] == raw.matches
 
 
 def test_shape(audited: Audited) -> None:

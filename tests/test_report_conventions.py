@@ -7,6 +7,8 @@ import io
 import math
 
 import pytest
+from scipy import stats as sps
+from sqlalchemy import text
 
 from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
@@ -60,8 +62,9 @@ def test_a_single_match_shows_no_false_certainty(migrated_sqlite_url: str) -> No
     assert report["seat_test"]["method"] == "exact multinomial test"
     assert report["seat_test"]["statistic"] is None
     for seat in report["seats"]:
-        assert seat["test"].startswith("exact binomial")
-        assert seat["ci_high"] - seat["ci_low"] > 0.5
+        # One match is one unit of sampling: it bounds no share and tests nothing.
+        assert seat["test"].startswith("none: one unit") and seat["p_value"] is None
+        assert (seat["ci_low"], seat["ci_high"]) == (0.0, 1.0)
         assert seat["points_ci_low"] is None  # one game has no variance
     assert report["strengths"], "three agents get Bradley–Terry strengths"
     for row in report["strengths"]:
@@ -73,7 +76,7 @@ def test_a_single_match_shows_no_false_certainty(migrated_sqlite_url: str) -> No
     komi = build_report(get_engine(url), self_play)["fair_compensation"]
     assert [o["seat"] for o in komi["offsets"]] == [1, 2]
     assert all(o["ci_low"] is None and o["ci_high"] is None for o in komi["offsets"])
-    assert "fewer than 30 matches" in komi["note"]
+    assert "fewer than 30 units" in komi["note"]
 
 
 def test_an_all_draw_batch_has_seat_intervals_of_real_width(migrated_sqlite_url: str) -> None:
@@ -84,11 +87,29 @@ def test_an_all_draw_batch_has_seat_intervals_of_real_width(migrated_sqlite_url:
     )
     report = build_report(get_engine(url), batch_id)
     assert report["shape"]["draw_rate"] == 1.0
+    # Two random plies repeat: the matches fall into few units, and with every unit a draw
+    # each counts once, at t's width: Clopper–Pearson for ½ of G · (z / t)², t on Kish's
+    # effective number of units − 1. Self-play sits in fixed seats (rounds of one match), so
+    # the units are the openings, read here from the stored rows.
+    assert report["batch"]["seat_policy"] == "fixed"
+    with get_engine(url).connect() as conn:
+        sizes = [
+            int(count)
+            for (count,) in conn.execute(
+                text("SELECT COUNT(*) FROM match WHERE batch_id = :b GROUP BY opening"),
+                {"b": batch_id},
+            )
+        ]
+    g = len(sizes)
+    assert report["independence"]["units"] == g and 2 <= g < 20
+    df = sum(sizes) ** 2 / sum(k * k for k in sizes) - 1
+    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, df)) ** 2
+    lo, hi = sps.beta.ppf(0.025, n / 2, n / 2 + 1), sps.beta.ppf(0.975, n / 2 + 1, n / 2)
     for seat in report["seats"]:
-        assert seat["win_share"] == 0.5
-        assert seat["interval"] == "wilson"
-        assert seat["ci_low"] == pytest.approx(0.2993, abs=1e-4)  # Wilson for 10 of 20
-        assert seat["ci_high"] == pytest.approx(0.7007, abs=1e-4)
+        assert seat["win_share"] == 0.5 and seat["units"] == g
+        assert seat["interval"] == "clopper-pearson, design-adjusted"
+        assert (seat["ci_low"], seat["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
+        assert hi - lo > 0.4
 
 
 def test_a_partial_batch_says_so_in_every_format(migrated_sqlite_url: str) -> None:

@@ -85,23 +85,24 @@ def _mean(values: np.ndarray) -> float:
 
 
 def by_position(d: AlhambraData, w: Wide) -> list[dict[str, Any]]:
-    """Per turn position: games, win share with its 95 % interval, expected 1/n, mean points."""
+    """Per turn position: games, win share with its 95 % interval over units of sampling
+    (``stats.share_from_sums``), expected 1/n, mean points."""
     win = w.win[d.rows] if d.rows.size else np.zeros((0, w.players))
     pts = w.points[d.rows] if d.rows.size else np.zeros((0, w.players))
-    binary = bool(np.all((win == 0) | (win == 1)))
+    unit = w.unit[d.rows] if d.rows.size else np.zeros(0, np.int64)
     out = []
     for p in range(w.players):
         mask = d.position == p
-        shares = win[mask]
-        lo, hi, name = stats.share_interval(shares, binary)
+        rows = np.nonzero(mask)[0]  # the match of each seat holding position p
+        share = stats.share_from_sums(stats.unit_sums(win[mask], unit[rows]))
         out.append(
             {
                 "position": p,
-                "games": int(shares.size),
-                "win_share": _mean(shares),
-                "ci_low": lo,
-                "ci_high": hi,
-                "interval": name,
+                "games": int(mask.sum()),
+                "win_share": share.estimate,
+                "ci_low": share.ci_low,
+                "ci_high": share.ci_high,
+                "interval": share.interval,
                 "expected": 1.0 / w.players,
                 "mean_points": _mean(pts[mask]),
             }
@@ -110,13 +111,16 @@ def by_position(d: AlhambraData, w: Wide) -> list[dict[str, Any]]:
 
 
 def start_advantage(d: AlhambraData, w: Wide) -> dict[str, float]:
-    """The starting player's win share minus 1/n, with its normal 95 % interval."""
-    if not d.rows.size:
+    """The starting player's win share minus 1/n, with the interval of that share."""
+    start = by_position(d, w)[0] if d.rows.size else None
+    if start is None:
         return {"estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan}
-    win = w.win[d.rows]
-    shares = win[d.position == 0] - 1.0 / w.players
-    mean, lo, hi = stats.mean_interval(shares)
-    return {"estimate": mean, "ci_low": lo, "ci_high": hi}
+    e = 1.0 / w.players
+    return {
+        "estimate": start["win_share"] - e,
+        "ci_low": start["ci_low"] - e,
+        "ci_high": start["ci_high"] - e,
+    }
 
 
 def _round_rows(d: AlhambraData, groups: list[tuple[Any, np.ndarray]], key: str) -> list[dict]:

@@ -34,7 +34,7 @@ from storage.queries import (
     count_batches,
     list_matches_page,
     match_endings,
-    seat_zero_sums,
+    starter_sums,
 )
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)])
@@ -95,7 +95,7 @@ def live(
     wanted = [i for i in ids.split(",") if i][:BATCHES_PER_PAGE]
     batches = [b for b in (get_batch(engine, i) for i in wanted) if b is not None]
     tallies = batch_tallies(engine, [b.id for b in batches])
-    sums = seat_zero_sums(engine, [b.id for b in batches])
+    sums = starter_sums(engine, [b.id for b in batches])
     rows = [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
     return JSONResponse({"items": rows})
 

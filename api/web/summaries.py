@@ -1,7 +1,8 @@
 """What the dashboard shows of a batch in one row: progress, rate, ETA and its headline.
 
-A page of batches costs two grouped queries (chunk tallies, seat 0's sums) plus one progress
-read per running batch for its rate and ETA, however many matches the batches hold.
+A page of batches costs two grouped queries (chunk tallies, the starting player's sums by
+opening) plus one progress read per running batch for its rate and ETA, however many matches
+the batches hold. The headline's figure and interval come from ``analysis.independence.headline``.
 """
 
 from __future__ import annotations
@@ -14,29 +15,22 @@ from sqlalchemy import Engine
 
 from analysis import stats
 from analysis.formatting import num, pct, span
+from analysis.independence import headline as starter_headline
 from analysis.stop_rule import sprt_status
 from storage.crud import progress
 from storage.models import Batch, BatchStatus
-from storage.queries import BatchTally, SeatZeroSums, batch_tallies, seat_zero_sums
+from storage.queries import BatchTally, StarterSums, batch_tallies, starter_sums
 
 LIVE = frozenset({BatchStatus.QUEUED, BatchStatus.RUNNING})
 """Statuses whose rows the pages keep updating."""
 
 
-def first_player_headline(sums: SeatZeroSums | None, players: int) -> dict[str, Any] | None:
-    """Seat 0's win share minus 1/players with its 95 % interval, as the report computes it
-    (``analysis.stats.share_interval``: Wilson when no win is shared, else normal)."""
-    if sums is None or sums.games == 0:
-        return None
-    n = sums.games
-    mean = sums.total / n
-    if sums.shared == 0:
-        lo, hi = stats.wilson_interval(sums.total, n)
-    else:
-        variance = (sums.squares - n * mean * mean) / (n - 1) if n > 1 else math.nan
-        lo, hi = stats.score_interval(mean, variance, n)
-    expected = 1.0 / players
-    return {"estimate": mean - expected, "ci_low": lo - expected, "ci_high": hi - expected}
+def first_player_headline(
+    sums: StarterSums | None, players: int, seat_policy: str
+) -> dict[str, Any] | None:
+    """The starting player's win share minus 1/players with its 95 % interval, as the analysis
+    computes it from the grouped sums (``analysis.independence.headline``)."""
+    return None if sums is None else starter_headline(stats.UnitSums(*sums), players, seat_policy)
 
 
 def _sprt_headline(engine: Engine, batch: Batch) -> str:
@@ -63,7 +57,7 @@ def _eta_text(seconds: float | None) -> str:
 
 
 def batch_row(
-    engine: Engine, batch: Batch, tally: BatchTally | None, sums: SeatZeroSums | None
+    engine: Engine, batch: Batch, tally: BatchTally | None, sums: StarterSums | None
 ) -> dict[str, Any]:
     """One batch as the list and the live updates show it (plain JSON types only)."""
     done = tally.done if tally else 0
@@ -73,11 +67,13 @@ def batch_row(
         p = progress(engine, batch.id)
         done, failed, rate, eta = p.done, p.failed, p.rate, p.eta_seconds
     finished = done + failed
-    fpa = first_player_headline(sums, batch.players)
+    fpa = first_player_headline(sums, batch.players, batch.seat_policy)
     if batch.stop_rule:
         headline = _sprt_headline(engine, batch)
     elif fpa is not None:
         headline = f"first player {pct(fpa['estimate'])} ({span(fpa['ci_low'], fpa['ci_high'])})"
+        if fpa["warning"]:
+            headline += f" · only {fpa['warning']}"
     else:
         headline = ""
     return {
@@ -107,5 +103,5 @@ def batch_rows(engine: Engine, batches: Sequence[Batch]) -> list[dict[str, Any]]
     """``batch_row`` of each batch, from two grouped queries over the whole page."""
     ids = [b.id for b in batches]
     tallies = batch_tallies(engine, ids)
-    sums = seat_zero_sums(engine, ids)
+    sums = starter_sums(engine, ids)
     return [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
