@@ -54,6 +54,23 @@ def headline(sums: stats.UnitSums, players: int, seat_policy: str) -> dict[str, 
     }
 
 
+def remedy(variation: dict[str, Any] | None) -> str:
+    """What would make a batch's matches more independent, given the variation it declared."""
+    kind = (variation or {}).get("kind", "none")
+    if kind == "noise":
+        return (
+            "Its player noise leaves few different openings: more noise plies or a wider "
+            "margin, or random openings where a forced opening does not change the question, "
+            "would learn more from each match."
+        )
+    if kind == "openings":
+        return "Longer openings (more plies) would learn more from each match."
+    return (
+        "Declare variation for the batch (random openings, or player noise) to learn more "
+        "from each match."
+    )
+
+
 def independence(
     w: Wide, variation: dict[str, Any] | None, distinct_games: int, round_size: int
 ) -> dict[str, Any]:
@@ -77,8 +94,8 @@ def independence(
             "players repeat their lines, so every figure rests on the units, not the matches, "
             "and its interval is widened to match"
             + (" (one unit bounds nothing)" if count == 1 else "")
-            + ". Declare variation for the batch (random openings, or player noise) to learn "
-            "more from each match."
+            + ". "
+            + remedy(variation)
         )
     return {
         "matches": m,

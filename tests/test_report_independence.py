@@ -234,3 +234,12 @@ def test_compare_adjusts_three_seats_with_holm() -> None:
     raw = [r["p_value"] for r in rows]
     assert [r["p_holm"] for r in rows] == pytest.approx(multipletests(raw, method="holm")[1])
     assert rows[0]["p_value"] == pytest.approx(sps.fisher_exact([[30, 30], [15, 45]]).pvalue)
+
+
+def test_the_warning_suggests_what_the_declared_variation_lacks() -> None:
+    from analysis.independence import remedy
+
+    assert "Declare variation" in remedy(None)
+    assert "Declare variation" in remedy({"kind": "none"})
+    assert "more noise plies" in remedy({"kind": "noise", "plies": 10, "margin": 0.05})
+    assert "Longer openings" in remedy({"kind": "openings", "plies": 4})
