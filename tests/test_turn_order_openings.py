@@ -9,6 +9,7 @@ import pytest
 from analysis import frames
 from engines.registry import load_game
 from storage.db import get_engine
+from storage.models import BatchPlan
 from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
@@ -22,19 +23,24 @@ def key_of(moves: list[str], plies: int = 10) -> int:
     return int.from_bytes(digest, "big") // 2
 
 
-def test_an_alhambra_match_stores_the_drawn_starting_seat() -> None:
-    batch = plan_batch(
-        game="alhambra",
-        players=3,
+def random_batch(game: str, players: int | None, matches: int, seed: int) -> BatchPlan:
+    """A batch of random players in one chunk, planned as the runner plans it."""
+    return plan_batch(
+        game=game,
+        players=players,
         options={},
         agents=["random"],
-        matches=12,
-        seed=402,
+        matches=matches,
+        seed=seed,
         seat_policy=None,
-        chunk_size=12,
+        chunk_size=matches,
         max_plies=None,
         settings=Settings(),
     )
+
+
+def test_an_alhambra_match_stores_the_drawn_starting_seat() -> None:
+    batch = random_batch("alhambra", 3, 12, 402)
     game = load_game("alhambra", players=3, **batch.options)
     records = play_chunk(batch, 0, 12)
     starters = set()
@@ -54,18 +60,7 @@ def test_seat_order_games_start_at_seat_zero_and_the_keys_reach_the_frames(
 ) -> None:
     from storage import crud
 
-    batch = plan_batch(
-        game=game,
-        players=None,
-        options={},
-        agents=["random"],
-        matches=6,
-        seed=5,
-        seat_policy=None,
-        chunk_size=6,
-        max_plies=None,
-        settings=Settings(),
-    )
+    batch = random_batch(game, None, 6, 5)
     engine = get_engine(migrated_sqlite_url)
     stored_batch = crud.create_batch(engine, plan=batch)
     run_chunk(stored_batch.id, 0, 6, database_url=migrated_sqlite_url)
@@ -83,18 +78,7 @@ def test_rows_stored_before_get_their_starting_seat_from_the_deal(
     from analysis.report import build_report, starting_seat
     from storage import crud
 
-    batch = plan_batch(
-        game="alhambra",
-        players=3,
-        options={},
-        agents=["random"],
-        matches=9,
-        seed=402,
-        seat_policy=None,
-        chunk_size=9,
-        max_plies=None,
-        settings=Settings(),
-    )
+    batch = random_batch("alhambra", 3, 9, 402)
     engine = get_engine(migrated_sqlite_url)
     stored = crud.create_batch(engine, plan=batch)
     run_chunk(stored.id, 0, 9, database_url=migrated_sqlite_url)
