@@ -21,7 +21,8 @@ from storage.models import Batch
 def _table(title: str, columns: Sequence[str]) -> Table:
     table = Table(title=title, title_justify="left")
     for i, name in enumerate(columns):
-        table.add_column(name, justify="left" if i == 0 else "right")
+        # Fold rather than cut: an 80-column terminal must still show every interval whole.
+        table.add_column(name, justify="left" if i == 0 else "right", overflow="fold")
     return table
 
 
