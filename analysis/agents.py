@@ -45,7 +45,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from analysis import stats
-from analysis.clustered import ShareEstimate, holm_adjust, share_estimate, unit_sums
+from analysis.clustered import ShareEstimate, share_estimate, unit_sums
 from analysis.tidy import Wide, meeting_results
 from engines.seating import FIXED, seat_swapped_pairs
 
@@ -266,7 +266,7 @@ def pairings(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) -> 
                                    comparison_kind(seat_policy, True), sides)  # fmt: skip
                 if row is not None:
                     out.append(row)
-        adjusted = holm_adjust([r["p_value"] for r in out])
+        adjusted = stats.holm([r["p_value"] for r in out])
         for r, p_holm in zip(out, adjusted, strict=True):
             r["p_holm"] = p_holm
     return pd.DataFrame(out, columns=list(PAIRING_COLUMNS))

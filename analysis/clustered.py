@@ -30,7 +30,6 @@ coverage of a t interval on two unequal units falls well below its level (measur
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -190,23 +189,3 @@ def clustered_difference(
         return Difference(estimate, 0.0, nan, nan, nan, g, "no variance between units")
     p = float(2 * sps.t.sf(abs(estimate) / se, g - 1))
     return Difference(estimate, se, estimate - q * se, estimate + q * se, p, g)
-
-
-def holm_adjust(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment of a family of p-values (nan entries stay nan and are not
-    counted in the family).
-
-    The i-th smallest of m p-values becomes ``max_{j ≤ i} min(1, (m − j + 1)·p_(j))``: the
-    family-wise error rate stays below the level whatever the dependence between the tests
-    (Holm, Scand. J. Statistics 6 (1979)).
-    """
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, math.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    m = ok.size
-    if m == 0:
-        return out.tolist()
-    order = ok[np.argsort(p[ok], kind="stable")]
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out[order] = np.maximum.accumulate(scaled)
-    return out.tolist()

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 
-from analysis import frames, plots
-from analysis.clustered import clustered_difference, holm_adjust
+from analysis import frames, plots, stats
+from analysis.clustered import clustered_difference
 from analysis.formatting import TextTable, num, p_value, pct, span
 from analysis.games import GameReport, register
 from analysis.html_parts import figure, text_table
@@ -174,7 +174,7 @@ def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
         out.append({"tier": tier, "difference": diff.estimate, "se": diff.se,
                     "ci_low": diff.ci_low, "ci_high": diff.ci_high, "p_value": diff.p_value,
                     "p_holm": math.nan, "units": diff.units, "note": diff.note})  # fmt: skip
-    for row, p in zip(out, holm_adjust([r["p_value"] for r in out]), strict=True):
+    for row, p in zip(out, stats.holm([r["p_value"] for r in out]), strict=True):
         row["p_holm"] = p
     return out
 
