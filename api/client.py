@@ -121,6 +121,15 @@ class ServiceClient:
         """GET /batches/{id}/report (JSON)."""
         return self._call("GET", f"/batches/{batch_id}/report")
 
+    def compare(self, batch_a: str, batch_b: str) -> Any:
+        """GET /compare?a=…&b=…: the differences a − b."""
+        return self._call("GET", "/compare", params={"a": batch_a, "b": batch_b})
+
+    def games(self) -> list[dict[str, Any]]:
+        """GET /games: the server's games and agents, budgets capped at its limits."""
+        result: list[dict[str, Any]] = self._call("GET", "/games")
+        return result
+
     def health(self) -> dict[str, Any]:
         """GET /healthz."""
         try:

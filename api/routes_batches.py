@@ -177,12 +177,25 @@ def submit_batch(
 def read_batches(
     engine: EngineDep,
     request: Request,
+    settings: SettingsDep,
     game: Annotated[str | None, Query(pattern=GAME_NAME_PATTERN, max_length=40)] = None,
     status_: Annotated[BatchStatus | None, Query(alias="status")] = None,
     limit: Limit = 50,
     offset: Offset = 0,
+    key: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_IDEMPOTENCY_KEY,
+            description="Only the batch made by a submission with this Idempotency-Key.",
+        ),
+    ] = None,
 ) -> BatchList:
-    """Batches, newest first, optionally of one game or in one status."""
+    """Batches, newest first, optionally of one game or in one status, or the one batch a
+    submission's ``Idempotency-Key`` made (how a study finds its batches again)."""
+    if key is not None:
+        keyed = submissions.batch_for_key(engine, key_scope(settings.api_key), key)
+        items = [] if keyed is None else [to_public(request, keyed, with_progress=False)]
+        return BatchList(items=items, limit=limit, offset=offset)
     found = list_batches(engine, game=game, status=status_, limit=limit, offset=offset)
     items = [to_public(request, b, with_progress=False) for b in found]
     return BatchList(items=items, limit=limit, offset=offset)

@@ -67,7 +67,7 @@ def key_scope(api_key: str | None) -> str:
     return hashlib.sha256(api_key.encode()).hexdigest() if api_key else ""
 
 
-def _earlier(engine: Engine, idem: Idempotency) -> Submission | None:
+def earlier_submission(engine: Engine, idem: Idempotency) -> Submission | None:
     """The batch an earlier submission with this key made, if any (same body required)."""
     with engine.connect() as conn:
         row = conn.execute(
@@ -87,16 +87,33 @@ def _earlier(engine: Engine, idem: Idempotency) -> Submission | None:
     return Submission(batch, created=False)
 
 
+def batch_for_key(engine: Engine, scope: str, key: str) -> Batch | None:
+    """The batch a submission with this key made, whatever its body; None if there is none."""
+    with engine.connect() as conn:
+        batch_id = conn.execute(
+            select(IDEMPOTENCY_KEY.c.batch_id).where(
+                IDEMPOTENCY_KEY.c.scope == scope, IDEMPOTENCY_KEY.c.key == key
+            )
+        ).scalar()
+    return None if batch_id is None else get_batch(engine, batch_id)
+
+
 def submit_batch(
-    engine: Engine, *, plan: BatchPlan, idempotency: Idempotency | None = None
+    engine: Engine,
+    *,
+    plan: BatchPlan,
+    idempotency: Idempotency | None = None,
+    start_request: bool = True,
 ) -> Submission:
     """Store a plan as a queued batch with its start request, in one transaction.
 
     With ``idempotency``, a key seen before returns that key's batch (``created`` False), and
-    ``IdempotencyConflictError`` is raised when the body differs from the first one.
+    ``IdempotencyConflictError`` is raised when the body differs from the first one. Without
+    ``start_request`` no outbox row is written: the caller plays the batch itself (a study
+    run on this machine), so no service may start it too.
     """
     if idempotency is not None:
-        earlier = _earlier(engine, idempotency)
+        earlier = earlier_submission(engine, idempotency)
         if earlier is not None:
             return earlier
     batch = Batch(**plan.model_dump(), status=BatchStatus.QUEUED)
@@ -104,7 +121,8 @@ def submit_batch(
     try:
         with session(engine) as s:
             s.add(batch)
-            s.add(Outbox(batch_id=batch.id, created_at=now))
+            if start_request:
+                s.add(Outbox(batch_id=batch.id, created_at=now))
             if idempotency is not None:
                 s.add(
                     IdempotencyKey(
@@ -121,7 +139,7 @@ def submit_batch(
         # A concurrent submission with the same key committed first: answer with its batch.
         if idempotency is None:
             raise
-        earlier = _earlier(engine, idempotency)
+        earlier = earlier_submission(engine, idempotency)
         if earlier is None:
             raise
         return earlier

@@ -5,6 +5,7 @@
 - ``reports``: ``report``, ``compare``
 - ``service``: ``serve``, ``worker``, ``submit``, ``status`` (the HTTP API and its workers)
 - ``db``: ``db upgrade``
+- ``study``: ``study check``, ``study run``, ``study report`` (study files)
 
 What they share (consoles, ``--db``, error lines, option parsing) is in ``api.cli.common``. A
 new command goes in the module of its kind; ``--help`` lists commands in the order below.
@@ -16,7 +17,7 @@ import sys
 
 import typer
 
-from api.cli import batches, db, reports, run, service
+from api.cli import batches, db, reports, run, service, study
 from api.cli.common import describe_error, err
 
 app = typer.Typer(
@@ -29,6 +30,7 @@ app = typer.Typer(
 for commands in (run.app, batches.app, reports.app, service.app):
     app.add_typer(commands)  # no name: the commands sit at the top level
 app.add_typer(db.app, name="db")
+app.add_typer(study.app, name="study")
 
 
 def main() -> None:

@@ -30,11 +30,11 @@ KeyOption = Annotated[
 ]
 
 
-def _client(server: str, api_key: str | None) -> ServiceClient:
+def client_for(server: str, api_key: str | None) -> ServiceClient:
     return ServiceClient(server, api_key=api_key or get_settings().api_key)
 
 
-def _service_error(exc: ServiceError) -> None:
+def service_error(exc: ServiceError) -> None:
     where = f" ({exc.field})" if exc.field else ""
     fail(f"{exc}{where}")
 
@@ -132,11 +132,11 @@ def submit(
     with user_errors():
         request = opts.batch_request(ctx.params)
         body = {key: value for key, value in request.items() if value is not None}
-    with _client(server, api_key) as client:
+    with client_for(server, api_key) as client:
         try:
             batch = client.submit(body, idempotency_key=idempotency_key)
         except ServiceError as exc:
-            _service_error(exc)
+            service_error(exc)
         out.print(batch["id"])
         err.print(
             f"batch {batch['id']} queued: {batch['matches']} matches of {batch['game']}, "
@@ -194,7 +194,7 @@ def status(
     interval: Annotated[float, typer.Option(help="Seconds between polls.")] = 1.0,
 ) -> None:
     """Progress of a batch on a server: a bar with rate and ETA until it is done."""
-    with _client(server, api_key) as client:
+    with client_for(server, api_key) as client:
         try:
             if follow:
                 batch = _follow(client, batch_id, interval)
@@ -207,6 +207,6 @@ def status(
                     highlight=False,
                 )
         except ServiceError as exc:
-            _service_error(exc)
+            service_error(exc)
     if batch["status"] == "failed":
         raise typer.Exit(1)

@@ -1,0 +1,2 @@
+"""Study files: named sets of batches, the questions they answer, and the page that answers
+them (``playtester study check|run|report``)."""

@@ -1,0 +1,201 @@
+"""A study's page: every figure its questions ask for, with its interval and test, the plots,
+the commands that reproduce it and the batches it was read from.
+
+The figures are the batches' own reports and comparisons (``analysis.report``,
+``analysis.compare``, or the same JSON from a server), formatted and nothing more: a page
+never computes a figure the report does not give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from analysis import plots
+from api.cli.studies.definition import FIGURES, Question, Study
+from api.cli.studies.plan import PlannedBatch
+from api.cli.studies.runner import Source
+
+
+@dataclass
+class Page:
+    """The page's Markdown and the figures it links to (file name -> SVG)."""
+
+    markdown: str
+    figures: dict[str, str] = field(default_factory=dict)
+
+
+def pct(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:+.1f} %" if signed else f"{value * 100:.1f} %"
+
+
+def interval(row: Mapping[str, Any], signed: bool = False) -> str:
+    return f"[{pct(row.get('ci_low'), signed)}, {pct(row.get('ci_high'), signed)}]"
+
+
+def p_text(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
+def _batch_table(
+    planned: Sequence[PlannedBatch], ids: Mapping[str, str], reports: Mapping[str, Any]
+) -> list[str]:
+    lines = [
+        "| batch | id | game | players | agents | options | matches | seed | variation | status |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for p in planned:
+        b = reports[p.batch.name]["batch"]
+        options = ", ".join(f"{k}={v}" for k, v in sorted((b.get("options") or {}).items()))
+        variation = b.get("variation") or {}
+        varied = ", ".join(f"{k}={v}" for k, v in variation.items() if k != "default") or "none"
+        lines.append(
+            f"| {p.batch.name} | `{ids[p.batch.name]}` | {b['game']} | {b['players']} | "
+            f"{' vs '.join(b['labels'])} | {options or '–'} | {b['matches_done']:,} of "
+            f"{b['matches']:,} | {b['seed']} | {varied} | {b['status']} |"
+        )
+    return lines
+
+
+def _first_player(
+    q: Question, report: Mapping[str, Any], compared: Mapping[str, Any] | None
+) -> list[str]:
+    if compared is not None:
+        d = compared["first_player_advantage"]
+        return [
+            f"First-player advantage, **{q.batch}** {pct(d['a'], True)} against "
+            f"**{q.against}** {pct(d['b'], True)}: difference **{pct(d['difference'], True)}** "
+            f"{interval(d, True)} (95 %, {d['interval']}), p = {p_text(d['p_value'])} "
+            f"({d['test']}).",
+        ]
+    f = report["first_player_advantage"]
+    return [
+        f"First-player advantage in **{q.batch}**: **{pct(f['estimate'], True)}** "
+        f"{interval(f, True)} (95 %, {f['interval']}), p = {p_text(f['p_value'])}; "
+        f"{f['units']:,} units of sampling, effective sample {f['effective_n']:.1f}; "
+        f"measured at {f['by']}.",
+    ]
+
+
+def _seats(q: Question, report: Mapping[str, Any], compared: Mapping[str, Any] | None) -> list[str]:
+    if compared is not None:
+        lines = [
+            f"| seat | {q.batch} | {q.against} | difference | 95 % interval | p (Holm) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in compared["seats"]:
+            lines.append(
+                f"| {row['seat']} | {pct(row['a'])} | {pct(row['b'])} | "
+                f"{pct(row['difference'], True)} | {interval(row, True)} | "
+                f"{p_text(row['p_holm'])} |"
+            )
+        return [*lines, "", f"Intervals: {compared['seats'][0]['interval']}."]
+    lines = [
+        "| seat | games | win share | 95 % interval | fair share | p (Holm) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in report["seats"]:
+        lines.append(
+            f"| {row['seat']} | {row['games']:,} | {pct(row['win_share'])} | {interval(row)} | "
+            f"{pct(row['expected'])} | {p_text(row['p_holm'])} |"
+        )
+    return [
+        *lines,
+        "",
+        f"Intervals: {report['seats'][0]['interval']}; test: {report['seats'][0]['test']}.",
+    ]
+
+
+def _agents(report: Mapping[str, Any]) -> list[str]:
+    lines = [
+        "| agent | games | score | 95 % interval | Elo | Elo 95 % interval |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in report["agents"]:
+        elo = "–" if row.get("elo") is None else f"{row['elo']:+.0f}"
+        elo_ci = (
+            "–"
+            if row.get("elo_low") is None
+            else f"[{row['elo_low']:+.0f}, {row['elo_high']:+.0f}]"
+        )
+        lines.append(
+            f"| {row['agent']} | {row['games']:,} | {pct(row['score'])} | {interval(row)} | "
+            f"{elo} | {elo_ci} |"
+        )
+    return (
+        [*lines, "", f"Intervals: {report['agents'][0]['interval']}."]
+        if report["agents"]
+        else lines
+    )
+
+
+def _draw_rate(q: Question, report: Mapping[str, Any]) -> list[str]:
+    s = report["shape"]
+    row = {"ci_low": s.get("draw_rate_ci_low"), "ci_high": s.get("draw_rate_ci_high")}
+    return [
+        f"Drawn games in **{q.batch}**: **{pct(s['draw_rate'])}** {interval(row)} (95 %); "
+        f"decided: {pct(1 - s['draw_rate'])}."
+    ]
+
+
+def _game_length(q: Question, report: Mapping[str, Any]) -> list[str]:
+    plies = report["shape"]["plies"]
+    return [
+        f"Plies per game in **{q.batch}**: mean {plies['mean']:.1f}, median {plies['median']:.0f}, "
+        f"10th–90th percentile {plies['p10']:.0f}–{plies['p90']:.0f}."
+    ]
+
+
+def render_page(
+    study: Study,
+    planned: Sequence[PlannedBatch],
+    ids: Mapping[str, str],
+    source: Source,
+    commands: Sequence[str],
+) -> Page:
+    """The study's page from its stored batches (``ids``: study batch name -> batch id)."""
+    reports = {p.batch.name: source.report(ids[p.batch.name]) for p in planned}
+    page = Page("")
+    out = [f"# {study.title}", ""]
+    if study.description:
+        out += [study.description, ""]
+    out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
+    out += ["## Questions", ""]
+    for number, q in enumerate(study.questions, start=1):
+        report = reports[q.batch]
+        compared = source.compare(ids[q.batch], ids[q.against]) if q.against else None
+        out += [f"### {number}. {q.title}", ""]
+        if q.figure == "first_player_advantage":
+            out += _first_player(q, report, compared)
+        elif q.figure == "seats":
+            out += _seats(q, report, compared)
+            name = f"{study.name}-{number}-seats.svg"
+            page.figures[name] = plots.to_svg(plots.seat_shares(pd.DataFrame(report["seats"])))
+            out += ["", f"![Seat balance of {q.batch}]({name})"]
+        elif q.figure == "agents":
+            out += _agents(report)
+            name = f"{study.name}-{number}-agents.svg"
+            page.figures[name] = plots.to_svg(plots.agent_scores(pd.DataFrame(report["agents"])))
+            out += ["", f"![Agent scores in {q.batch}]({name})"]
+        elif q.figure == "draw_rate":
+            out += _draw_rate(q, report)
+        elif q.figure == "game_length":
+            out += _game_length(q, report)
+        else:  # load_study admits only FIGURES
+            raise ValueError(f"unknown figure {q.figure!r}; known: {', '.join(FIGURES)}")
+        out.append("")
+    out += ["## Batches", "", *_batch_table(planned, ids, reports), ""]
+    method = reports[planned[0].batch.name].get("method") or {}
+    if method:
+        out += ["## Methods", "", f"As the report of **{planned[0].batch.name}** states them:", ""]
+        out += [f"- **{name}**: {note}" for name, note in method.items()]
+        out.append("")
+    page.markdown = "\n".join(out).rstrip() + "\n"
+    return page

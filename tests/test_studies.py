@@ -1,0 +1,156 @@
+"""Study files end to end on this machine: checked whole before anything runs (errors name the
+file, line and field), run once, found again when unchanged, run anew when changed, and a page
+whose figures are the batches' own reports."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from analysis.compare import compare
+from analysis.report import build_report
+from api.cli import app
+from api.cli.studies.page import interval, p_text, pct
+from storage.db import get_engine
+from storage.models import BATCH
+from storage.submissions import OUTBOX
+
+runner = CliRunner()
+TINY = Path(__file__).parent / "data" / "tiny_study.toml"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def batch_count(url: str) -> int:
+    with get_engine(url).connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(BATCH)).scalar_one())
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.toml"
+    shutil.copy(TINY, path)
+    return path
+
+
+def ids_from(output: str) -> dict[str, str]:
+    return dict(re.findall(r"^([\w-]+): batch (\w+) \(", output, flags=re.M))
+
+
+def test_a_study_runs_once_is_found_again_and_its_page_shows_the_reports_figures(
+    tiny: Path, tmp_path: Path, sqlite_url: str
+) -> None:
+    code, output = invoke("study", "run", str(tiny), "--db", sqlite_url, "--workers", "1")
+    assert code == 0, output
+    ids = ids_from(output)
+    assert set(ids) == {"easy-random", "random"}
+    assert output.count("(new, queued)") == 2
+    assert batch_count(sqlite_url) == 2
+
+    # Unchanged: both found, none made, nothing queued for a service to start.
+    code, again = invoke("study", "run", str(tiny), "--db", sqlite_url, "--workers", "1")
+    assert code == 0, again
+    assert ids_from(again) == ids
+    assert again.count("(found, done)") == 2
+    assert batch_count(sqlite_url) == 2
+    with get_engine(sqlite_url).connect() as conn:
+        assert conn.execute(select(func.count()).select_from(OUTBOX)).scalar_one() == 0
+
+    pages = tmp_path / "pages"
+    code, output = invoke("study", "report", str(tiny), "--db", sqlite_url, "--out", str(pages))
+    assert code == 0, output
+    page = (pages / "tiny.md").read_text()
+    engine = get_engine(sqlite_url)
+    first = build_report(engine, ids["random"])["first_player_advantage"]
+    assert f"**{pct(first['estimate'], True)}** {interval(first, True)}" in page
+    assert f"p = {p_text(first['p_value'])}" in page
+    diff = compare(engine, ids["random"], ids["easy-random"])
+    for row in diff["seats"]:
+        assert f"{pct(row['difference'], True)} | {interval(row, True)}" in page
+    for row in build_report(engine, ids["easy-random"])["agents"]:
+        assert (
+            f"| {row['agent']} | {row['games']:,} | {pct(row['score'])} | {interval(row)} |" in page
+        )
+    for batch_id in ids.values():
+        assert f"`{batch_id}`" in page
+    assert f"playtester study run {tiny}" in page
+    assert (pages / "tiny-2-seats.svg").read_text().startswith("<svg")
+    assert "(tiny-2-seats.svg)" in page
+
+    # A changed definition (one batch's seed) makes that batch anew and reuses the other.
+    tiny.write_text(tiny.read_text().replace('name = "random"', 'name = "random"\nseed = 6'))
+    code, changed = invoke("study", "run", str(tiny), "--db", sqlite_url, "--workers", "1")
+    assert code == 0, changed
+    new_ids = ids_from(changed)
+    assert new_ids["easy-random"] == ids["easy-random"]
+    assert new_ids["random"] != ids["random"]
+    assert batch_count(sqlite_url) == 3
+
+
+BAD = [
+    ('game = "alquerque"', 'game = "chess"', 5, "easy-random.game"),
+    ("seed = 5", "seed = 5\nplayers = 7", 8, "easy-random.players"),
+    (
+        "options = { no_capture_limit = 30 }",
+        'options = { no_capture_limit = "many" }',
+        16,
+        "random.options.no_capture_limit",
+    ),
+    ('agents = "easy,random"', 'agents = "easy,nobody"', 11, "easy-random.agents"),
+    ("matches = 12", "matches = 20000001", 6, "easy-random.matches"),
+    ('figure = "agents"', 'figure = "luck"', 29, "question[2].figure"),
+    ('batch = "easy-random"', 'batch = "missing"', 30, "question[2].batch"),
+    ('name = "random"', 'name = "random"\nwidth = 3', 15, "batch[1].width"),
+]
+"""(text replaced, replacement, the line the error must name, the field it must start with)."""
+
+
+@pytest.mark.parametrize(("old", "new", "line", "field"), BAD)
+def test_a_bad_study_is_refused_naming_file_line_and_field_before_anything_runs(
+    tiny: Path, migrated_sqlite_url: str, old: str, new: str, line: int, field: str
+) -> None:
+    sqlite_url = migrated_sqlite_url
+    text = tiny.read_text()
+    assert old in text
+    tiny.write_text(text.replace(old, new, 1))
+    for command in ("check", "run"):
+        code, output = invoke("study", command, str(tiny), "--db", sqlite_url)
+        assert code == 2, output
+        flat = " ".join(output.split())
+        assert f"{tiny}:{line}: {field}" in flat, flat
+        assert "Traceback" not in output
+    assert batch_count(sqlite_url) == 0
+
+
+def test_a_study_file_that_is_not_toml_or_missing_is_refused(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text('title = "x"\n[[batch]\nname = 1\n')
+    code, output = invoke("study", "check", str(broken), "--db", sqlite_url)
+    assert code == 2 and f"{broken}:2: toml:" in " ".join(output.split())
+    code, output = invoke("study", "check", str(tmp_path / "none.toml"), "--db", sqlite_url)
+    assert code == 2 and "no such study file" in output
+
+
+def test_the_report_of_a_study_not_yet_run_says_so(tiny: Path, sqlite_url: str) -> None:
+    code, output = invoke("study", "report", str(tiny), "--db", sqlite_url)
+    assert code == 2
+    assert "not run yet" in output and "playtester study run" in " ".join(output.split())
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "studies").glob("*.toml")), ids=lambda p: p.stem)
+def test_every_shipped_study_is_valid(path: Path, migrated_sqlite_url: str) -> None:
+    sqlite_url = migrated_sqlite_url
+    code, output = invoke("study", "check", str(path), "--db", sqlite_url)
+    assert code == 0, output
+    assert batch_count(sqlite_url) == 0
