@@ -6,6 +6,7 @@
 - ``service``: ``serve``, ``worker``, ``submit``, ``status`` (the HTTP API and its workers)
 - ``db``: ``db upgrade``
 - ``study``: ``study check``, ``study run``, ``study report`` (study files)
+- ``docs``: ``docs serve``, ``docs build`` (the documentation site)
 
 What they share (consoles, ``--db``, error lines, option parsing) is in ``api.cli.common``. A
 new command goes in the module of its kind; ``--help`` lists commands in the order below.
@@ -17,7 +18,7 @@ import sys
 
 import typer
 
-from api.cli import batches, db, reports, run, service, study
+from api.cli import batches, db, docs, reports, run, service, study
 from api.cli.common import describe_error, err
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ for commands in (run.app, batches.app, reports.app, service.app):
     app.add_typer(commands)  # no name: the commands sit at the top level
 app.add_typer(db.app, name="db")
 app.add_typer(study.app, name="study")
+app.add_typer(docs.app, name="docs")
 
 
 def main() -> None:
