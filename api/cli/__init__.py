@@ -4,6 +4,7 @@
 - ``batches``: ``games``, ``batches``, ``show``, ``replay``
 - ``reports``: ``report``, ``compare``
 - ``service``: ``serve``, ``worker``, ``submit``, ``status`` (the HTTP API and its workers)
+- ``tune``: ``tune`` (search a game's options for the fairest variant)
 - ``db``: ``db upgrade``
 - ``study``: ``study check``, ``study run``, ``study report`` (study files)
 - ``docs``: ``docs serve``, ``docs build`` (the documentation site)
@@ -17,8 +18,9 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.markup import escape
 
-from api.cli import batches, db, docs, reports, run, service, study
+from api.cli import batches, db, docs, reports, run, service, study, tune
 from api.cli.common import describe_error, err
 
 app = typer.Typer(
@@ -28,7 +30,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
-for commands in (run.app, batches.app, reports.app, service.app):
+for commands in (run.app, batches.app, reports.app, service.app, tune.app):
     app.add_typer(commands)  # no name: the commands sit at the top level
 app.add_typer(db.app, name="db")
 app.add_typer(study.app, name="study")
@@ -46,7 +48,7 @@ def main() -> None:
         message = describe_error(exc)
         if message is None:
             raise
-        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -35,7 +36,7 @@ DbOption = Annotated[
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one red ``error:`` line on stderr and exit with ``code``."""
-    err.print(f"[red]error:[/red] {message}", highlight=False, markup=True, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)
 
 

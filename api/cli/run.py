@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
@@ -107,8 +108,14 @@ def _play(engine: Engine, batch_id: str, workers: int | None, url: str | None) -
     finish_report(engine, batch_id, url)
 
 
-def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud.Progress:
-    """``run_local`` with a rich progress bar (done/failed, rate, ETA)."""
+def progress_runner(
+    batch_id: str,
+    workers: int | None,
+    url: str | None,
+    also: Callable[[crud.Progress], None] | None = None,
+) -> crud.Progress:
+    """``run_local`` with a rich progress bar (done/failed, rate, ETA); ``also`` is called
+    with each progress too."""
     from workers.local import run_local
 
     columns = (
@@ -136,6 +143,8 @@ def progress_runner(batch_id: str, workers: int | None, url: str | None) -> crud
             rate = f"{played / (now - since):.1f}/s" if played and now > since else ""
             bar.update(task, total=p.matches, completed=p.finished_matches, failed=p.failed)
             bar.update(task, rate=rate)
+            if also is not None:
+                also(p)
 
         return run_local(batch_id, settings=settings_for(url), workers=workers, progress=show)
 

@@ -64,7 +64,7 @@ FIGURES = {
 first two."""
 COMPARABLE = frozenset({"first_player_advantage", "seats"})
 QUESTION_KEYS = frozenset({"title", "figure", "batch", "against"})
-TOP_KEYS = frozenset({"title", "description", "defaults", "batch", "question"})
+TOP_KEYS = frozenset({"title", "description", "defaults", "batch", "question", "tune"})
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
@@ -107,6 +107,8 @@ class Study:
     questions: tuple[Question, ...]
     text: str
     """The file as read, to find the line of a field named in an error."""
+    tune: dict[str, Any] | None = None
+    """The ``[tune]`` table, read by :mod:`api.cli.studies.tuning`."""
 
     def batch(self, name: str) -> StudyBatch:
         return next(b for b in self.batches if b.name == name)
@@ -254,4 +256,7 @@ def load_study(path: Path) -> Study:
             )
         title = _text(path, line, f"{where}.title", raw.get("title", FIGURES[figure]))
         questions.append(Question(title, figure, batch, against, line))
-    return Study(path.stem, path, title, description, tuple(batches), tuple(questions), text)
+    tune = data.get("tune")
+    if tune is not None and not isinstance(tune, dict):
+        raise StudyError(path, _header_line(text, "tune", 0) or 1, "tune", "should be a table")
+    return Study(path.stem, path, title, description, tuple(batches), tuple(questions), text, tune)

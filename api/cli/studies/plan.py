@@ -108,27 +108,29 @@ def _derived_seed(request: Mapping[str, Any]) -> int:
     return int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
 
 
+def plan_one(study: Study, batch: StudyBatch, settings: Settings) -> PlannedBatch:
+    """One batch of ``study`` validated as ``playtester run`` would; ``StudyError`` names the
+    file, line and field when it is bad."""
+    from workers.batches import plan_batch
+
+    try:
+        request = batch_request(batch.keys, study.path.parent)
+        if request["seed"] is None:
+            request["seed"] = _derived_seed(request)
+        plan = plan_batch(**request, settings=settings)
+    except OptionError as exc:
+        field = exc.field or "batch"
+        line = study.field_line(batch, field)
+        raise StudyError(study.path, line, f"{batch.name}.{field}", str(exc)) from None
+    except GameError as exc:
+        raise StudyError(study.path, batch.line, batch.name, str(exc)) from None
+    return PlannedBatch(batch, {k: v for k, v in request.items() if v is not None}, plan)
+
+
 def plan_study(study: Study, settings: Settings) -> list[PlannedBatch]:
     """Every batch of ``study`` validated as ``playtester run`` would, before any runs;
     ``StudyError`` names the file, line and field of the first bad one."""
-    from workers.batches import plan_batch
-
-    planned = []
-    for batch in study.batches:
-        try:
-            request = batch_request(batch.keys, study.path.parent)
-            if request["seed"] is None:
-                request["seed"] = _derived_seed(request)
-            plan = plan_batch(**request, settings=settings)
-        except OptionError as exc:
-            field = exc.field or "batch"
-            line = study.field_line(batch, field)
-            raise StudyError(study.path, line, f"{batch.name}.{field}", str(exc)) from None
-        except GameError as exc:
-            raise StudyError(study.path, batch.line, batch.name, str(exc)) from None
-        planned.append(
-            PlannedBatch(batch, {k: v for k, v in request.items() if v is not None}, plan)
-        )
+    planned = [plan_one(study, batch, settings) for batch in study.batches]
     by_name = {p.batch.name: p for p in planned}
     for question in study.questions:
         if question.against is None:

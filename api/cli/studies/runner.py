@@ -155,3 +155,69 @@ def run_on_service(
 def _finished_matches(state: dict[str, Any]) -> int:
     progress = state.get("progress") or {}
     return int(progress.get("finished", 0) or 0)
+
+
+def trial_here(
+    engine: Engine,
+    play: Callable[[str, Callable[[crud.Progress], None]], object],
+    check_every: int,
+) -> Callable[[PlannedBatch, Callable[[dict[str, Any]], bool]], Any]:
+    """A tuning trial run on this machine: the batch is made (or found again by its key), and
+    ``play(batch_id, progress)`` plays it; every ``check_every`` finished matches its report is
+    read, and the batch is cancelled when ``should_stop`` says so."""
+    from analysis.report import build_report
+    from api.cli.studies.tuning import TrialOutcome
+
+    def run(p: PlannedBatch, should_stop: Callable[[dict[str, Any]], bool]) -> TrialOutcome:
+        submission = submit_batch(
+            engine, plan=p.plan, idempotency=_idempotency(p), start_request=False
+        )
+        batch_id = submission.batch.id
+        checked = [0]
+        stopped = [False]
+
+        def progress(state: crud.Progress) -> None:
+            if stopped[0] or state.finished_matches - checked[0] < check_every:
+                return
+            checked[0] = state.finished_matches
+            if state.finished_matches < state.matches and should_stop(
+                build_report(engine, batch_id)
+            ):
+                stopped[0] = True
+                crud.cancel_batch(engine, batch_id)
+
+        if submission.batch.status not in BatchStatus.FINISHED:
+            play(batch_id, progress)
+        batch = crud.find_batch(engine, batch_id)
+        return TrialOutcome(
+            batch_id, build_report(engine, batch_id), batch.status == BatchStatus.CANCELLED
+        )
+
+    return run
+
+
+def trial_on_service(
+    client: ServiceClient, check_every: int, poll_seconds: float = POLL_SECONDS
+) -> Callable[[PlannedBatch, Callable[[dict[str, Any]], bool]], Any]:
+    """A tuning trial on a server: submitted with its key, watched, read every
+    ``check_every`` finished matches, cancelled when ``should_stop`` says so."""
+    from api.cli.studies.tuning import TrialOutcome
+
+    def run(p: PlannedBatch, should_stop: Callable[[dict[str, Any]], bool]) -> TrialOutcome:
+        batch_id = client.submit(p.request, idempotency_key=p.key)["id"]
+        checked = 0
+        while True:
+            state = client.batch(batch_id)
+            if state["status"] in BatchStatus.FINISHED:
+                break
+            done = _finished_matches(state)
+            if done - checked >= check_every:
+                checked = done
+                if should_stop(client.report(batch_id)):
+                    client.cancel(batch_id)
+            time.sleep(poll_seconds)
+        return TrialOutcome(
+            batch_id, client.report(batch_id), state["status"] == BatchStatus.CANCELLED
+        )
+
+    return run

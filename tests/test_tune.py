@@ -1,0 +1,141 @@
+"""``playtester tune``: the layout encoding keeps the design's values, a clearly unfair trial is
+stopped, and a small search runs end to end, stores its trials and resumes without replaying."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from api.cli import app
+from api.cli.studies.definition import StudyError, load_study
+from api.cli.studies.plan import plan_one
+from api.cli.studies.runner import trial_here
+from api.cli.studies.tuning import clearly_unfair, decode_layout, parse_tune
+from engines.alveoles.layouts import CLASSIC
+from storage.db import ensure_schema, get_engine
+from storage.models import BATCH
+from storage.settings import Settings
+from workers.local import run_local
+
+runner = CliRunner()
+TUNE = Path(__file__).parent / "data" / "tiny_tune.toml"
+CLASSIC_VALUES = [v for row in CLASSIC for v in row]
+
+
+def batch_count(url: str) -> int:
+    with get_engine(url).connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(BATCH)).scalar_one())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_half_turn_layout_keeps_the_values_and_the_symmetry(seed: int) -> None:
+    rng = random.Random(seed)
+    keys = [rng.random() for _ in range(32)]
+    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, "half_turn") for v in row]
+    assert Counter(grid) == Counter(CLASSIC_VALUES)
+    assert all(grid[i] == grid[63 - i] for i in range(64))
+    # The pair with the smallest key takes the largest value, the largest key a white square.
+    assert grid[min(range(32), key=keys.__getitem__)] == 50
+    assert grid[max(range(32), key=keys.__getitem__)] == 1
+
+
+def test_a_free_layout_is_a_permutation_and_odd_counts_cannot_be_symmetric() -> None:
+    keys = [i / 64 for i in range(64)][::-1]
+    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, "none") for v in row]
+    assert grid == sorted(CLASSIC_VALUES)  # the last cell has the smallest key
+    with pytest.raises(ValueError, match="even number"):
+        decode_layout([0.5] * 32, [7] + [1] * 63, "half_turn")
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "unfair"),
+    [(0.06, 0.2, True), (-0.2, -0.06, True), (0.04, 0.2, False), (-0.3, 0.3, False)],
+)
+def test_clearly_unfair_means_the_whole_interval_is_outside_the_margin(
+    low: float, high: float, unfair: bool
+) -> None:
+    assert clearly_unfair({"ci_low": low, "ci_high": high}, 0.05) is unfair
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "field"),
+    [
+        ("trials = 3", "trials = 0", 16, "tune.trials"),
+        ('sampler = "tpe"', 'sampler = "grid"', 17, "tune.sampler"),
+        ('batch = "classic"\noption', 'batch = "none"\noption', 12, "tune.batch"),
+        ("seed = 11", "seed = 11\nbudget = 5", 19, "tune.budget"),
+        ('space = "permute"', 'space = "choices"', 11, "tune.choices"),
+    ],
+)
+def test_a_bad_tune_table_names_its_line_and_field(
+    tmp_path: Path, old: str, new: str, line: int, field: str
+) -> None:
+    path = tmp_path / "t.toml"
+    text = TUNE.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(StudyError) as caught:
+        parse_tune(load_study(path))
+    assert str(caught.value).startswith(f"{path}:{line}: {field}")
+
+
+def test_a_trial_the_check_finds_clearly_unfair_is_cancelled(migrated_sqlite_url: str) -> None:
+    settings = Settings(database_url=migrated_sqlite_url, chunk_seconds=0.05)
+    study = load_study(TUNE)
+    planned = plan_one(study, study.batch("classic"), settings)
+    engine = get_engine(migrated_sqlite_url)
+    seen: list[int] = []
+
+    def play(batch_id: str, progress) -> None:  # type: ignore[no-untyped-def]
+        run_local(batch_id, settings=settings, workers=1, progress=progress)
+
+    def stop(report: dict) -> bool:
+        seen.append(report["batch"]["matches_done"])
+        return True
+
+    outcome = trial_here(engine, play, check_every=1)(planned, stop)
+    assert outcome.stopped and seen
+    assert outcome.report["batch"]["status"] == "cancelled"
+    assert outcome.report["batch"]["matches_done"] < planned.plan.matches
+
+
+@pytest.mark.slow
+def test_a_small_search_runs_confirms_and_resumes_without_replaying(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "tiny_tune.toml"
+    shutil.copy(TUNE, study)
+    result_file = tmp_path / "best.json"
+    args = ["tune", str(study), "--db", sqlite_url, "--workers", "1", "--out", str(result_file)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    made = batch_count(sqlite_url)
+    assert made == 3 + 2  # three trials, then the best and the base confirmed
+    result = json.loads(result_file.read_text())
+    best = [v for row in result["best"]["value"] for v in row]
+    assert Counter(best) == Counter(CLASSIC_VALUES)
+    assert result["base"]["value"] == "classic"
+    assert result["trials"] == 3
+    assert "best layout: first-player advantage" in " ".join(first.output.split())
+    assert Path(f"{sqlite_url.removeprefix('sqlite:///')}.optuna.db").is_file()
+
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert batch_count(sqlite_url) == made
+    assert json.loads(result_file.read_text())["best"] == result["best"]
+
+
+def test_tune_refuses_a_study_without_a_tune_table(tmp_path: Path, sqlite_url: str) -> None:
+    ensure_schema(sqlite_url)
+    path = tmp_path / "plain.toml"
+    path.write_text('[[batch]]\nname = "a"\ngame = "alquerque"\nagents = "random"\n')
+    result = runner.invoke(app, ["tune", str(path), "--db", sqlite_url])
+    assert result.exit_code == 2
+    assert f"{path}:1: tune: this study has no [tune] table" in " ".join(result.output.split())
