@@ -130,6 +130,11 @@ def test_the_collector_scores_the_missed_round_and_gets_nothing_from_the_empty_b
     assert literal.stats()["collector"]["points"] == 37
 
 
+def test_a_game_not_over_does_not_say_which_cards_are_missed() -> None:
+    state = load_game("alhambra", players=3, missed_scoring="before_final").new_initial_state(4)
+    assert state.stats()["missed_scorings"] is None and state.stats()["scorings"] == 0
+
+
 def test_a_game_that_met_both_cards_is_the_same_under_both_readings() -> None:
     for mode in ("skip", "before_final"):
         state = at_the_end(3, mode, drawn=(SCORING_1, SCORING_2))

@@ -58,6 +58,7 @@ def test_the_share_counts_missed_cards_and_reads_older_stats_by_their_scorings()
         {"scorings": 3},
         {"scorings": 1},
         {},  # says nothing: left out
+        {"scorings": 1, "missed_scorings": None},  # cut off by the ply cap: left out
     ]
     section = alhambra_section(*frame(entries))
     short = section["short_games"]

@@ -6,7 +6,8 @@ starting player, who is not necessarily seat 0), ``rounds`` (three dicts of ``ma
 ``money_left`` and ``exact_purchases``; per match ``scorings`` (the scorings held) and
 ``missed_scorings`` (the scoring cards never drawn: skipped under the literal rule, scored just
 before the final scoring under ``missed_scoring=before_final``; matches stored before it was
-kept played the literal rule, so theirs is 3 − ``scorings``); and, in two-player games,
+kept played the literal rule, so theirs is 3 − ``scorings``; None for a game cut off before
+its end, which the share leaves out); and, in two-player games,
 ``collector`` with its ``points`` and ``rounds``.
 """
 
@@ -87,9 +88,9 @@ def parse_stats(match_stats: pd.DataFrame, w: Wide) -> AlhambraData:
 
 
 def _missed(st: Mapping[str, Any]) -> float:
-    missed = st.get("missed_scorings")
-    if isinstance(missed, int | float):
-        return float(missed)
+    if "missed_scorings" in st:  # None: a game cut off (ply cap) before its end
+        missed = st["missed_scorings"]
+        return float(missed) if isinstance(missed, int | float) else math.nan
     held = st.get("scorings")
     return float(ROUNDS - held) if isinstance(held, int | float) else math.nan
 

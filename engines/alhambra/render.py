@@ -92,7 +92,8 @@ def stats(state: AlhambraTable) -> dict[str, Any]:
     """Per seat: turn position, points per round (majorities, walls), tiles by type in the
     Alhambra and the reserve, longest wall, money left, exact purchases. Per game: turns, the
     start seat, the scorings held, the scoring cards never drawn (``missed_scorings``: skipped
-    or, under ``before_final``, scored just before the last scoring) and (two players) the
+    or, under ``before_final``, scored just before the last scoring; None before the end) and
+    (two players) the
     collector's points per round and tiles by type."""
     per_seat = []
     for seat in range(state.players):
@@ -120,7 +121,8 @@ def stats(state: AlhambraTable) -> dict[str, Any]:
         "turns": state.turns,
         "start_seat": state.start,
         "scorings": state.scorings,
-        "missed_scorings": len(flow.missed_cards(state)) if state.phase == OVER else 0,
+        # Unknown (None) in a game cut off before its end: its cards may still come up.
+        "missed_scorings": len(flow.missed_cards(state)) if state.phase == OVER else None,
     }
     if state.has_collector:
         out["collector"] = {
