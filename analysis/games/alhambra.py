@@ -7,8 +7,8 @@ starting player, who is not necessarily seat 0), ``rounds`` (three dicts of ``ma
 ``missed_scorings`` (the scoring cards never drawn: skipped under the literal rule, scored just
 before the final scoring under ``missed_scoring=before_final``; matches stored before it was
 kept played the literal rule, so theirs is 3 − ``scorings``; None for a game cut off before
-its end, which the share leaves out); and, in two-player games,
-``collector`` with its ``points`` and ``rounds``.
+its end, which the share leaves out); and, in two-player games, ``collector`` with its
+``points`` and ``rounds``.
 """
 
 from __future__ import annotations
@@ -198,20 +198,25 @@ def short_games(d: AlhambraData, w: Wide) -> dict[str, Any]:
     the literal rule — for this batch's player count: the count, the share with its 95 %
     interval over units of sampling (``stats.share_from_sums``), and how many scoring cards
     were never drawn in all."""
-    known = ~np.isnan(d.missed)
-    missed = d.missed[known]
-    ended_short = (missed > 0).astype(float)
-    share = stats.share_from_sums(stats.unit_sums(ended_short, _units(d, w)[known]))
+    sums = _ended_short(d, w)
+    share = stats.share_from_sums(sums)
     return {
         "players": w.players,
-        "matches": int(missed.size),
-        "short": int(ended_short.sum()),
+        "matches": sums.matches,
+        "short": round(sums.total),
         "share": share.estimate,
         "ci_low": share.ci_low,
         "ci_high": share.ci_high,
         "interval": share.interval,
-        "missed_cards": int(missed.sum()),
+        "missed_cards": int(np.nansum(d.missed)),
     }
+
+
+def _ended_short(d: AlhambraData, w: Wide) -> stats.UnitSums:
+    """1 for each match that ended with a scoring card never drawn, 0 for the others (matches
+    whose stats do not say are left out), summed over units of sampling."""
+    known = ~np.isnan(d.missed)
+    return stats.unit_sums((d.missed[known] > 0).astype(float), _units(d, w)[known])
 
 
 def alhambra_section(
@@ -247,10 +252,7 @@ def build(engine: Engine, batch: Any, w: Wide) -> dict[str, Any] | None:
 def shares(engine: Engine, batch: Any, w: Wide) -> dict[str, stats.UnitSums]:
     """Per-match shares ``compare`` sets side by side: the games that ended before every
     scoring card was drawn."""
-    d = parse_stats(frames.match_stats(engine, batch.id), w)
-    known = ~np.isnan(d.missed)
-    ended_short = (d.missed[known] > 0).astype(float)
-    return {SHORT_FIGURE: stats.unit_sums(ended_short, _units(d, w)[known])}
+    return {SHORT_FIGURE: _ended_short(parse_stats(frames.match_stats(engine, batch.id), w), w)}
 
 
 SHORT_FIGURE = "ended with a scoring card never drawn"

@@ -93,8 +93,7 @@ def stats(state: AlhambraTable) -> dict[str, Any]:
     Alhambra and the reserve, longest wall, money left, exact purchases. Per game: turns, the
     start seat, the scorings held, the scoring cards never drawn (``missed_scorings``: skipped
     or, under ``before_final``, scored just before the last scoring; None before the end) and
-    (two players) the
-    collector's points per round and tiles by type."""
+    (two players) the collector's points per round and tiles by type."""
     per_seat = []
     for seat in range(state.players):
         hand = state.hands[seat]
