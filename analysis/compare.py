@@ -9,6 +9,8 @@ independent whole wins, else a score test on the effective sample sizes
 (``stats.share_difference``). The first-player advantage is the starting player's (turn
 position 0); seats are compared by index, and by turn position too (``turn_positions``) when
 either batch's turn order is not seat order. Seat p-values get Holm's adjustment (``p_holm``).
+A game whose report section declares ``shares`` (``analysis.games``) adds those figures, each
+compared the same way (``game_figures``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from analysis import stats
+from analysis.games import game_report
 from analysis.report import clean, load_wide
 from analysis.tidy import Wide, by_turn, turn_order_varies
 from engines.core import OptionError
@@ -66,6 +69,20 @@ def compare_wide(wa: Wide, wb: Wide) -> dict[str, Any]:
     }
 
 
+def game_figures(engine: Engine, a: Any, wa: Wide, b: Any, wb: Wide) -> list[dict[str, Any]]:
+    """The game's own per-match shares (its report section's ``shares``) of both batches,
+    each with its difference a − b; empty when the game declares none."""
+    section = game_report(a.game)
+    if section is None or section.shares is None:
+        return []
+    sa, sb = section.shares(engine, a, wa), section.shares(engine, b, wb)
+    return [
+        {"figure": name, **stats.share_difference(sa[name], sb[name]).as_dict()}
+        for name in sa
+        if name in sb
+    ]
+
+
 def check_comparable(a: Any, b: Any) -> None:
     """Raise ``OptionError`` (field ``b``) unless both batches are of one game and player count."""
     if a.game != b.game:
@@ -97,6 +114,7 @@ def compare(engine: Engine, batch_a: str, batch_b: str) -> dict[str, Any]:
         "a": _meta(ba, wa),
         "b": _meta(bb, wb),
         **compare_wide(wa, wb),
+        "game_figures": game_figures(engine, ba, wa, bb, wb),
         "method": "difference a − b, matches counted by units of sampling; 95 % interval: "
         "Newcombe's (MOVER) from each batch's exact, design-adjusted share interval; p: "
         "Fisher's exact test when both batches are independent whole wins, else a score test "

@@ -70,8 +70,8 @@ def report_tables(report: Mapping[str, Any]) -> list[Table]:
 
 
 def compare_table(result: Mapping[str, Any]) -> Table:
-    """Differences a − b of the starting player's advantage and of seat (and turn-position)
-    shares."""
+    """Differences a − b of the starting player's advantage, of seat (and turn-position)
+    shares and of the game's own shares."""
     a, b = result["a"], result["b"]
     t = _table(
         f"{a['id']} ({a['game']}/{a['players']}) − {b['id']} ({b['game']}/{b['players']})",
@@ -83,6 +83,7 @@ def compare_table(result: Mapping[str, Any]) -> Table:
     rows += [
         (f"turn position {s['position']} share", s) for s in result.get("turn_positions") or []
     ]
+    rows += [(str(g["figure"]), g) for g in result.get("game_figures") or []]
     for name, r in rows:
         t.add_row(
             name,

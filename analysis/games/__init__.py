@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from analysis.formatting import TextTable
+from analysis.stats import UnitSums
 from analysis.tidy import Wide
 
 Section = dict[str, Any]
@@ -29,7 +30,9 @@ class GameReport:
 
     ``build(engine, batch, wide)`` returns the JSON-able section (with ``"name"``) or None when
     there is nothing to show; ``tables(section)`` its summary tables; ``html(section)`` the
-    section's HTML, figures included (by default the tables alone).
+    section's HTML, figures included (by default the tables alone). ``shares(engine, batch,
+    wide)``, optional, names per-match shares of the game (values in [0, 1] summed over units
+    of sampling) that ``analysis.compare`` sets side by side for two batches.
     """
 
     name: str
@@ -37,6 +40,7 @@ class GameReport:
     build: Callable[[Engine, Any, Wide], Section | None]
     tables: Callable[[Mapping[str, Any]], list[TextTable]]
     html: Callable[[Mapping[str, Any]], str] | None = None
+    shares: Callable[[Engine, Any, Wide], Mapping[str, UnitSums]] | None = None
 
 
 _REGISTRY: dict[str, GameReport] = {}

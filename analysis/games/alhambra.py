@@ -3,7 +3,11 @@
 Works from each match's ``stats()``: ``per_seat`` dicts with ``turn_position`` (0 = the
 starting player, who is not necessarily seat 0), ``rounds`` (three dicts of ``majorities`` and
 ``walls`` points), ``tiles_by_type`` (Alhambra) and ``reserve_by_type``, ``longest_wall``,
-``money_left`` and ``exact_purchases``; and, in two-player games, ``collector`` with its
+``money_left`` and ``exact_purchases``; per match ``scorings`` (the scorings held) and
+``missed_scorings`` (the scoring cards never drawn: skipped under the literal rule, scored just
+before the final scoring under ``missed_scoring=before_final``; matches stored before it was
+kept played the literal rule, so theirs is 3 − ``scorings``; None for a game cut off before
+its end, which the share leaves out); and, in two-player games, ``collector`` with its
 ``points`` and ``rounds``.
 """
 
@@ -22,6 +26,7 @@ from analysis import frames, stats
 from analysis.formatting import TextTable, num, pct, span
 from analysis.games import GameReport, register
 from analysis.tidy import Wide
+from engines.alhambra.flow import SKIP
 from engines.alhambra.tiles import TYPES
 
 ROUNDS = 3
@@ -40,6 +45,7 @@ class AlhambraData:
     figures: np.ndarray  # (M, n, 3): longest wall, money left, exact purchases
     collector: np.ndarray  # (M, 4): collector points in rounds 1–3 and in all; nan when none
     rows: np.ndarray  # (M,) row of the Wide each match belongs to
+    missed: np.ndarray  # (M,) scoring cards never drawn; nan when the stats do not say
 
 
 def parse_stats(match_stats: pd.DataFrame, w: Wide) -> AlhambraData:
@@ -63,6 +69,7 @@ def parse_stats(match_stats: pd.DataFrame, w: Wide) -> AlhambraData:
         figures=np.zeros((m, n, len(SEAT_FIGURES))),
         collector=np.full((m, ROUNDS + 1), math.nan),
         rows=np.array([row for row, _ in entries], np.int64),
+        missed=np.array([_missed(st) for _, st in entries], float),
     )
     for i, (_, st) in enumerate(entries):
         for s, seat in enumerate(st["per_seat"]):
@@ -78,6 +85,14 @@ def parse_stats(match_stats: pd.DataFrame, w: Wide) -> AlhambraData:
             out.collector[i, : len(rounds)] = rounds
             out.collector[i, ROUNDS] = collector.get("points", sum(rounds))
     return out
+
+
+def _missed(st: Mapping[str, Any]) -> float:
+    if "missed_scorings" in st:  # None: a game cut off (ply cap) before its end
+        missed = st["missed_scorings"]
+        return float(missed) if isinstance(missed, int | float) else math.nan
+    held = st.get("scorings")
+    return float(ROUNDS - held) if isinstance(held, int | float) else math.nan
 
 
 def _mean(values: np.ndarray) -> float:
@@ -156,23 +171,58 @@ def tiles_by_agent(d: AlhambraData, w: Wide) -> list[dict[str, Any]]:
     return out
 
 
-def collector_points(d: AlhambraData) -> dict[str, Any] | None:
-    """The two-player collector's points: mean per round and in all, with an interval."""
-    known = d.collector[~np.isnan(d.collector[:, ROUNDS])]
-    if not known.size:
+def _units(d: AlhambraData, w: Wide) -> np.ndarray:
+    """The unit of sampling of each parsed match (``analysis.units``)."""
+    return w.unit[d.rows] if d.rows.size else np.zeros(0, np.int64)
+
+
+def collector_points(d: AlhambraData, w: Wide) -> dict[str, Any] | None:
+    """The two-player collector's points: mean per round and in all, with a t interval over
+    units of sampling (``stats.clustered_mean``)."""
+    known = ~np.isnan(d.collector[:, ROUNDS])
+    if not known.any():
         return None
-    mean, lo, hi = stats.mean_interval(known[:, ROUNDS])
+    values = d.collector[known]
+    mean = stats.clustered_mean(values[:, ROUNDS], _units(d, w)[known])
     return {
-        "matches": int(known.shape[0]),
-        "mean_points": mean,
-        "ci_low": lo,
-        "ci_high": hi,
-        "rounds": [float(known[:, r].mean()) for r in range(ROUNDS)],
+        "matches": int(values.shape[0]),
+        "mean_points": mean.estimate,
+        "ci_low": mean.ci_low,
+        "ci_high": mean.ci_high,
+        "rounds": [float(values[:, r].mean()) for r in range(ROUNDS)],
     }
 
 
-def alhambra_section(match_stats: pd.DataFrame, w: Wide) -> dict[str, Any]:
-    """The whole Alhambra section of a report."""
+def short_games(d: AlhambraData, w: Wide) -> dict[str, Any]:
+    """Games that ended before every scoring card was drawn — fewer than three scorings under
+    the literal rule — for this batch's player count: the count, the share with its 95 %
+    interval over units of sampling (``stats.share_from_sums``), and how many scoring cards
+    were never drawn in all."""
+    sums = _ended_short(d, w)
+    share = stats.share_from_sums(sums)
+    return {
+        "players": w.players,
+        "matches": sums.matches,
+        "short": round(sums.total),
+        "share": share.estimate,
+        "ci_low": share.ci_low,
+        "ci_high": share.ci_high,
+        "interval": share.interval,
+        "missed_cards": int(np.nansum(d.missed)),
+    }
+
+
+def _ended_short(d: AlhambraData, w: Wide) -> stats.UnitSums:
+    """1 for each match that ended with a scoring card never drawn, 0 for the others (matches
+    whose stats do not say are left out), summed over units of sampling."""
+    known = ~np.isnan(d.missed)
+    return stats.unit_sums((d.missed[known] > 0).astype(float), _units(d, w)[known])
+
+
+def alhambra_section(
+    match_stats: pd.DataFrame, w: Wide, missed_scoring: str = SKIP
+) -> dict[str, Any]:
+    """The whole Alhambra section of a report (``missed_scoring``: the batch's option)."""
     d = parse_stats(match_stats, w)
     positions = [(p, d.position == p) for p in range(w.players)]
     return {
@@ -183,7 +233,8 @@ def alhambra_section(match_stats: pd.DataFrame, w: Wide) -> dict[str, Any]:
         "rounds_by_position": _round_rows(d, positions, "position"),
         "rounds_by_agent": _round_rows(d, _agent_groups(d, w), "agent"),
         "tiles_by_agent": tiles_by_agent(d, w),
-        "collector": collector_points(d),
+        "collector": collector_points(d, w),
+        "short_games": {**short_games(d, w), "missed_scoring": missed_scoring},
     }
 
 
@@ -194,7 +245,18 @@ def build(engine: Engine, batch: Any, w: Wide) -> dict[str, Any] | None:
     """The section of a stored batch (None before any match is played)."""
     if not w.matches:
         return None
-    return alhambra_section(frames.match_stats(engine, batch.id), w)
+    option = (batch.options or {}).get("missed_scoring", SKIP)
+    return alhambra_section(frames.match_stats(engine, batch.id), w, option)
+
+
+def shares(engine: Engine, batch: Any, w: Wide) -> dict[str, stats.UnitSums]:
+    """Per-match shares ``compare`` sets side by side: the games that ended before every
+    scoring card was drawn."""
+    return {SHORT_FIGURE: _ended_short(parse_stats(frames.match_stats(engine, batch.id), w), w)}
+
+
+SHORT_FIGURE = "ended with a scoring card never drawn"
+"""Under the literal rule (``missed_scoring=skip``): fewer than three scorings."""
 
 
 def _position_name(p: int) -> str:
@@ -270,6 +332,33 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
             css_class="seat-figures",
         )
     )
+    short = g.get("short_games")
+    if short:
+        late = short.get("missed_scoring") != SKIP
+        out.append(
+            TextTable(
+                "Games that ended before every scoring card was drawn",
+                ("players", "matches", "ended short", "share", "95% CI", "cards never drawn"),
+                [
+                    [
+                        num(short["players"], 0),
+                        num(short["matches"], 0),
+                        num(short["short"], 0),
+                        pct(short["share"]),
+                        span(short["ci_low"], short["ci_high"]),
+                        num(short["missed_cards"], 0),
+                    ]
+                ],
+                css_class="short-games",
+                note=(
+                    "missed_scoring=before_final: each card never drawn was scored just before "
+                    "the final scoring"
+                    if late
+                    else "missed_scoring=skip (the literal rule): these games had fewer than "
+                    "three scorings"
+                ),
+            )
+        )
     collector = g.get("collector")
     if collector:
         out.append(
@@ -296,5 +385,6 @@ REPORT = register(
         title="Alhambra: turn position, scoring rounds, tiles",
         build=build,
         tables=tables,
+        shares=shares,
     )
 )
