@@ -28,7 +28,7 @@ from workers.play import play_chunk
 
 runner = CliRunner()
 
-TTT_MATCHES = int(os.environ.get("PLAYTESTER_OPENSPIEL_TTT_MATCHES", "12"))
+TTT_MATCHES = int(os.environ.get("PLAYTESTER_OPENSPIEL_TTT_MATCHES", "8"))
 """Tic-tac-toe matches under full-depth alpha-beta; the report's figure used 400."""
 HEX_MATCHES = int(os.environ.get("PLAYTESTER_OPENSPIEL_HEX_MATCHES", "0"))
 """Hex 5 × 5 self-play matches under ``mcts`` (3,000 iterations a move, about ten seconds a
@@ -70,7 +70,7 @@ def test_game_type_from_openspiel() -> None:
     assert game.game_type.max_game_length == spiel.max_game_length() == 25
     assert not game.game_type.chance and game.game_type.perfect_information
     names = {o.name for o in game.game_type.options}
-    assert names == set(dict(spiel.get_type().parameter_specification))
+    assert names == set(dict(spiel.get_type().parameter_specification))  # none names a file
     kuhn = load_game("openspiel:kuhn_poker", 3)  # a players parameter: 2-10 seats
     assert kuhn.spiel_game.num_players() == 3
     assert kuhn.game_type.chance and not kuhn.game_type.perfect_information
@@ -117,6 +117,14 @@ def test_imperfect_information_games_give_agents_a_resampled_view() -> None:
         ("openspiel:phantom_ttt", {}, "game", "cannot re-sample"),
         ("openspiel:hex", {"bord_size": 5}, "options.bord_size", "unknown option 'bord_size'"),
         ("openspiel:hex", {"board_size": "big"}, "options.board_size", "of type int"),
+        # No request names a file for the server to read.
+        (
+            "openspiel:bargaining",
+            {"instances_file": "/etc/passwd"},
+            "options.instances_file",
+            "unknown option",
+        ),
+        ("openspiel:efg_game", {}, "game", "cannot load it with its default parameters"),
         ("openspiel:tic_tac_toe", {}, None, None),
     ],
 )
@@ -228,7 +236,9 @@ def test_cli_refusals(args: list[str], expected: str, sqlite_url: str) -> None:
     assert len(lines) == 1 and expected in lines[0] and "Traceback" not in result.stderr
 
 
-def test_cli_runs_replays_and_lists_an_openspiel_game(sqlite_url: str) -> None:
+def test_cli_runs_replays_and_lists_an_openspiel_game(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     result = runner.invoke(
         app,
         [
@@ -253,6 +263,18 @@ def test_cli_runs_replays_and_lists_an_openspiel_game(sqlite_url: str) -> None:
     assert shown.exit_code == 0, shown.output
     assert re.search(r"1\. seat 0 \([^)]*\)?\): [xo]\(\d,\d\)", shown.stdout)
     assert "re-played from its seed: same moves" in shown.stdout
+    # The dashboard replays it with OpenSpiel's text board, and the report builds.
+    point_settings_at(monkeypatch, sqlite_url)
+    app_, _ = make_api(sqlite_url)
+    with client_for(app_) as client:
+        body = client.get(f"/ui/batches/{found.group(1)}/matches/1/positions").json()
+        assert body["game"] == "openspiel:tic_tac_toe"
+        last = body["positions"][-1]
+        assert last["board"] is None and re.fullmatch(r"([.xo]{3}\n){2}[.xo]{3}", last["text"])
+        assert client.get(f"/ui/batches/{found.group(1)}/matches/1?ply=2").status_code == 200
+        report = client.get(f"/batches/{found.group(1)}/report")
+        assert report.status_code == 200 and report.json()["batch"]["game"] == body["game"]
+    forget_settings()
     listed = runner.invoke(app, ["games", "--family", "openspiel"])
     assert listed.exit_code == 0 and "openspiel:hex" in listed.stdout
     assert "simultaneous-move" in listed.stdout

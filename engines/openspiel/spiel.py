@@ -14,7 +14,8 @@ or pieces, whose hidden part OpenSpiel re-samples), as Alhambra does.
 Refused, with a message naming the game: simultaneous-move and mean-field games, games whose
 chance OpenSpiel draws internally (``SAMPLED_STOCHASTIC``: no seed of ours could replay them),
 one-player games, games built on another game (a game as a parameter), and imperfect-information
-games OpenSpiel cannot re-sample (agents would see what their seat does not).
+games OpenSpiel cannot re-sample (agents would see what their seat does not). Parameters that
+name a file on the server are not options (see ``_offered``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from engines.core import (
 
 PREFIX = "openspiel:"
 """Registry names of OpenSpiel games start with this."""
+OURS_PREFIX = "playtester_"
+"""OpenSpiel names of our own games (``engines.openspiel.ours``), refused here."""
 INSTALL_HINT = "install the OpenSpiel extra: pip install -e '.[openspiel]'"
 PROBE_PLIES = 60
 """Random plies a probe plays looking for a position to re-sample (imperfect information)."""
@@ -72,6 +75,9 @@ def refusal(spiel_type: Any) -> str | None:
 
     kind = pyspiel.GameType
     name = spiel_type.short_name
+    if name.startswith(OURS_PREFIX):
+        own = name.removeprefix(OURS_PREFIX)
+        return f"{name} is our own {own} registered with OpenSpiel; play {own!r} itself"
     if spiel_type.dynamics == kind.Dynamics.SIMULTANEOUS:
         return f"{name} is a simultaneous-move game; playtester plays games taken in turns"
     if spiel_type.dynamics == kind.Dynamics.MEAN_FIELD:
@@ -92,6 +98,13 @@ def spiel_names() -> list[str]:
     """Short names of every sequential OpenSpiel game, playable or not, sorted."""
     pyspiel = load_pyspiel()
     return sorted(t.short_name for t in pyspiel.registered_games())
+
+
+def _offered(param: str) -> bool:
+    """Whether an OpenSpiel parameter is an option: ``players`` is the player count, and a
+    parameter naming a file or folder (``filename``, ``instances_file``, ``puzzles_root``)
+    keeps its default, so no request makes the server read a file it names."""
+    return param != "players" and "file" not in param and not param.endswith("_root")
 
 
 def _option(name: str, default: Any) -> Option:
@@ -126,7 +139,14 @@ def spiel_game_class(name: str) -> type[SpielGame]:
         raise OptionError(f"openspiel:{short} cannot be played: {why}", field="game")
     spec = dict(spiel_type.parameter_specification)
     has_players = "players" in spec
-    default_game = pyspiel.load_game(short)
+    try:
+        default_game = pyspiel.load_game(short)
+    except pyspiel.SpielError as exc:
+        raise OptionError(
+            f"openspiel:{short} cannot be played: OpenSpiel cannot load it with its default "
+            f"parameters ({exc})",
+            field="game",
+        ) from exc
     low = max(2, spiel_type.min_num_players)
     high = spiel_type.max_num_players if has_players else default_game.num_players()
     if not has_players:
@@ -142,7 +162,7 @@ def spiel_game_class(name: str) -> type[SpielGame]:
         perfect_information=perfect and not chance,
         num_distinct_actions=default_game.num_distinct_actions(),
         max_game_length=default_game.max_game_length(),
-        options=tuple(_option(k, v) for k, v in sorted(spec.items()) if k != "players"),
+        options=tuple(_option(k, v) for k, v in sorted(spec.items()) if _offered(k)),
         points=_points(default_game, spiel_type),
         description=f"OpenSpiel's {spiel_type.long_name}, played through its Python API.",
         variation=VARIATION,
@@ -356,7 +376,9 @@ class SpielState(State):
 def describe_spiel_games() -> list[dict[str, Any]]:
     """The OpenSpiel family as JSON-able data: every game OpenSpiel registers, under its
     playtester name, with its players, chance, information and parameters, and either
-    ``playable`` true or the reason it is refused (``refused``)."""
+    ``playable`` true or the reason its kind is refused (``refused``). Loading a game checks
+    more (its default parameters load; OpenSpiel can re-sample what a seat does not see), which
+    this listing leaves to a request naming the game: some games take seconds to load."""
     pyspiel = load_pyspiel()
     out = []
     for spiel_type in sorted(pyspiel.registered_games(), key=lambda t: t.short_name):
