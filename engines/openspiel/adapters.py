@@ -22,7 +22,7 @@ from engines.alhambra.notation import NUM_ACTIONS as ALHAMBRA_ACTIONS
 from engines.alhambra.rules import Alhambra, AlhambraState
 from engines.alhambra.tiles import NUM_TILES
 from engines.alquerque.board import POINTS
-from engines.alquerque.rules import AlquerqueState
+from engines.alquerque.rules import AlquerqueGame, AlquerqueState
 from engines.alveoles.notation import NUM_GROOVES, NUM_SQUARES
 from engines.alveoles.rules import AlveolesState
 from engines.core import Game, State
@@ -43,6 +43,8 @@ class Adapter:
     """A game with chance: its start position, every draw from the generator given."""
     set_rng: Callable[[State, random.Random], None] | None = None
     max_chance_outcomes: int = 0
+    longest: Callable[[Game], int] | None = None
+    """The longest game the rules allow, where the declared length is only a default cap."""
 
 
 # --------------------------------------------------------------------------- tensors
@@ -95,6 +97,14 @@ def _alveoles(state: AlveolesState, out: np.ndarray) -> None:
         out[grooves + NUM_GROOVES + state.current_player()] = 1.0
 
 
+def _alquerque_longest(game: Game) -> int:
+    """At most 23 captures (the game ends when a side has no piece left, so one side loses at
+    most 11 before the other's last), each after fewer than ``no_capture_limit`` quiet plies,
+    and the draw after that many more."""
+    assert isinstance(game, AlquerqueGame)
+    return 24 * (game.no_capture_limit + 1)
+
+
 # --------------------------------------------------------------------------- chance
 
 
@@ -113,7 +123,10 @@ def _alhambra_rng(state: State, rng: random.Random) -> None:
 
 ADAPTERS: dict[str, Adapter] = {
     "alquerque": Adapter(
-        codec=alquerque_table, shape=lambda players: (3 * POINTS + 2,), fill=_alquerque
+        codec=alquerque_table,
+        shape=lambda players: (3 * POINTS + 2,),
+        fill=_alquerque,
+        longest=_alquerque_longest,
     ),
     "abalone": Adapter(
         codec=lambda: Identity(ABALONE_ACTIONS),

@@ -96,7 +96,11 @@ class PlaytesterGame(pyspiel.Game):
             min_utility=0.0,
             max_utility=1.0,
             utility_sum=1.0,
-            max_game_length=gt.max_game_length,
+            max_game_length=(
+                gt.max_game_length
+                if self.adapter.longest is None
+                else self.adapter.longest(self.ours)
+            ),
         )
         super().__init__(self.SPIEL_TYPE, info, {"players": self.ours.num_players, **given})
 
