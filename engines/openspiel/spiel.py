@@ -332,12 +332,18 @@ class SpielState(State):
         if self.spiel_state.is_terminal():
             raise IllegalActionError(name, str(text), str(self), "the game is over")
         legal = self.spiel_state.legal_actions()
-        try:
-            action = int(self.spiel_state.string_to_action(str(text).strip()))
-        except pyspiel.SpielError:
+        action: int | None = None
+        # As written first: an action string may itself end in a space.
+        for candidate in dict.fromkeys((str(text), str(text).strip())):
+            try:
+                action = int(self.spiel_state.string_to_action(candidate))
+                break
+            except pyspiel.SpielError:
+                continue
+        if action is None:
             sample = ", ".join(self.action_to_string(a) for a in legal[:4])
             expected = f"an OpenSpiel action string, e.g. {sample}"
-            raise NotationError(name, str(text), expected) from None
+            raise NotationError(name, str(text), expected)
         if action not in legal:
             raise IllegalActionError(name, str(text), str(self))
         return action
