@@ -40,11 +40,11 @@ def check_openspiel(game: Game, params: Mapping[str, Any], prefix: str = "") -> 
             "pip install -e '.[openspiel]'",
             field=f"{prefix}name",
         )
-    if params.get("rollouts") == 0 and game.name.startswith("openspiel:"):
+    if params.get("leaves") == "evaluation" and game.name.startswith("openspiel:"):
         raise OptionError(
-            f"{prefix}rollouts 0 values leaves with the rules' own evaluation, and "
-            f"{game.name} has none; give 1 or more",
-            field=f"{prefix}rollouts",
+            f"{prefix}leaves 'evaluation' values leaves with the game's own evaluation, and "
+            f"{game.name} has none; use 'playout'",
+            field=f"{prefix}leaves",
         )
 
 
@@ -69,12 +69,12 @@ SPIEL_MCTS = SpielAgentType(
             maximum=100_000,
         ),
         Option(
-            "rollouts",
-            int,
-            1,
-            "random playouts per leaf (0: the game's own evaluation instead; our games only)",
-            minimum=0,
-            maximum=100,
+            "leaves",
+            str,
+            "playout",
+            "how a new leaf is valued: one uniformly random 'playout' to the end, or the "
+            "game's own evaluation ('evaluation'; our games only)",
+            choices=("playout", "evaluation"),
         ),
         Option("uct_c", float, 2.0, "UCT exploration constant", minimum=0.0, maximum=100.0),
     ),

@@ -196,7 +196,7 @@ GOOD = {"game": "openspiel:hex", "options": {"board_size": 5}, "agents": ["rando
         ({"game": "openspiel:goofspiel"}, "game"),
         ({"options": {"board_size": "big"}}, "options.board_size"),
         ({"options": {"bord_size": 5}}, "options.bord_size"),
-        ({"agents": [{"name": "openspiel_mcts", "rollouts": 0}]}, "agents[0].rollouts"),
+        ({"agents": [{"name": "openspiel_mcts", "leaves": "evaluation"}]}, "agents[0].leaves"),
     ],
 )
 def test_bad_openspiel_input_is_422_naming_the_field(api, change: dict, field: str) -> None:  # type: ignore[no-untyped-def]

@@ -153,7 +153,7 @@ def test_openspiel_mcts_plays_whole_matches_against_our_agents(
     name: str, players: int, options: dict
 ) -> None:
     game = load_game(name, players, **options)
-    bot = {"name": "openspiel_mcts", "iterations": 4, "rollouts": 0}
+    bot = {"name": "openspiel_mcts", "iterations": 4, "leaves": "evaluation"}
     specs = [bot] + ["random"] * (players - 1)
     agents = [make_agent(game, spec, agent_rng(11, s)) for s, spec in enumerate(specs)]
     result = play_match(game, agents, seed=11)

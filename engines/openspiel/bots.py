@@ -38,15 +38,16 @@ class GameEvaluator(mcts.Evaluator):
 
 
 class SpielMctsAgent:
-    """``MCTSBot`` with ``iterations`` simulations per move, ``rollouts`` random playouts per
-    leaf (0: the rules' evaluation, our games only) and exploration ``uct_c``."""
+    """``MCTSBot`` with ``iterations`` simulations per move, leaves valued by one random
+    playout or (``leaves`` ``evaluation``, our games only) the rules' evaluation, and
+    exploration ``uct_c``."""
 
     def __init__(
         self,
         game: Game,
         rng: random.Random,
         iterations: int = 200,
-        rollouts: int = 1,
+        leaves: str = "playout",
         uct_c: float = 2.0,
     ) -> None:
         self.ours: PlaytesterGame | None = None
@@ -57,7 +58,7 @@ class SpielMctsAgent:
             spiel_game = self.ours
         seeds = np.random.RandomState(rng.getrandbits(32))
         evaluator = (
-            mcts.RandomRolloutEvaluator(rollouts, seeds) if rollouts > 0 else GameEvaluator()
+            mcts.RandomRolloutEvaluator(1, seeds) if leaves == "playout" else GameEvaluator()
         )
         self.bot = mcts.MCTSBot(
             spiel_game, uct_c, iterations, evaluator, solve=True, random_state=seeds
