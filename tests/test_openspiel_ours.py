@@ -14,7 +14,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-import engines.openspiel  # noqa: F401 - registers playtester_* with OpenSpiel
+import engines.openspiel  # registers playtester_* with OpenSpiel
 from engines.core import agent_rng, play_match
 from engines.registry import load_game, make_agent
 
@@ -67,6 +67,14 @@ def test_parameters_are_our_options() -> None:
     assert game.ours.options["layout"] == "belgian_daisy"
     with pytest.raises(Exception, match="layout"):
         pyspiel.load_game("playtester_abalone", {"players": 3, "layout": "belgian_daisy"})
+
+
+def test_a_custom_layout_travels_as_json_text() -> None:
+    grid = [[1 + (r * 8 + c) % 7 for c in range(8)] for r in range(8)]
+    ours = load_game("alveoles", 3, layout=grid)
+    game = engines.openspiel.spiel_game_of(ours)
+    assert game.num_players() == 3
+    assert game.ours.values == ours.values and game.ours.values != load_game("alveoles").values
 
 
 def test_terminal_player_zero_returns_and_dense_ids_in_alquerque() -> None:

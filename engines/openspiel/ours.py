@@ -16,6 +16,7 @@ tensors exist for the board games (``engines.openspiel.adapters``).
 from __future__ import annotations
 
 import hashlib
+import json
 from functools import cache
 from typing import Any
 
@@ -25,7 +26,7 @@ import pyspiel
 from engines.core import Game, OptionError, State
 from engines.openspiel.adapters import ADAPTERS, Adapter
 from engines.openspiel.chance import NeedChance, ScriptedRandom
-from engines.registry import build_game, game_class
+from engines.registry import build_game, game_class, options_record
 
 SPIEL_PREFIX = "playtester_"
 """OpenSpiel short names of our games: ``playtester_alquerque`` and so on."""
@@ -82,7 +83,8 @@ class PlaytesterGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         given = dict(params or {})
         players = given.pop("players", None)
-        options = {k: v for k, v in given.items() if not (v == "" and k in _list_options(self))}
+        options = {k: _option_value(k, v, _list_options(self)) for k, v in given.items()}
+        options = {k: v for k, v in options.items() if v != ""}
         try:
             self.ours: Game = build_game(self.NAME, players, options)
         except OptionError as exc:
@@ -108,8 +110,8 @@ class PlaytesterGame(pyspiel.Game):
         return PlaytesterState(self)
 
     def wrap(self, inner: State) -> PlaytesterState:
-        """An OpenSpiel state around a copy of one of our positions (a position reached in
-        our own play; its future chance, if any, is its own generator's)."""
+        """An OpenSpiel state around a copy of one of our positions (reached in our own play;
+        its chance from there on shows as chance nodes, like any)."""
         return PlaytesterState(self, inner.clone())
 
     def make_py_observer(
@@ -123,6 +125,17 @@ class PlaytesterGame(pyspiel.Game):
 
 def _list_options(game: PlaytesterGame) -> set[str]:
     return {o.name for o in game_class(game.NAME).game_type.options if o.kind is list}
+
+
+def _option_value(name: str, value: Any, structured: set[str]) -> Any:
+    """An OpenSpiel parameter as our option: a structured option (Les Alvéoles' layout grid)
+    travels as JSON text, since OpenSpiel parameters are numbers, switches and text."""
+    if name in structured and isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"parameter {name} is not valid JSON: {exc}") from exc
+    return value
 
 
 class _Shared:
@@ -343,9 +356,7 @@ def register_all() -> None:
 def spiel_game_of(game: Game) -> PlaytesterGame:
     """The OpenSpiel game of one of our games, with its players and options."""
     params: dict[str, Any] = {"players": game.num_players}
-    for option in game.game_type.options:
-        value = game.options[option.name]
-        if isinstance(value, bool | int | float | str):
-            params[option.name] = value
+    for name, value in options_record(game).items():
+        params[name] = value if isinstance(value, bool | int | float | str) else json.dumps(value)
     loaded: PlaytesterGame = pyspiel.load_game(spiel_short_name(game.name), params)
     return loaded
