@@ -275,6 +275,7 @@ def test_cli_runs_replays_and_lists_an_openspiel_game(
         report = client.get(f"/batches/{found.group(1)}/report")
         assert report.status_code == 200 and report.json()["batch"]["game"] == body["game"]
     forget_settings()
+    assert "--family openspiel" in " ".join(runner.invoke(app, ["games"]).stdout.split())
     listed = runner.invoke(app, ["games", "--family", "openspiel"])
     assert listed.exit_code == 0 and "openspiel:hex" in listed.stdout
     assert "simultaneous-move" in listed.stdout

@@ -61,6 +61,9 @@ def games(
                         f"      {p['name']} ({p['type']}, default {p['default']!r}): {p['doc']}",
                         highlight=False,
                     )
+        out.print(
+            "OpenSpiel's games play as openspiel:<name>: `playtester games --family openspiel`"
+        )
 
 
 def _spiel_games() -> None:
