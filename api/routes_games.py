@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from api.auth import require_read
 from api.deps import DispatcherDep, SettingsDep
 from api.schemas import Health
-from engines.registry import describe_games
+from engines.registry import describe_games, describe_spiel_games
 from storage.db import get_engine
 from storage.queries import ping
 
@@ -18,9 +18,21 @@ router = APIRouter(tags=["service"])
 
 
 @router.get("/games", dependencies=[Depends(require_read)], summary="Games, options and agents")
-def games(settings: SettingsDep) -> list[dict[str, Any]]:
+def games(
+    settings: SettingsDep,
+    family: Literal["playtester", "openspiel"] = Query(
+        "playtester",
+        description="'playtester': our games; 'openspiel': every OpenSpiel game, played as "
+        "openspiel:<name> (needs the openspiel extra on the server)",
+    ),
+) -> list[dict[str, Any]]:
     """Every game with its options, and the agents that can play it with their parameters;
-    budgets (``iterations``, ``nodes``, ``depth``) show this server's caps as their maximum."""
+    budgets (``iterations``, ``nodes``, ``depth``) show this server's caps as their maximum.
+    ``family=openspiel`` lists OpenSpiel's games instead, each with its parameters and whether
+    it can be played here (``playable``, else the reason in ``refused``); any of them takes the
+    generic agents (``random``, ``mcts``, ``alphabeta`` for two players, ``openspiel_mcts``)."""
+    if family == "openspiel":
+        return describe_spiel_games()
     return describe_games(settings.agent_budget_limits)
 
 

@@ -32,6 +32,11 @@ GAME_MODULES: dict[str, str] = {
     "alveoles": "engines.alveoles",
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
+SPIEL_MODULE = "engines.openspiel.spiel"
+"""Games named ``openspiel:<name>``: any OpenSpiel game (the ``openspiel`` extra)."""
+SPIEL_PREFIX = "openspiel:"
+OPENSPIEL_AGENT_MODULE = "engines.openspiel_agent"
+"""OpenSpiel's ``MCTSBot`` as the agent ``openspiel_mcts`` (any game; needs the extra)."""
 COMPILED_MODULE = "engines.compiled"
 """The agents built on the compiled search: ``mcts`` (compiled where the game has a kernel,
 else Python) and Les Alvéoles' ``expert``."""
@@ -40,6 +45,9 @@ else Python) and Les Alvéoles' ``expert``."""
 @cache
 def game_class(name: str) -> type[Game]:
     key = name.strip().lower() if isinstance(name, str) else name
+    if isinstance(key, str) and key.startswith(SPIEL_PREFIX):
+        spiel: type[Game] = _spiel_module().spiel_game_class(key)
+        return spiel
     if key not in GAME_MODULES:
         raise UnknownGameError(str(name), list(GAME_MODULES))
     module = importlib.import_module(GAME_MODULES[key])
@@ -88,7 +96,12 @@ def options_record(game: Game) -> dict[str, Any]:
 @cache
 def _agent_types() -> dict[str, AgentType]:
     found: dict[str, AgentType] = {}
-    modules = [GENERIC_AGENTS_MODULE, COMPILED_MODULE, *GAME_MODULES.values()]
+    modules = [
+        GENERIC_AGENTS_MODULE,
+        OPENSPIEL_AGENT_MODULE,
+        COMPILED_MODULE,
+        *GAME_MODULES.values(),
+    ]
     for path in modules:
         for agent_type in importlib.import_module(path).AGENTS:
             # A game's own agent may share a generic name (its tuned ``mcts``): keep both,
@@ -219,6 +232,25 @@ def describe_games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]
             }
         )
     return out
+
+
+def describe_spiel_games() -> list[dict[str, Any]]:
+    """The OpenSpiel family (``openspiel:<name>``), listed apart from our games: each game
+    with its parameters and whether it can be played (see ``engines.openspiel.spiel``)."""
+    listing: list[dict[str, Any]] = _spiel_module().describe_spiel_games()
+    return listing
+
+
+def _spiel_module() -> Any:
+    """The OpenSpiel bridge, or an ``OptionError`` on ``game`` when OpenSpiel is missing."""
+    try:
+        return importlib.import_module(SPIEL_MODULE)
+    except ImportError as exc:
+        raise OptionError(
+            "OpenSpiel games need the open_spiel package; install the OpenSpiel extra: "
+            "pip install -e '.[openspiel]'",
+            field="game",
+        ) from exc
 
 
 def spec_from_text(text: str) -> dict[str, Any]:

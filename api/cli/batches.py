@@ -14,7 +14,7 @@ from analysis.report import build_report
 from api.cli.common import DbOption, fail, open_db, out, user_errors
 from api.cli_tables import agents_table, describe_batch, seat_table, shape_table
 from engines.core import replay as replay_moves
-from engines.registry import describe_games, load_game
+from engines.registry import describe_games, describe_spiel_games, load_game
 from engines.seating import seat_agents
 from storage import crud
 from storage.queries import find_match
@@ -24,9 +24,22 @@ app = typer.Typer()
 
 
 @app.command()
-def games() -> None:
+def games(
+    family: Annotated[
+        str,
+        typer.Option(
+            help="'playtester': our games; 'openspiel': OpenSpiel's, played as "
+            "openspiel:<name> with their parameters as options (needs the openspiel extra)."
+        ),
+    ] = "playtester",
+) -> None:
     """List games, their options, and the agents (with parameters) that can play them."""
     with user_errors():
+        if family == "openspiel":
+            _spiel_games()
+            return
+        if family != "playtester":
+            fail(f"--family must be 'playtester' or 'openspiel', not {family!r}")
         for g in describe_games():
             lo, hi = g["players"]
             span = str(lo) if lo == hi else f"{lo}–{hi}"
@@ -48,6 +61,33 @@ def games() -> None:
                         f"      {p['name']} ({p['type']}, default {p['default']!r}): {p['doc']}",
                         highlight=False,
                     )
+        out.print(
+            "OpenSpiel's games play as openspiel:<name>: `playtester games --family openspiel`"
+        )
+
+
+def _spiel_games() -> None:
+    """The OpenSpiel family, one line a game: players, chance, information, parameters."""
+    listing = describe_spiel_games()
+    playable = [g for g in listing if g["playable"]]
+    out.print(
+        f"[bold]OpenSpiel games[/bold]: {len(playable)} of {len(listing)} playable as "
+        "openspiel:<name>, parameters as options (e.g. playtester run openspiel:hex "
+        "--option board_size=5 --agents mcts); agents random, mcts, alphabeta (two players), "
+        "openspiel_mcts"
+    )
+    for g in listing:
+        lo, hi = g["players"]
+        span = str(lo) if lo == hi else f"{lo}–{hi}"
+        params = ", ".join(f"{p['name']}={p['default']!r}" for p in g["params"]) or "none"
+        if g["playable"]:
+            out.print(
+                f"  [cyan]{g['name']}[/cyan] — {g['long_name']} ({span} players; "
+                f"{g['chance']}, {g['information']}); parameters: {params}",
+                highlight=False,
+            )
+        else:
+            out.print(f"  {g['name']} — not playable: {g['refused']}", highlight=False)
 
 
 def _variation_defaults(game: dict[str, Any]) -> str:
