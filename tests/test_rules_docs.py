@@ -10,6 +10,7 @@ repository may point at rules kept outside it.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -39,13 +40,12 @@ here must still match, so its entry goes as soon as the wording changes."""
 
 
 def _python_files(*roots: Path) -> list[Path]:
+    """The .py files under ``roots``, hidden folders (``.venv``, ``.git``) and caches left out."""
     found = []
     for root in roots:
-        for path in root.rglob("*.py"):
-            parts = path.relative_to(REPO).parts
-            if any(p.startswith(".") or p in {"__pycache__", "node_modules"} for p in parts):
-                continue
-            found.append(path)
+        for folder, subfolders, files in os.walk(root):
+            subfolders[:] = [d for d in subfolders if not d.startswith(".") and d != "__pycache__"]
+            found += [Path(folder) / f for f in files if f.endswith(".py")]
     return sorted(found)
 
 
