@@ -1,4 +1,4 @@
-"""Abalone rules against the facts of shared/rules/abalone.md, each push rule on a hand-built
+"""Abalone rules against the facts of docs/rules/abalone.md, each push rule on a hand-built
 position, the end rules, free placement and three players."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from engines.core import IllegalActionError, NotationError, OptionError
 from engines.registry import load_game
 
 ROWS = "ABCDEFGHI"
-# (row, number) steps of the rules page's six directions, written out here on purpose.
+# (row, number) steps of the six directions of docs/rules/abalone.md, written out here on purpose.
 STEPS = {"E": (0, 1), "W": (0, -1), "NE": (1, 1), "NW": (1, 0), "SE": (-1, 0), "SW": (-1, -1)}
 
 
@@ -99,7 +99,7 @@ def split(text: str) -> set[str]:
     return set(text.split(" "))
 
 
-def test_start_layouts_match_the_rules_page() -> None:
+def test_start_layouts_match_docs_rules() -> None:
     cells = cells_of(load_game("abalone").new_initial_state())
     assert sorted(cells[0]) == sorted(
         [f"A{i}" for i in range(1, 6)] + [f"B{i}" for i in range(1, 7)] + ["C3", "C4", "C5"]

@@ -1,4 +1,4 @@
-"""Building rules and the longest wall on hand-built Alhambras (rules page, "Building rules").
+"""Building rules and the longest wall on hand-built Alhambras (docs/rules/alhambra.md, "Building").
 
 Tiles by their walls (CSV): open 7, 14, 22, 23, 31, 32, 41, 42, 52, 53; N only 5, 20; E only 6;
 S only 13; W only 12; N+E 9; N+W 4; E+S 3; S+W 2; N+E+W 1.

@@ -1,4 +1,4 @@
-"""Alhambra's material: the 54 tiles of the rules page and the money deck."""
+"""Alhambra's material: the 54 tiles of docs/rules/alhambra.md and the money deck."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from engines.alhambra.money import (
 )
 from engines.alhambra.rules import Alhambra
 
-# The rules page, "Material": count and price range of each type.
+# docs/rules/alhambra.md, "Material": count and price range of each type.
 EXPECTED_TYPES = {
     "pavilion": (7, 2, 8),
     "seraglio": (7, 3, 9),

@@ -1,11 +1,12 @@
-"""The rules page's Decisions on hand-built positions: a scoring that never comes (option
-``missed_scoring``), a closed wall ring, and the extra action after an exact purchase.
+"""Decisions of docs/rules/alhambra.md on hand-built positions: a scoring that never comes
+(H7, option ``missed_scoring``), a closed wall ring (H6), and the extra action after an exact
+purchase (H4).
 
-Expected points are worked out by hand from the page's scoring tables (round 1: 1st; round 2:
+Expected points are worked out by hand from that page's scoring tables (round 1: 1st; round 2:
 1st / 2nd; round 3: 1st / 2nd / 3rd; ties add the places they hold and share, rounded down).
-Tiles by type and walls (the page's CSV): 1 pavilion N+E+W, 5 pavilion N, 7 pavilion open,
-41 and 42 garden open, 43 garden S, 44 tower N+E+W, 45 tower N+E+S, 46 tower E+S, 52 and 53
-tower open, 54 tower E.
+Tiles by type and walls (engines/alhambra/tiles.csv): 1 pavilion N+E+W, 5 pavilion N,
+7 pavilion open, 41 and 42 garden open, 43 garden S, 44 tower N+E+W, 45 tower N+E+S, 46 tower
+E+S, 52 and 53 tower open, 54 tower E.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Alhambra turns, purchases, the end, and whole games for 2–6 players (rules page)."""
+"""Alhambra turns, purchases, the end, and whole games for 2–6 players (docs/rules/alhambra.md)."""
 
 from __future__ import annotations
 

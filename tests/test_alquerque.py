@@ -1,4 +1,4 @@
-"""Alquerque rules against the facts of shared/rules/alquerque.md, plus invariants of play."""
+"""Alquerque rules against the facts of docs/rules/alquerque.md, plus invariants of play."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Les Alvéoles rules: the facts of the rules page, golden games and hand-built chains."""
+"""Les Alvéoles rules: the facts of docs/rules/alveoles.md, golden games and hand-built chains."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from engines.alveoles.notation import GROOVE_NAMES, NUM_GROOVES, parse_groove
 from engines.alveoles.rules import AlveolesState
 
 GOLDEN = Path(__file__).parent / "data" / "alveoles_golden.json"
-"""A copy of the rules page's golden games (shared/rules/alveoles_golden.json)."""
+"""Two complete recorded games (2 and 4 players) with the mover before every plate, the owners
+and the final scores, kept with the tests."""
 
 
 def new_state(players: int = 2, **options: object) -> AlveolesState:

@@ -102,7 +102,7 @@ def test_disjoint_option_changes_final_scores() -> None:
 # -------------------------------------------------------------------------- layouts
 
 
-def test_classic_layout_matches_the_rules_page() -> None:
+def test_classic_layout_matches_docs_rules() -> None:
     flat = [v for row in CLASSIC for v in row]
     assert sum(flat) == 500
     assert sorted(v for v in flat if v > 1) == sorted(

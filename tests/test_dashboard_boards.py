@@ -1,4 +1,4 @@
-"""The Abalone and Alhambra boards of the replay page, checked against the rules pages and the
+"""The Abalone and Alhambra boards of the replay page, checked against docs/rules/ and the
 tile table: cells and marbles read back from the drawing's geometry, tiles and walls from the
 positions of their shapes, and a played match of each game replayed through the JSON."""
 
@@ -42,7 +42,8 @@ ROWS = "ABCDEFGHI"
 
 def _abalone_names(root: ET.Element) -> dict[tuple[float, float], str]:
     """Cell name by centre, read from the drawing alone: a row is the cells level with its
-    letter, and along a row the numbers run from max(1, r − 3) (the rules page) left to right."""
+    letter, and along a row the numbers run from max(1, r − 3) (docs/rules/abalone.md) left to
+    right."""
     cells = [c for c in root.iter(f"{SVG}circle") if c.get("class") == "cell"]
     letters = {
         t.text: float(t.get("y", "nan")) for t in root.iter(f"{SVG}text") if t.text in set(ROWS)
@@ -86,7 +87,7 @@ def _span(row: str, first: int, last: int) -> set[str]:
     return {f"{row}{n}" for n in range(first, last + 1)}
 
 
-def test_abalone_standard_start_matches_the_rules_page() -> None:
+def test_abalone_standard_start_matches_docs_rules() -> None:
     state = load_game("abalone").new_initial_state()
     root = _draw("abalone", state, None)
     marbles = _marbles(root)

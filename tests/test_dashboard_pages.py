@@ -1,5 +1,5 @@
-"""The dashboard's pages and JSON in process (no browser): boards drawn from the rules pages'
-facts, replays against the stored results, the form's errors from the API, headlines from a
+"""The dashboard's pages and JSON in process (no browser): boards drawn from the facts of
+docs/rules/, replays against the stored results, the form's errors from the API, headlines from a
 closed form, filters, sorting and pagination."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_every_registered_renderer_draws_its_games_positions_by_the_contract() -
 def test_alveoles_board_prints_the_classic_values_and_colours_the_closed_square() -> None:
     state = load_game("alveoles", players=2).new_initial_state()
     # Seat 0 plates a1's south side, seat 1 its west, seat 0 its east: a1 has three plates,
-    # so seat 1 must close it and claims it (rules page: the fourth plate claims the square).
+    # so seat 1 must close it and claims it (docs/rules/alveoles.md: the fourth plate claims it).
     for move in ("a1S", "a1W", "a1E", "a1N"):
         state.apply_string(move)
     root = ET.fromstring(renderer_for("alveoles")(state, "a1N"))  # type: ignore[misc]
@@ -83,7 +83,7 @@ def test_alveoles_board_prints_the_classic_values_and_colours_the_closed_square(
         for t in root.iter(f"{SVG}text")
         if t.get("dominant-baseline") == "central" and t.get("font-weight") is not None
     ]
-    # Read bottom row first, left to right: a1 … h1, a2 … h8 (the rules page's layout).
+    # Read bottom row first, left to right: a1 … h1, a2 … h8 (the layout of docs/rules/alveoles.md).
     in_order = [int(v) for _, _, v in sorted(values, key=lambda t: (-t[0], t[1]))]
     assert in_order == CLASSIC_VALUES
     plates = [ln for ln in root.iter(f"{SVG}line") if "plate" in ln.get("class", "")]
@@ -93,7 +93,7 @@ def test_alveoles_board_prints_the_classic_values_and_colours_the_closed_square(
     assert len(grooves) == 144 - 4
 
 
-def test_alquerque_board_at_the_start_matches_the_rules_page() -> None:
+def test_alquerque_board_at_the_start_matches_docs_rules() -> None:
     state = load_game("alquerque").new_initial_state()
     root = ET.fromstring(renderer_for("alquerque")(state, None))  # type: ignore[misc]
     lines = list(root.iter(f"{SVG}line"))
@@ -108,7 +108,7 @@ def test_alquerque_board_at_the_start_matches_the_rules_page() -> None:
 
     white = {name(c) for c in pieces if "seat-0" in c.get("class")}
     black = {name(c) for c in pieces if "seat-1" in c.get("class")}
-    # Rules page: White on rows 1–2 and on d3, e3; Black mirrors it.
+    # docs/rules/alquerque.md: White on rows 1–2 and on d3, e3; Black mirrors it.
     assert white == {f"{f}{r}" for f in "abcde" for r in (1, 2)} | {"d3", "e3"}
     assert black == {f"{f}{r}" for f in "abcde" for r in (4, 5)} | {"a3", "b3"}
 

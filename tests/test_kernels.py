@@ -1,4 +1,4 @@
-"""The compiled kernels against the Python rules, ply by ply, and the rules pages' facts.
+"""The compiled kernels against the Python rules, ply by ply, and the facts of docs/rules/.
 
 Random games are played through the Python rules (the reference) and the kernel side by side;
 before every placement and at the end both must agree on the legal set, the seat to move, the
@@ -168,8 +168,8 @@ def test_alquerque_kernel_equals_rules_on_every_ply() -> None:
     assert endings == {"normal", "no_capture", "repetition"}
 
 
-def test_alquerque_kernel_perft_matches_the_rules_page() -> None:
-    # shared/rules/alquerque.md: depth 1–8 = 4, 5, 6, 12, 27, 97, 426, 1924.
+def test_alquerque_kernel_perft_matches_docs_rules() -> None:
+    # docs/rules/alquerque.md: depth 1–8 = 4, 5, 6, 12, 27, 97, 426, 1924.
     counts = [0] * 9
 
     def walk(ks: np.ndarray, depth: int) -> None:

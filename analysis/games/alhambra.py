@@ -1,14 +1,14 @@
 """Alhambra: seat advantage by turn position, points by scoring round and source, tiles by type.
 
 Works from each match's ``stats()``: ``per_seat`` dicts with ``turn_position`` (0 = the
-starting player, who is not necessarily seat 0), ``rounds`` (three dicts of ``majorities`` and
-``walls`` points), ``tiles_by_type`` (Alhambra) and ``reserve_by_type``, ``longest_wall``,
-``money_left`` and ``exact_purchases``; per match ``scorings`` (the scorings held) and
-``missed_scorings`` (the scoring cards never drawn: skipped under the literal rule, scored just
-before the final scoring under ``missed_scoring=before_final``; matches stored before it was
-kept played the literal rule, so theirs is 3 − ``scorings``; None for a game cut off before
-its end, which the share leaves out); and, in two-player games, ``collector`` with its
-``points`` and ``rounds``.
+starting player, who is not necessarily seat 0: decision H2, docs/rules/alhambra.md),
+``rounds`` (three dicts of ``majorities`` and ``walls`` points), ``tiles_by_type`` (Alhambra)
+and ``reserve_by_type``, ``longest_wall``, ``money_left`` and ``exact_purchases``; per match
+``scorings`` (the scorings held) and ``missed_scorings`` (the scoring cards never drawn:
+skipped under the literal rule, scored just before the final scoring under
+``missed_scoring=before_final``; matches stored before it was kept played the literal rule, so
+theirs is 3 − ``scorings``; None for a game cut off before its end, which the share leaves
+out); and, in two-player games, ``collector`` with its ``points`` and ``rounds``.
 """
 
 from __future__ import annotations
@@ -195,7 +195,8 @@ def collector_points(d: AlhambraData, w: Wide) -> dict[str, Any] | None:
 
 def short_games(d: AlhambraData, w: Wide) -> dict[str, Any]:
     """Games that ended before every scoring card was drawn — fewer than three scorings under
-    the literal rule — for this batch's player count: the count, the share with its 95 %
+    the literal rule (decision H7, docs/rules/alhambra.md) — for this batch's player count: the
+    count, the share with its 95 %
     interval over units of sampling (``stats.share_from_sums``), and how many scoring cards
     were never drawn in all."""
     sums = _ended_short(d, w)

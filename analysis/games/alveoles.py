@@ -27,7 +27,7 @@ from analysis.html_parts import figure, text_table
 from analysis.tidy import Wide
 
 BONUS_POINTS = 100
-"""Points per row, column or 3 × 3 block bonus (rules page, "End and scoring")."""
+"""Points per row, column or 3 × 3 block bonus (docs/rules/alveoles.md, "End and score")."""
 BONUS_KINDS = ("row", "column", "block")
 SIDE = 8
 

@@ -1,11 +1,11 @@
 """Abalone computer players: ``greedy`` and the levels ``easy``, ``medium`` and ``hard``.
 
-All of them judge positions with the rules page's evaluation
-(:func:`engines.abalone.heuristics.evaluate`), whose four weights are parameters of every one
+All of them judge positions with the evaluation of decision B7 (docs/rules/abalone.md,
+:func:`engines.abalone.heuristics.evaluate`), whose four weights are parameters of every one
 of them. ``greedy`` looks one ply ahead; ``easy`` plays greedily some of the time and at random
-otherwise; ``medium`` and ``hard`` are the generic alpha-beta (two players) with that
-evaluation, searching two and three plies within a node budget. Budgets are nodes, never time,
-so every match replays exactly from its seed.
+otherwise; ``medium`` and ``hard`` are the alpha-beta of :mod:`engines.abalone.search` (two
+players) with that evaluation, searching one and two plies within a node budget. Budgets are
+nodes, never time, so every match replays exactly from its seed.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def cell_index(row: int, number: int) -> Cell:
 
 
 def on_board(row: int, number: int) -> bool:
-    """The rules page's test: max(1, r − 3) ≤ c ≤ min(9, r + 5), rows 0..8."""
+    """The test of docs/rules/abalone.md: max(1, r − 3) ≤ c ≤ min(9, r + 5), rows 0..8."""
     return 0 <= row <= 8 and max(1, row - 3) <= number <= min(9, row + 5)
 
 

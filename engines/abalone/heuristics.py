@@ -1,8 +1,9 @@
 """What the computer players know about Abalone: the evaluation, move ordering, playouts.
 
-The evaluation follows the rules page (after Lemmens 2005 and Ozcan & Hulagu): marbles pushed
-off, distance of the marbles from the centre, cohesion (adjacent friendly pairs) and marbles on
-the edge that the opponent could push off at once. Every term is computed on whole bitboards.
+The evaluation is decision B7 of docs/rules/abalone.md (after Lemmens 2005 and Ozcan &
+Hulagu): marbles pushed off, distance of the marbles from the centre, cohesion (adjacent
+friendly pairs) and marbles on the edge that the opponent could push off at once. Every term
+is computed on whole bitboards.
 """
 
 from __future__ import annotations

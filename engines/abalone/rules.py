@@ -1,4 +1,4 @@
-"""Abalone as ``shared/rules/abalone.md`` says: two or three players, four starts, Blitz.
+"""Abalone as ``docs/rules/abalone.md`` says: two or three players, four starts, Blitz.
 
 Geometry, action numbering and move generation live in :mod:`engines.abalone.board`; the
 evaluation, move ordering and playout policy in :mod:`engines.abalone.heuristics`. This module
@@ -151,7 +151,9 @@ class AbaloneState(State):
         return state
 
     def _start_play(self) -> None:
-        """The position play starts from: its first occurrence, and the no-move check."""
+        """The position play starts from: its first occurrence, and the no-move check (after a
+        free placement, the position the placements leave: decision B1, docs/rules/abalone.md).
+        """
         self._seen = {self._position(): 1}
         if not self._can_move():
             self._no_move()
@@ -213,13 +215,15 @@ class AbaloneState(State):
 
     def apply(self, action: Action) -> None:
         # The hot path of playouts and search: one mask for the mover's marbles, the pushed
-        # marbles walked from the far end, then the end checks in the rules page's order.
+        # marbles walked from the far end, then the end checks in the order of
+        # docs/rules/abalone.md B5.
         kind, head = action >> 7, action & 127
         boards = self.boards
         mover = self.to_move
         n = len(boards)
         self._legal = None
         if kind == KIND_PLACE:
+            # docs/rules/abalone.md B1: placements leave ``plies`` (the move limit's count) alone.
             boards[mover] |= 1 << head
             self.placed += 1
             self.to_move = (mover + 1) % n
@@ -249,7 +253,7 @@ class AbaloneState(State):
         if not self._can_move():
             self._no_move()
             return
-        if self.game.repetition_draw:
+        if self.game.repetition_draw:  # docs/rules/abalone.md B4
             key = (*boards, nxt)
             seen = self._seen
             times = seen.get(key, 0) + 1
@@ -257,7 +261,7 @@ class AbaloneState(State):
             if times >= 3:
                 self.ended = Ending.REPETITION
                 return
-        if self.plies >= self.game.move_limit:
+        if self.plies >= self.game.move_limit:  # docs/rules/abalone.md B3
             self.ended = Ending.MOVE_LIMIT
 
     def _push(self, target: int, offset: int) -> bool:
@@ -289,7 +293,7 @@ class AbaloneState(State):
 
     def _no_move(self) -> None:
         """The player to move has no legal move: with two players they lose, with three it is
-        a draw among all (the rules page's decisions)."""
+        a draw among all (decisions B2 and B6, docs/rules/abalone.md)."""
         self._legal = []
         if len(self.boards) == 2:
             self.ended, self._winner = Ending.NORMAL, 1 - self.to_move
@@ -383,7 +387,8 @@ class AbaloneState(State):
 
     # -- hooks for the generic agents --------------------------------------------------
     def evaluate(self, seat: Seat) -> float:
-        """The rules page's evaluation with its default weights, in [-1, 1] (±1 = game over)."""
+        """The evaluation of decision B7 (docs/rules/abalone.md) with its default weights, in
+        [-1, 1] (±1 = game over)."""
         if self.ended:
             return super().evaluate(seat)
         return heuristics.evaluate(self, seat, heuristics.DEFAULT_WEIGHTS)
@@ -506,7 +511,7 @@ class AbaloneGame(Game):
         if players == 3 and self.layout not in ("standard", FREE_PLACEMENT):
             raise OptionError(
                 f"layout {self.layout!r} is a two-player start; three players use 'standard' "
-                "(the rules page's three-player start) or 'free_placement'",
+                "(the three-player start of docs/rules/abalone.md) or 'free_placement'",
                 field="options.layout",
             )
         self.placements: int = MARBLES[players] * players if self.layout == FREE_PLACEMENT else 0

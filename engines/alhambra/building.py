@@ -7,10 +7,12 @@ every placement, removal and exchange:
 * each tile shares at least one side with the Alhambra and every touching pair of sides matches
   (wall to wall, open to open);
 * every tile is reachable from the fountain crossing open sides only;
-* no empty cell is cut off from the outside (4-connected through empty cells).
+* no empty cell is cut off from the outside (4-connected through empty cells: decision H5 of
+  docs/rules/alhambra.md).
 
-Coordinates are limited to ``-LIMIT..LIMIT`` on both axes (more than any Alhambra of 54 tiles
-needs in practice) so that the cell numbering and the action encoding stay fixed.
+Coordinates are limited to ``-LIMIT..LIMIT`` on both axes (decision H9 of that page; more than
+any Alhambra of 54 tiles needs in practice) so that the cell numbering and the action encoding
+stay fixed.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ Grid: TypeAlias = Mapping[Cell, int]
 STRIDE: Final = 64
 OFFSET: Final = 32
 LIMIT: Final = 30
-"""Largest |x| or |y| a tile may take."""
+"""Largest |x| or |y| a tile may take (decision H9, docs/rules/alhambra.md)."""
 ORIGIN: Final = OFFSET * STRIDE + OFFSET
 STEP: Final = {N: STRIDE, E: 1, S: -STRIDE, W: -1}
 """Cell offset of the neighbour across each side."""
@@ -92,7 +94,8 @@ def _bounds(grid: Iterable[Cell]) -> tuple[int, int, int, int]:
 
 def reaches_outside(grid: Grid, starts: Iterable[Cell], extra: Cell | None = None) -> bool:
     """Whether every empty cell of ``starts`` connects to the area outside the Alhambra's
-    bounding box through empty cells; ``extra`` counts as built (a tile being placed)."""
+    bounding box through empty cells; ``extra`` counts as built (a tile being placed). No holes
+    of any size (decision H5, docs/rules/alhambra.md)."""
     cells = list(grid) if extra is None else [*grid, extra]
     x0, x1, y0, y1 = _bounds(cells)
     built = set(cells)
@@ -314,7 +317,8 @@ def wall_segments(grid: Grid) -> list[tuple[tuple[int, int], tuple[int, int]]]:
 
 def longest_wall(grid: Grid) -> int:
     """Segments in the longest chain of wall segments joined end to end, no corner used twice
-    (a closed ring counts all its segments: it starts and ends at one corner)."""
+    (a closed ring counts all its segments: it starts and ends at one corner; decision H6,
+    docs/rules/alhambra.md)."""
     segments = wall_segments(grid)
     if not segments:
         return 0

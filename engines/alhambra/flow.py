@@ -77,6 +77,7 @@ def setup(state: AlhambraTable) -> None:
     state.deck = deck
     state.ranges = ranges
     found = _refill_display(state)
+    # docs/rules/alhambra.md H2: fewest cards, then the lowest total, then the lowest seat.
     state.start = min(
         range(state.players),
         key=lambda s: (len(state.hands[s]), sum(value_of(c) for c in state.hands[s]), s),
@@ -163,7 +164,8 @@ def next_gift(state: AlhambraTable) -> None:
         state.phase = FINAL
         return
     if state.score_missed:
-        # The bag is empty, so the collector's gift after each of these scorings is nothing.
+        # docs/rules/alhambra.md H7 under 'before_final'. The bag is empty, so the collector's
+        # gift after each of these scorings is nothing.
         for scoring_card in missed_cards(state):
             score_round(state, scoring_card)
     score_round(state, 0)

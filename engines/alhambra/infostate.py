@@ -1,4 +1,5 @@
-"""What a seat knows, and a copy of the state re-drawn consistently with it.
+"""What a seat knows, and a copy of the state re-drawn consistently with it (decision H1,
+docs/rules/alhambra.md).
 
 A seat sees the market, the display, every hand, Alhambra and reserve, the collector's tiles
 and the spent cards; it does not see the order of the tile bag or of the money deck. The deck

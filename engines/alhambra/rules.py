@@ -1,15 +1,16 @@
 """Alhambra (Dirk Henn, 2003) for 2–6 players: the ``Game`` and its ``State``.
 
-Rules as on ``shared/rules/alhambra.md``. A turn is one ply per decision: the action phase
+Rules as on ``docs/rules/alhambra.md``. A turn is one ply per decision: the action phase
 (take money, buy, or redesign; another action after each exact purchase), then one ply per tile
 bought this turn (place it, reserve it, or give it to the two-player collector). The end of a
 turn (refills, scorings, the collector's gifts, the end of the game) is in
 :mod:`engines.alhambra.flow`; the hidden draw order and its re-sampling in
 :mod:`engines.alhambra.infostate`.
 
-Hidden information: the order of the money deck (and where the scoring cards sit in their piles)
-and the order of the tile bag. Hands, Alhambras, reserves, the market, the display and the spent
-cards are public (every card enters a hand face up, and agents have perfect memory).
+Hidden information (decision H1 of that page): the order of the money deck (and where the
+scoring cards sit in their piles) and the order of the tile bag. Hands, Alhambras, reserves, the
+market, the display and the spent cards are public (every card enters a hand face up, and
+agents have perfect memory).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from engines.core import (
 )
 
 MAX_PLIES = 6000
+"""A batch's default ply cap (decision H10, docs/rules/alhambra.md): endless redesigns are
+possible, real games end far sooner."""
 
 
 class Alhambra(Game):
@@ -54,7 +57,7 @@ class Alhambra(Game):
         num_distinct_actions=NUM_ACTIONS,
         max_game_length=MAX_PLIES,
         options=(
-            Option(
+            Option(  # docs/rules/alhambra.md H7
                 "missed_scoring",
                 str,
                 SKIP,
@@ -141,6 +144,8 @@ class AlhambraState(AlhambraTable, State):
             self.market[d.slot] = 0
             self.pending.append(tile)
             if sum(d.values) == COST[tile]:
+                # docs/rules/alhambra.md H4: an exact payment keeps the turn in its action
+                # phase, so another action follows.
                 self.exact[seat] += 1
                 return
         elif kind == "take":

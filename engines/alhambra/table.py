@@ -178,7 +178,7 @@ class AlhambraTable:
         if len(buys) > 1:
             buys.sort()
         out.extend(buys)
-        if not out:
+        if not out:  # docs/rules/alhambra.md H8: nothing else to do
             return [notation.PASS]
         return out
 
@@ -195,9 +195,9 @@ class AlhambraTable:
     def buy_actions(self) -> list[Action]:
         """Purchases of each market tile with the slot's currency.
 
-        Decision (rules page): only minimal payments are offered, the card sets that cover
-        the price and from which no card can be left out; a larger overpayment is never better
-        (no change is given).
+        Only minimal payments are offered (decision H3, docs/rules/alhambra.md): the card sets
+        that cover the price and from which no card can be left out; a larger overpayment is
+        never better (no change is given).
         """
         by_currency = _by_currency(tuple(self.hands[self.player]))
         out: list[Action] = []
@@ -247,8 +247,9 @@ class AlhambraTable:
             grid = self.grids[seat]
             found = []
             for cell, (touching, needed, ring) in self.outlines[seat].front.items():
-                # Matching sides, one open shared side, and no empty cell cut off (the full
-                # search only where the 3 × 3 square around the cell says it may happen).
+                # Matching sides, one open shared side, and no empty cell cut off (decision H5,
+                # docs/rules/alhambra.md; the full search only where the 3 × 3 square around
+                # the cell says it may happen).
                 if (
                     walls & touching == needed
                     and touching & ~walls

@@ -1,4 +1,4 @@
-"""The three Alquerque levels the rules page asks for: ``easy``, ``medium`` and ``hard``.
+"""The three Alquerque levels of docs/rules/alquerque.md: ``easy``, ``medium`` and ``hard``.
 
 They are built on the generic players: ``easy`` is mostly the random player, ``medium`` a
 shallow alpha-beta with the default evaluation, ``hard`` a deeper alpha-beta whose evaluation

@@ -130,7 +130,8 @@ def decode_path(action: Action) -> list[Point]:
 
 
 def _chains(p: Point, code: Action, enemy: Bitboard, empty: Bitboard, out: list[Action]) -> None:
-    """Append every complete capture sequence continuing from ``p`` (path so far: ``code``)."""
+    """Append every complete capture sequence continuing from ``p`` (path so far: ``code``):
+    each one, not only the longest (decision A1, docs/rules/alquerque.md)."""
     if not enemy & _JUMPABLE[p]:  # the usual case: nothing left to jump from here
         out.append(code)
         return
@@ -138,7 +139,8 @@ def _chains(p: Point, code: Action, enemy: Bitboard, empty: Bitboard, out: list[
     for over, land, q in JUMPS[p]:
         if enemy & over and empty & land:
             extended = True
-            # The mover leaves p, the jumped piece goes at once, the landing point fills.
+            # The mover leaves p, the jumped piece goes at once, the landing point fills
+            # (docs/rules/alquerque.md A1).
             _chains(q, code * BASE + q + 1, enemy ^ over, empty ^ over ^ land ^ (1 << p), out)
     if not extended:
         out.append(code)
@@ -155,6 +157,7 @@ def _first_jumps(
         over = 1 << (p + step)
         q = p + 2 * step
         if enemy & _JUMPABLE[q] & ~over:  # maybe more to take: follow the chain
+            # docs/rules/alquerque.md A6: the starting point ``low`` is empty from here on.
             _chains(q, (p + 1) * BASE + q + 1, enemy ^ over, empty ^ over ^ low ^ (1 << q), out)
         else:
             out.append((p + 1) * BASE + q + 1)

@@ -1,4 +1,4 @@
-"""Alquerque (R. C. Bell's rules) as ``shared/rules/alquerque.md`` says: state and game.
+"""Alquerque (R. C. Bell's rules) as ``docs/rules/alquerque.md`` says: state and game.
 
 The board, its tables and move generation live in ``engines.alquerque.board``; this module
 keeps the turn, the draw rules, notation and the hooks the generic agents use.
@@ -58,9 +58,10 @@ class AlquerqueState(State):
     """One Alquerque position with what the draw rules need (plies since a capture, history).
 
     The legal actions of the side to move are generated once, right after each move, because the
-    end-of-game check needs them anyway. For the repetition rule it keeps the keys of the
-    positions since the last move that cannot be undone (anything but a sideways move); empty
-    means "only the current position", whose key is computed when a sideways move needs it.
+    end-of-game check needs them anyway. For the repetition rule (decision A3,
+    docs/rules/alquerque.md) it keeps the keys of the positions since the last move that cannot
+    be undone (anything but a sideways move); empty means "only the current position", the
+    first occurrence of itself, whose key is computed when a sideways move needs it.
     """
 
     __slots__ = (
@@ -210,6 +211,7 @@ class AlquerqueState(State):
             self._history = history
         else:
             self._history = ()  # nothing before an irreversible move can recur
+        # docs/rules/alquerque.md A4: no move loses first, then the draws of A2 and A3.
         if not legal:
             self.ended, self._winner = Ending.NORMAL, mover
         elif no_capture >= self.limit:
@@ -380,11 +382,12 @@ class AlquerqueGame(Game):
         perfect_information=True,
         # Codes are paths of up to 13 landing points in base 26.
         num_distinct_actions=BASE**MAX_PATH,
-        # A default cap, not a rule: the draw rules end every game, but only after up to
-        # (captures + 1) * no_capture_limit plies; 400 plies is far beyond real games.
+        # docs/rules/alquerque.md A5, a default cap and not a rule: the draw rules end every
+        # game, but only after up to (captures + 1) * no_capture_limit plies; 400 plies is far
+        # beyond real games.
         max_game_length=400,
         options=(
-            Option(
+            Option(  # docs/rules/alquerque.md A2
                 "no_capture_limit",
                 int,
                 50,

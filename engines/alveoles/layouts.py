@@ -1,9 +1,10 @@
 """Square-value layouts of Les Alvéoles, as data, and their validation.
 
-A layout is given the way the rules page prints it: **8 rows of 8 whole numbers from 1 to
-``MAX_VALUE`` (10⁶), row 8 (the top) first**, columns ``a`` to ``h`` left to right. A flat list
-of 64 integers is read in the same printed order (``a8 … h8, a7 … h7, …, a1 … h1``). The named
-layout ``classic`` is the reconstruction on the rules page.
+A layout is given the way ``docs/rules/alveoles.md`` prints it: **8 rows of 8 whole numbers
+from 1 to ``MAX_VALUE`` (10⁶), row 8 (the top) first**, columns ``a`` to ``h`` left to right. A
+flat list of 64 integers is read in the same printed order (``a8 … h8, a7 … h7, …, a1 … h1``).
+The named layout ``classic`` is the reconstruction printed there (decision V1), and any other
+layout may be given (decision V2).
 
 The option value is normalised to a tuple of 64 ints in that printed order, so
 ``load_game(**game.params())`` rebuilds the same game. The rules work in square order instead
@@ -34,7 +35,8 @@ CLASSIC: tuple[tuple[int, ...], ...] = (
     (1, 1, 1, 5, 5, 1, 30, 1),  # row 2
     (15, 1, 1, 1, 10, 1, 1, 15),  # row 1
 )
-"""The rules page's layout, row 8 first; 24 numbered squares, 40 white, 500 points."""
+"""The default layout (decision V1, docs/rules/alveoles.md), row 8 first; 24 numbered squares,
+40 white, 500 points."""
 
 NAMED: dict[str, tuple[tuple[int, ...], ...]] = {"classic": CLASSIC}
 """Layouts that may be passed by name."""
@@ -62,7 +64,8 @@ def _value(raw: Any, where: str) -> int:
 
 
 def normalise_layout(value: Any) -> Layout:
-    """Check a layout option and return it as 64 ints in printed order (row 8 first).
+    """Check a layout option and return it as 64 ints in printed order (row 8 first): any
+    layout of whole numbers in range is allowed (decision V2, docs/rules/alveoles.md).
 
     Accepts a layout name (``"classic"``), 8 rows of 8 integers (row 8 first) or a flat list of 64
     integers in the same order. Raises ``ValueError`` naming the row, column and problem.

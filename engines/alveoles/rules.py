@@ -1,6 +1,6 @@
 """Les Alvéoles (R.T., 1910): dots and boxes on a valued 8 × 8 board, for 2–4 players.
 
-Rules as on ``shared/rules/alveoles.md``. Geometry and action numbering: see
+Rules as on ``docs/rules/alveoles.md``. Geometry and action numbering: see
 :mod:`engines.alveoles.notation`. The position is kept incrementally so that ``apply`` is a
 handful of int operations:
 
@@ -73,13 +73,14 @@ LAYOUT_OPTION = Option(
     kind=list,
     default="classic",
     doc=(
-        "Square values: 'classic' (the rules page) or 8 rows of 8 whole numbers from 1 to "
+        "Square values: 'classic' (docs/rules/alveoles.md) or 8 rows of 8 whole numbers from 1 to "
         f"{MAX_VALUE:,}, row 8 (top) first, columns a–h left to right (a flat list of 64 "
         "reads the same way)."
     ),
     check=normalise_layout,
     record=layout_record,
 )
+# docs/rules/alveoles.md V4: every owned 3 × 3 window counts unless 'disjoint' is chosen.
 SQUARE_BONUS_OPTION = Option(
     name="square_bonus",
     kind=str,
@@ -212,6 +213,8 @@ class AlveolesState(State):
                 self._owned[player] |= 1 << sq
                 value = self._values[sq]
                 self._points[player] += value
+                # docs/rules/alveoles.md V3: a numbered square earns another plate; white
+                # squares alone pass the turn.
                 if value > 1:
                     replay = True
         if replay:

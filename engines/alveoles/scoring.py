@@ -58,7 +58,9 @@ def owned_blocks(mask: int) -> int:
 
 
 def block_bonuses(mask: int, mode: str = OVERLAPPING) -> int:
-    """How many 3 × 3 bonuses a player owning the squares in ``mask`` earns under ``mode``."""
+    """How many 3 × 3 bonuses a player owning the squares in ``mask`` earns under ``mode``:
+    every owned window, overlapping ones included, or the most that do not overlap (decision
+    V4, docs/rules/alveoles.md)."""
     windows = owned_blocks(mask)
     if mode == DISJOINT:
         return _max_packing(windows)

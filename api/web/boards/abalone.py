@@ -30,7 +30,7 @@ BOARD_HEIGHT = round(MARGIN + 10.3 * RISE)
 FILLS = {"black": "#1b1b1b", "white": "#ffffff", "red": "#c0392b"}
 """Marble colours as the game names them; the ring around each is the seat colour."""
 
-# Direction name -> (rows up, numbers right), as the rules page defines them.
+# Direction name -> (rows up, numbers right), as docs/rules/abalone.md defines them.
 VECTORS = {"E": (0, 1), "W": (0, -1), "NE": (1, 1), "NW": (1, 0), "SE": (-1, 0), "SW": (-1, -1)}
 _MOVE = re.compile(r"([a-i][1-9])([a-i][1-9])?(ne|nw|se|sw|e|w)")
 _PLACE = re.compile(r"\+([a-i][1-9])")
