@@ -67,6 +67,6 @@ def route_cli_to(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(
         cli_service,
-        "_client",
+        "client_for",
         lambda server, key: ServiceClient(server, api_key=key, http=client_for(app)),
     )

@@ -139,3 +139,29 @@ def test_tune_refuses_a_study_without_a_tune_table(tmp_path: Path, sqlite_url: s
     result = runner.invoke(app, ["tune", str(path), "--db", sqlite_url])
     assert result.exit_code == 2
     assert f"{path}:1: tune: this study has no [tune] table" in " ".join(result.output.split())
+
+
+@pytest.mark.integration
+def test_trials_in_postgresql_keep_to_their_own_schema(pg_url: str) -> None:
+    import optuna
+
+    from storage.tuning import OPTUNA_SCHEMA, optuna_storage
+
+    ensure_schema(pg_url)
+    with get_engine(pg_url).connect() as conn:
+        ours = conn.execute(select(func.count()).select_from(BATCH)).scalar_one()
+        revision = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one()
+    study = optuna.create_study(storage=optuna_storage(pg_url), study_name="s")
+    study.optimize(lambda trial: trial.suggest_float("x", 0, 1), n_trials=2)
+    again = optuna.load_study(storage=optuna_storage(pg_url), study_name="s")
+    assert len(again.trials) == 2
+    with get_engine(pg_url).connect() as conn:
+        assert (
+            conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == revision
+        )
+        assert conn.execute(select(func.count()).select_from(BATCH)).scalar_one() == ours
+        tables = conn.exec_driver_sql(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = %(s)s",
+            {"s": OPTUNA_SCHEMA},
+        ).scalar_one()
+    assert tables > 5

@@ -14,10 +14,11 @@ from api.cli.run import progress_runner
 from api.cli.service import KeyOption, client_for, service_error
 from api.cli.studies.definition import StudyError, load_study
 from api.cli.studies.runner import trial_here, trial_on_service
-from api.cli.studies.search import optuna_storage, result_lines, run_search
+from api.cli.studies.search import result_lines, run_search
 from api.cli.studies.tuning import parse_tune
 from api.cli.study import Service, StudyFile, Workers
 from api.client import ServiceError
+from storage.tuning import optuna_storage
 
 app = typer.Typer()
 

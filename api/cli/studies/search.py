@@ -7,8 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.engine import make_url
-
 from api.cli.studies.definition import Study
 from api.cli.studies.plan import definition_key, plan_one
 from api.cli.studies.tuning import (
@@ -20,30 +18,6 @@ from api.cli.studies.tuning import (
     trial_batch,
 )
 from storage.settings import Settings
-
-OPTUNA_SCHEMA = "optuna"
-"""Optuna keeps its own tables, and its own Alembic version table, which would clash with the
-project's: in PostgreSQL they live in this schema of the project's database; a SQLite
-database gets a sibling file ``<name>.optuna.db``."""
-
-
-def optuna_storage(database_url: str) -> Any:
-    """Optuna's RDB storage for the project's database ``database_url``."""
-    import optuna
-    from sqlalchemy import create_engine, text
-
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite":
-        path = url.database or ""
-        if not path or path == ":memory:":
-            return optuna.storages.RDBStorage("sqlite:///:memory:")
-        return optuna.storages.RDBStorage(f"sqlite:///{path}.optuna.db")
-    with create_engine(url).begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA IF NOT EXISTS {OPTUNA_SCHEMA}"))
-    return optuna.storages.RDBStorage(
-        url.render_as_string(hide_password=False),
-        engine_kwargs={"connect_args": {"options": f"-csearch_path={OPTUNA_SCHEMA}"}},
-    )
 
 
 @dataclass(frozen=True)
