@@ -52,6 +52,7 @@ def deliver_chunk(
     Raises what ``run_chunk`` raises; an attempt ending on one of ``TRANSIENT_ERRORS`` is not
     counted.
     """
+    dispatch.count_delivery(batch_id, start, settings)
     lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
     if lease is None:
         return Delivery(attempt=0, outcome=None)
