@@ -54,7 +54,7 @@ from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
 from storage.settings import Settings
 from workers.chunks import ChunkOutcome
-from workers.sizing import next_chunk_size
+from workers.sizing import active_window, next_chunk_size
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -123,7 +123,7 @@ def deliveries_key(batch_id: str) -> str:
 
 
 def workers_key(batch_id: str) -> str:
-    """Workers that wrote a chunk of the batch, scored by when (the broker's clock)."""
+    """Workers that took or wrote a chunk of the batch, scored by when (the broker's clock)."""
     return f"{KEY_PREFIX}{batch_id}:workers"
 
 
@@ -232,29 +232,64 @@ def open_batch(engine: Engine, batch: Batch, settings: Settings) -> list[Range]:
     return fill(batch, 1, current_size(batch, engine, settings), settings)
 
 
-def advance(batch: Batch, outcome: ChunkOutcome, settings: Settings) -> list[Range]:
+_SEEN = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('ZADD', KEYS[1], t, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - tonumber(ARGV[2]))
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return redis.call('ZCARD', KEYS[1])
+"""
+
+
+def active_workers(batch_id: str, worker: str, settings: Settings) -> int:
+    """Note that ``worker`` took or wrote a chunk of the batch now; return how many workers did
+    within the sizing's active window. Noted when a chunk is taken too, so the first chunks
+    written already count every worker playing. Times are the broker's, so hosts' clocks need
+    not agree."""
+    window = active_window(settings)
+    count = broker(settings).eval(_SEEN, 1, workers_key(batch_id), worker, window, KEY_TTL)
+    return int(count)
+
+
+def advance(
+    batch: Batch, outcome: ChunkOutcome, settings: Settings, *, worker: str | None = None
+) -> list[Range]:
     """After a chunk: queue the next one, sized from the matches measured so far, keeping the
-    number in flight steady. The first chunk written fills the pipeline."""
+    number in flight steady. The first chunk written fills the pipeline.
+
+    ``worker`` (``host:pid``) names the process that wrote the chunk: the workers seen lately
+    and the matches not handed out yet shrink the chunks toward the end of the batch
+    (``workers.sizing.next_chunk_size``)."""
     if batch.status in BatchStatus.FINISHED:
         return []
     if is_fixed(batch):
         return fill(batch, 1, batch.chunk_size, settings)
     client = broker(settings)
+    first = client.set(measured_key(batch.id), 1, nx=True, ex=KEY_TTL)
+    count = settings.max_chunks_in_flight if first else 1
     if outcome.played > 0:
         key = measure_key(batch.id)
         pipe = client.pipeline()
         pipe.hincrby(key, "matches", outcome.played)
         pipe.hincrbyfloat(key, "seconds", outcome.seconds)
         pipe.expire(key, KEY_TTL)
-        matches, seconds, _ = pipe.execute()
+        pipe.get(cursor_key(batch.id))
+        matches, seconds, _, cursor = pipe.execute()
+        workers = active_workers(batch.id, worker, settings) if worker else 0
         size = next_chunk_size(
-            batch, matches=int(matches), seconds=float(seconds), settings=settings
+            batch,
+            matches=int(matches),
+            seconds=float(seconds),
+            settings=settings,
+            remaining=None if cursor is None else batch.matches - int(cursor),
+            workers=workers,
+            count=count,
         )
         client.set(size_key(batch.id), size, ex=KEY_TTL)
     else:
         size = current_size(batch, None, settings)
-    first = client.set(measured_key(batch.id), 1, nx=True, ex=KEY_TTL)
-    return fill(batch, settings.max_chunks_in_flight if first else 1, size, settings)
+    return fill(batch, count, size, settings)
 
 
 def lost_ranges(
