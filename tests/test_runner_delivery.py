@@ -204,7 +204,7 @@ def sweep_again(engine: object, settings: Settings, batch: Batch) -> list[tuple[
 def test_ranges_waiting_in_the_queue_or_being_played_are_not_stalled(service: Settings) -> None:
     """Four chunks queued behind other work, for many stall periods: none is queued again.
     One is taken and played (its lease held) past the stall time: still none. Its worker dies:
-    that one, and only that one, is queued again."""
+    that one, and only that one, is queued again, once."""
     engine = get_engine(service.database_url)
     batch = new_batch(service.database_url, matches=40, chunk_size=10)
     queued = dispatch.open_batch(engine, batch, service)
@@ -220,7 +220,12 @@ def test_ranges_waiting_in_the_queue_or_being_played_are_not_stalled(service: Se
     finally:
         lease.release()  # its worker is gone
     assert sweep_again(engine, service, batch) == [(10, 20)]
-    assert sweep_again(engine, service, batch) == [(10, 20)]  # still nobody plays it
+    # Queued again, it waits in the queue like the others: not queued a third time.
+    for _ in range(3):
+        assert sweep_again(engine, service, batch) == []
+    # A delivery takes it and dies too: it is queued again once more.
+    take_and_die(service, batch.id, [10])
+    assert sweep_again(engine, service, batch) == [(10, 20)]
 
 
 def test_untaken_ranges_of_an_empty_queue_come_back_at_the_second_sweep(

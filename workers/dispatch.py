@@ -127,6 +127,12 @@ def workers_key(batch_id: str) -> str:
     return f"{KEY_PREFIX}{batch_id}:workers"
 
 
+def requeued_key(batch_id: str) -> str:
+    """Ranges the sweep queued again: ``start -> attempts counted then``; taken again once a
+    delivery counts one more."""
+    return f"{KEY_PREFIX}{batch_id}:requeued"
+
+
 def idle_key(batch_id: str) -> str:
     """Ranges the last sweep found untaken while the chunk queue stood empty."""
     return f"{KEY_PREFIX}{batch_id}:idle"
@@ -416,10 +422,14 @@ def _stalled_now(
     handed: Mapping[int, int],
     settings: Settings,
 ) -> list[Range]:
-    """``stalled`` with what the broker knows now; remembers the idle ranges for the next sweep."""
+    """``stalled`` with what the broker knows now (at most ``max_chunks_in_flight`` ranges);
+    remembers the idle ranges for the next sweep, and marks the ranges about to be queued
+    again as untaken until a delivery takes them."""
     starts = [a for a, b in below if handed.get(a) == b]
-    counts = client.hgetall(attempts_key(batch.id))
-    taken = {int(a) for a, n in counts.items() if int(n) > 0}
+    counts = {int(a): int(n) for a, n in client.hgetall(attempts_key(batch.id)).items()}
+    marks = {int(a): int(n) for a, n in client.hgetall(requeued_key(batch.id)).items()}
+    # Queued again, a range waits in the queue as a new message until a delivery takes it.
+    taken = {a for a, n in counts.items() if n > marks.get(a, 0)}
     pipe = client.pipeline()
     for a in starts:
         pipe.exists(lease_key(batch.id, a))
@@ -430,11 +440,15 @@ def _stalled_now(
     lost, idle = stalled(
         below, handed, taken=taken, held=held, queue_empty=queue_empty, idle_before=idle_before
     )
+    lost = lost[: settings.max_chunks_in_flight]
     pipe = client.pipeline()
     pipe.delete(idle_key(batch.id))
     if idle:
         pipe.sadd(idle_key(batch.id), *map(str, idle))
         pipe.expire(idle_key(batch.id), KEY_TTL)
+    if lost:
+        pipe.hset(requeued_key(batch.id), mapping={str(a): counts.get(a, 0) for a, _b in lost})
+        pipe.expire(requeued_key(batch.id), KEY_TTL)
     pipe.execute()
     return lost
 
@@ -489,6 +503,6 @@ def sweep(
         # chunks queueing the next one broke. The cursor moves on.
         size = current_size(batch, engine, settings)
         return fill(batch, settings.max_chunks_in_flight, size, settings)
-    lost = _stalled_now(client, batch, below, handed, settings)[: settings.max_chunks_in_flight]
+    lost = _stalled_now(client, batch, below, handed, settings)
     _queue(client, batch, lost, settings)
     return lost
