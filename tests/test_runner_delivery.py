@@ -183,6 +183,86 @@ def test_the_soft_time_limit_raises_again_once_the_write_is_done() -> None:
         signal.signal(signal.SIGUSR1, previous)
 
 
+def take_and_die(settings: Settings, batch_id: str, starts: list[int]) -> None:
+    """Deliveries take these chunks' leases and their workers die: the leases lapse."""
+    client = dispatch.broker(settings)
+    for start in starts:
+        lease = attempts.acquire(client, batch_id, start)
+        assert lease is not None
+        lease.release()  # as it lapses once nothing renews it: free, the attempt counted
+
+
+def sweep_again(engine: object, settings: Settings, batch: Batch) -> list[tuple[int, int]]:
+    """One more sweep, a stall period later than the last."""
+    from datetime import UTC, datetime, timedelta
+
+    dispatch.broker(settings).delete(dispatch.sweep_key(batch.id))
+    later = datetime.now(UTC) + timedelta(hours=1)
+    return dispatch.sweep(engine, batch, settings=settings, now=later)  # type: ignore[arg-type]
+
+
+def test_ranges_waiting_in_the_queue_or_being_played_are_not_stalled(service: Settings) -> None:
+    """Four chunks queued behind other work, for many stall periods: none is queued again.
+    One is taken and played (its lease held) past the stall time: still none. Its worker dies:
+    that one, and only that one, is queued again, once."""
+    engine = get_engine(service.database_url)
+    batch = new_batch(service.database_url, matches=40, chunk_size=10)
+    queued = dispatch.open_batch(engine, batch, service)
+    assert queued == [(0, 10), (10, 20), (20, 30), (30, 40)]
+    for _ in range(5):
+        assert sweep_again(engine, service, batch) == []
+    client = dispatch.broker(service)
+    lease = attempts.acquire(client, batch.id, 10)
+    assert lease is not None
+    try:
+        for _ in range(3):
+            assert sweep_again(engine, service, batch) == []
+    finally:
+        lease.release()  # its worker is gone
+    assert sweep_again(engine, service, batch) == [(10, 20)]
+    # Queued again, it waits in the queue like the others: not queued a third time.
+    for _ in range(3):
+        assert sweep_again(engine, service, batch) == []
+    # A delivery takes it and dies too: it is queued again once more.
+    take_and_die(service, batch.id, [10])
+    assert sweep_again(engine, service, batch) == [(10, 20)]
+
+
+def test_untaken_ranges_of_an_empty_queue_come_back_at_the_second_sweep(
+    service: Settings,
+) -> None:
+    """The queue lost the chunk messages (purged): nothing waits, nothing was taken. The first
+    sweep only notes it (a worker may be between the queue and the lease); the second one
+    queues them again, and they are then waiting, not lost."""
+    engine = get_engine(service.database_url)
+    batch = new_batch(service.database_url, matches=20, chunk_size=10)
+    dispatch.open_batch(engine, batch, service)
+    assert dispatch.celery_for(service).control.purge() == 2
+    assert dispatch.chunks_waiting(service) == 0
+    assert sweep_again(engine, service, batch) == []
+    assert sweep_again(engine, service, batch) == [(0, 10), (10, 20)]
+    assert dispatch.chunks_waiting(service) == 2
+    assert sweep_again(engine, service, batch) == []
+    # Each delivery is counted, the repeat of a written chunk too.
+    deliver_chunk(batch.id, 0, 10, settings=service)
+    deliver_chunk(batch.id, 0, 10, settings=service)
+    counts = dispatch.broker(service).hgetall(dispatch.deliveries_key(batch.id))
+    assert {int(a): int(n) for a, n in counts.items()} == {0: 2}
+
+
+def test_the_stall_rule_by_case() -> None:
+    handed = {0: 10, 10: 20, 20: 30, 30: 40, 40: 50}
+    below = [(0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 55)]  # 50: no record
+    lost, idle = dispatch.stalled(
+        below, handed, taken={0, 10}, held={10, 20}, queue_empty=False, idle_before={30}
+    )
+    assert lost == [(0, 10), (50, 55)] and idle == []
+    lost, idle = dispatch.stalled(
+        below, handed, taken={0, 10}, held={10, 20}, queue_empty=True, idle_before={30}
+    )
+    assert lost == [(0, 10), (30, 40), (50, 55)] and idle == [40]
+
+
 def test_the_sweep_queues_lost_ranges_as_they_were(service: Settings) -> None:
     from datetime import UTC, datetime, timedelta
 
@@ -190,16 +270,18 @@ def test_the_sweep_queues_lost_ranges_as_they_were(service: Settings) -> None:
     batch = new_batch(service.database_url, matches=500, chunk_size=None)
     dispatch.open_batch(engine, batch, service)
     deliver_chunk(batch.id, 0, 1, settings=service)
-    lost = sorted(handed_out(service, batch.id).items())  # queued, then "lost" with their worker
+    lost = sorted(handed_out(service, batch.id).items())
     a, b = lost[1]
     deliver_chunk(
         batch.id, a, b, settings=service
     )  # one of them does get written (and queues one more)
+    # The others are taken by workers that die: their leases lapse, their attempts stay.
+    expected = sorted(set(handed_out(service, batch.id).items()))
+    take_and_die(service, batch.id, [s for s, _e in expected])
     later = datetime.now(UTC) + timedelta(hours=1)
     batch = crud.get_batch(engine, batch.id)
     assert batch is not None
     requeued = dispatch.sweep(engine, batch, settings=service, now=later)
-    expected = sorted(set(handed_out(service, batch.id).items()))
     assert sorted(requeued) == expected and (a, b) not in requeued
     assert (
         dispatch.sweep(engine, batch, settings=service, now=later) == []

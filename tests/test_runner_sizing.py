@@ -189,3 +189,74 @@ def test_lost_ranges_tile_exactly_the_missing_matches_below_the_cursor(
             and all(i in missing_set for i in range(a, handed[a]))
         ):
             assert (a, handed[a]) in lost  # a wholly missing chunk comes back as it was
+
+
+def planned(matches: int, workers: int, per_match: float, settings: Settings) -> list[int]:
+    """Chunk sizes local mode's planner hands out for a batch whose matches all take
+    ``per_match`` seconds, each chunk measured before the next is taken."""
+    planner = RangePlanner(
+        FakeBatch(matches=matches), [(0, matches)], settings=settings, workers=workers
+    )
+    sizes: list[int] = []
+    position = 0
+    while (piece := planner.take()) is not None:
+        start, stop = piece
+        assert start == position  # consecutive: every index once, in order
+        position = stop
+        sizes.append(stop - start)
+        planner.measured(stop - start, (stop - start) * per_match)
+    assert position == matches and planner.exhausted
+    return sizes
+
+
+@given(
+    matches=st.integers(1, 20_000),
+    workers=st.integers(2, 200),
+    # Powers of two: the measured totals add up exactly, so the rate is the same every time.
+    per_match=st.integers(-13, 1).map(lambda k: 2.0**k),
+)
+def test_late_chunks_cover_the_batch_once_and_shrink_toward_the_end(
+    matches: int, workers: int, per_match: float
+) -> None:
+    sizes = planned(matches, workers, per_match, TWO_SECONDS)
+    assert sum(sizes) == matches
+    peak = sizes.index(max(sizes))
+    tail = sizes[peak:]
+    assert all(a >= b for a, b in itertools.pairwise(tail)), sizes
+    # Never below 1/32 of CHUNK_SECONDS of work (or one match), but for the last piece.
+    floor = max(1, int(2.0 / per_match / 32))
+    assert all(size >= min(floor, tail[0]) for size in tail[:-1]), sizes
+
+
+def test_the_last_chunks_split_what_is_left_between_the_workers() -> None:
+    batch = FakeBatch(matches=100_000)
+    # 100 matches a second: 200 a chunk, until 2 × 10 workers' chunks are all that is left.
+    assert next_chunk_size(batch, matches=500, seconds=5.0, settings=TWO_SECONDS) == 200
+    kwargs: dict[str, Any] = {"matches": 500, "seconds": 5.0, "settings": TWO_SECONDS}
+    assert next_chunk_size(batch, remaining=4000, workers=10, **kwargs) == 200
+    assert next_chunk_size(batch, remaining=3000, workers=10, **kwargs) == 150  # 3000 / 20
+    assert next_chunk_size(batch, remaining=1000, workers=10, **kwargs) == 50
+    assert next_chunk_size(batch, remaining=61, workers=10, **kwargs) == 6  # 2 s / 32 of play
+    assert next_chunk_size(batch, remaining=0, workers=10, **kwargs) == 6
+    # Nothing known of the workers, or one worker alone (no one to finish with): today's size.
+    assert next_chunk_size(batch, remaining=100, workers=0, **kwargs) == 200
+    assert next_chunk_size(batch, remaining=100, workers=1, **kwargs) == 200
+    # The chunks that fill the pipeline at once share what is left: 64 of 24 for 1,500 left.
+    assert next_chunk_size(batch, remaining=1500, workers=1, count=64, **kwargs) == 24
+    assert next_chunk_size(batch, remaining=10**5, workers=1, count=64, **kwargs) == 200
+    # Pairs under a stop rule stay even.
+    ruled = FakeBatch(matches=100_000, stop_rule=RULE)
+    assert next_chunk_size(ruled, remaining=1230, workers=10, **kwargs) == 62  # 61.5 → 62
+
+
+def test_large_batches_keep_their_big_chunks() -> None:
+    """200,000 matches of 1/128 s on 10 workers: 256-match chunks. Shrinking the last ones
+    adds about 68 chunks to today's 784, whatever the batch's size: the last 5,120 matches
+    (2 × 10 chunks' worth) go out in chunks of 1/20 of what is left until those reach 8
+    matches (2 s / 32), ln 32 / ln(20/19) ≈ 67.6 chunks, then 20 chunks of 8, where today
+    hands out 20 chunks for the whole stretch."""
+    today = planned(200_000, 0, 1 / 128, TWO_SECONDS)
+    new = planned(200_000, 10, 1 / 128, TWO_SECONDS)
+    assert max(new) == max(today) == 256
+    assert len(today) + 60 <= len(new) <= len(today) + 75
+    assert new[: len(today) - 30] == today[: len(today) - 30]

@@ -23,22 +23,23 @@ import redis
 import redis.exceptions
 from redis.lock import Lock
 
-from workers.dispatch import KEY_PREFIX, KEY_TTL
+from workers.dispatch import KEY_TTL, attempts_key, lease_key
+
+__all__ = [
+    "LEASE_SECONDS",
+    "RENEW_EVERY",
+    "ChunkLease",
+    "acquire",
+    "attempts",
+    "attempts_key",
+    "lease_key",
+]
 
 log = logging.getLogger(__name__)
 
 LEASE_SECONDS = 10
 """A lease not renewed for this long is free again: its worker is gone."""
 RENEW_EVERY = LEASE_SECONDS / 4
-
-
-def lease_key(batch_id: str, start: int) -> str:
-    return f"{KEY_PREFIX}{batch_id}:lease:{start}"
-
-
-def attempts_key(batch_id: str) -> str:
-    """Attempts per chunk of a batch: ``start -> count``."""
-    return f"{KEY_PREFIX}{batch_id}:attempts"
 
 
 def attempts(client: redis.Redis, batch_id: str, start: int) -> int:

@@ -9,9 +9,11 @@ re-queueing when a worker dies) can deliver a chunk twice without changing a res
 from __future__ import annotations
 
 from celery import Celery
+from celery.signals import worker_init
 from kombu import Queue
 
 from storage.settings import Settings, get_settings
+from workers.warmup import warm_before_work
 
 CHUNK_QUEUE = "playtester"
 """Chunk tasks: the bulk of the work."""
@@ -74,3 +76,6 @@ def make_celery(settings: Settings) -> Celery:
 
 app = make_celery(get_settings())
 """The worker process's app (``celery -A workers worker``), built from its environment."""
+
+# A worker compiles the compiled search before its pool starts and its consumer takes work.
+worker_init.connect(warm_before_work, weak=False)

@@ -14,7 +14,7 @@ from storage.db import get_engine
 from storage.models import BatchStatus
 from storage.settings import Settings
 from workers import attempts, dispatch
-from workers.chunks import ChunkOutcome, run_chunk
+from workers.chunks import ChunkOutcome, default_worker_name, run_chunk
 from workers.outages import TRANSIENT_ERRORS
 
 
@@ -40,7 +40,8 @@ def _advance(outcome: ChunkOutcome, settings: Settings) -> None:
         return
     batch = get_batch(get_engine(settings.database_url), outcome.batch_id)
     if batch is not None:
-        dispatch.advance(batch, outcome, settings)
+        # Named by process, not by Celery node: a node's pool children each play a chunk.
+        dispatch.advance(batch, outcome, settings, worker=default_worker_name())
 
 
 def deliver_chunk(
@@ -52,10 +53,12 @@ def deliver_chunk(
     Raises what ``run_chunk`` raises; an attempt ending on one of ``TRANSIENT_ERRORS`` is not
     counted.
     """
+    dispatch.count_delivery(batch_id, start, settings)
     lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
     if lease is None:
         return Delivery(attempt=0, outcome=None)
     try:
+        dispatch.active_workers(batch_id, default_worker_name(), settings)
         give_up = None
         if lease.attempt > settings.max_chunk_attempts:
             give_up = give_up_reason(start, stop, lease.attempt - 1)

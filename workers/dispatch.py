@@ -21,10 +21,15 @@ it, it is measured again from the chunk rows.
 Chunks can be lost for good (a worker killed with its message unacknowledged until the broker's
 visibility timeout, a task killed at the hard time limit, a broker restarted without its data,
 retries exhausted while the database was down). A sweep, run by the one sweeper
-(``workers.sweeper``) for every unfinished batch, notices a batch that wrote no chunk for
-``stall_seconds`` and queues the missing ranges below the cursor again. A range queued twice
+(``workers.sweeper``) for every unfinished batch, looks at a batch that wrote no chunk for
+``stall_seconds`` and queues again the missing ranges below the cursor that are stalled
+(``stalled``): a range a worker took (its delivery counted an attempt) whose lease is free
+again, so no worker plays it any more. A range still waiting in the queue behind other work
+is not stalled, however long it waits: it counts as lost only when the chunk queue stood empty
+at two sweeps in a row without any worker taking it (its message is gone). A range queued twice
 is harmless: the second run finds it written and skips, because every write is idempotent and
-chunk rows never overlap.
+chunk rows never overlap; but at a hundred workers a backlog re-queued every period would be
+a storm, so each delivery is counted (``deliveries_key``) to show that it does not happen.
 
 Every function that reaches the broker takes the ``settings`` it works with: the API's sweeper
 and dispatcher pass their app's, a Celery task its worker's (``workers.tasks``).
@@ -35,7 +40,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -49,7 +54,7 @@ from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
 from storage.settings import Settings
 from workers.chunks import ChunkOutcome
-from workers.sizing import next_chunk_size
+from workers.sizing import active_window, next_chunk_size
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -100,6 +105,37 @@ def measured_key(batch_id: str) -> str:
 
 def sweep_key(batch_id: str) -> str:
     return f"{KEY_PREFIX}{batch_id}:sweep"
+
+
+def lease_key(batch_id: str, start: int) -> str:
+    """Held while a delivery plays the chunk starting at ``start`` (``workers.attempts``)."""
+    return f"{KEY_PREFIX}{batch_id}:lease:{start}"
+
+
+def attempts_key(batch_id: str) -> str:
+    """Attempts per chunk of a batch: ``start -> count``; a chunk with one was taken."""
+    return f"{KEY_PREFIX}{batch_id}:attempts"
+
+
+def deliveries_key(batch_id: str) -> str:
+    """Deliveries per chunk of a batch: ``start -> count``; above 1, the chunk came twice."""
+    return f"{KEY_PREFIX}{batch_id}:deliveries"
+
+
+def workers_key(batch_id: str) -> str:
+    """Workers that took or wrote a chunk of the batch, scored by when (the broker's clock)."""
+    return f"{KEY_PREFIX}{batch_id}:workers"
+
+
+def requeued_key(batch_id: str) -> str:
+    """Ranges the sweep queued again: ``start -> attempts counted then``; taken again once a
+    delivery counts one more."""
+    return f"{KEY_PREFIX}{batch_id}:requeued"
+
+
+def idle_key(batch_id: str) -> str:
+    """Ranges the last sweep found untaken while the chunk queue stood empty."""
+    return f"{KEY_PREFIX}{batch_id}:idle"
 
 
 _senders: dict[str, Celery] = {}
@@ -202,29 +238,64 @@ def open_batch(engine: Engine, batch: Batch, settings: Settings) -> list[Range]:
     return fill(batch, 1, current_size(batch, engine, settings), settings)
 
 
-def advance(batch: Batch, outcome: ChunkOutcome, settings: Settings) -> list[Range]:
+_SEEN = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('ZADD', KEYS[1], t, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - tonumber(ARGV[2]))
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return redis.call('ZCARD', KEYS[1])
+"""
+
+
+def active_workers(batch_id: str, worker: str, settings: Settings) -> int:
+    """Note that ``worker`` took or wrote a chunk of the batch now; return how many workers did
+    within the sizing's active window. Noted when a chunk is taken too, so the first chunks
+    written already count every worker playing. Times are the broker's, so hosts' clocks need
+    not agree."""
+    window = active_window(settings)
+    count = broker(settings).eval(_SEEN, 1, workers_key(batch_id), worker, window, KEY_TTL)
+    return int(count)
+
+
+def advance(
+    batch: Batch, outcome: ChunkOutcome, settings: Settings, *, worker: str | None = None
+) -> list[Range]:
     """After a chunk: queue the next one, sized from the matches measured so far, keeping the
-    number in flight steady. The first chunk written fills the pipeline."""
+    number in flight steady. The first chunk written fills the pipeline.
+
+    ``worker`` (``host:pid``) names the process that wrote the chunk: the workers seen lately
+    and the matches not handed out yet shrink the chunks toward the end of the batch
+    (``workers.sizing.next_chunk_size``)."""
     if batch.status in BatchStatus.FINISHED:
         return []
     if is_fixed(batch):
         return fill(batch, 1, batch.chunk_size, settings)
     client = broker(settings)
+    first = client.set(measured_key(batch.id), 1, nx=True, ex=KEY_TTL)
+    count = settings.max_chunks_in_flight if first else 1
     if outcome.played > 0:
         key = measure_key(batch.id)
         pipe = client.pipeline()
         pipe.hincrby(key, "matches", outcome.played)
         pipe.hincrbyfloat(key, "seconds", outcome.seconds)
         pipe.expire(key, KEY_TTL)
-        matches, seconds, _ = pipe.execute()
+        pipe.get(cursor_key(batch.id))
+        matches, seconds, _, cursor = pipe.execute()
+        workers = active_workers(batch.id, worker, settings) if worker else 0
         size = next_chunk_size(
-            batch, matches=int(matches), seconds=float(seconds), settings=settings
+            batch,
+            matches=int(matches),
+            seconds=float(seconds),
+            settings=settings,
+            remaining=None if cursor is None else batch.matches - int(cursor),
+            workers=workers,
+            count=count,
         )
         client.set(size_key(batch.id), size, ex=KEY_TTL)
     else:
         size = current_size(batch, None, settings)
-    first = client.set(measured_key(batch.id), 1, nx=True, ex=KEY_TTL)
-    return fill(batch, settings.max_chunks_in_flight if first else 1, size, settings)
+    return fill(batch, count, size, settings)
 
 
 def lost_ranges(
@@ -249,6 +320,28 @@ def lost_ranges(
     return out
 
 
+def _below_cursor(
+    client: redis.Redis,
+    engine: Engine,
+    batch: Batch,
+    *,
+    cursor: int,
+    missing: list[Range],
+    settings: Settings,
+) -> tuple[list[Range], dict[int, int]]:
+    """The missing ranges the cursor has passed (``lost_ranges``) and the record of what was
+    handed out, with the ranges known to be written dropped from it."""
+    handed = {int(a): int(b) for a, b in client.hgetall(ranges_key(batch.id)).items()}
+    written = [a for a in handed if not any(lo <= a < hi for lo, hi in missing)]
+    if written:
+        client.hdel(ranges_key(batch.id), *map(str, written))
+        for a in written:
+            del handed[a]
+    size = current_size(batch, engine, settings)
+    below = lost_ranges(missing, handed, cursor=cursor, size=size, aligned=is_fixed(batch))
+    return below, handed
+
+
 def requeue_lost(
     engine: Engine,
     batch: Batch,
@@ -257,20 +350,106 @@ def requeue_lost(
     settings: Settings,
     missing: list[Range] | None = None,
 ) -> list[Range]:
-    """Queue again the missing ranges the cursor has passed (at most ``max_chunks_in_flight``)."""
+    """Queue again the missing ranges the cursor has passed (at most ``max_chunks_in_flight``):
+    all of them, for a batch resumed after the broker lost its cursor and its queue."""
     client = broker(settings)
     if missing is None:
         missing = crud.gaps(engine, batch)
-    handed = {int(a): int(b) for a, b in client.hgetall(ranges_key(batch.id)).items()}
-    written = [a for a in handed if not any(lo <= a < hi for lo, hi in missing)]
-    if written:
-        client.hdel(ranges_key(batch.id), *map(str, written))
-        for a in written:
-            del handed[a]
-    size = current_size(batch, engine, settings)
-    lost = lost_ranges(missing, handed, cursor=cursor, size=size, aligned=is_fixed(batch))
+    lost, _handed = _below_cursor(
+        client, engine, batch, cursor=cursor, missing=missing, settings=settings
+    )
     lost = lost[: settings.max_chunks_in_flight]
     _queue(client, batch, lost, settings)
+    return lost
+
+
+def count_delivery(batch_id: str, start: int, settings: Settings) -> int:
+    """Count one delivery of the chunk starting at ``start``; return how many it has had."""
+    client = broker(settings)
+    key = deliveries_key(batch_id)
+    count = int(client.hincrby(key, str(start), 1))
+    client.expire(key, KEY_TTL)
+    return count
+
+
+def chunks_waiting(settings: Settings) -> int:
+    """Chunk messages waiting in the broker's chunk queue, not yet taken by any worker."""
+    from workers.celery_app import CHUNK_QUEUE
+
+    with celery_for(settings).pool.acquire(block=True) as connection:
+        declared = connection.default_channel.queue_declare(queue=CHUNK_QUEUE)
+        return int(declared.message_count)
+
+
+def stalled(
+    below: list[Range],
+    handed: Mapping[int, int],
+    *,
+    taken: Container[int],
+    held: Container[int],
+    queue_empty: bool,
+    idle_before: Container[int],
+) -> tuple[list[Range], list[int]]:
+    """Which missing ranges below the cursor (``below``, cut by ``lost_ranges``) are stalled,
+    and the starts of the ranges idle now (never taken, with the chunk queue empty).
+
+    A range being played (its lease ``held``) is not stalled, however long it takes. A range
+    ``taken`` whose lease is free again is stalled: its worker is gone. A range never taken
+    waits in the queue behind other work and is not stalled, unless the queue stands empty now
+    and stood empty at the sweep before with the range untaken then too (``idle_before``): its
+    message is lost. Two sweeps, because a worker may have just taken the message off the queue
+    and not yet its lease. A piece that is not a range as handed out (the broker lost that
+    record) is stalled.
+    """
+    lost: list[Range] = []
+    idle: list[int] = []
+    for a, b in below:
+        if handed.get(a) != b or (a in taken and a not in held):
+            lost.append((a, b))
+        elif a in held or a in taken or not queue_empty:
+            continue
+        elif a in idle_before:
+            lost.append((a, b))
+        else:
+            idle.append(a)
+    return lost, idle
+
+
+def _stalled_now(
+    client: redis.Redis,
+    batch: Batch,
+    below: list[Range],
+    handed: Mapping[int, int],
+    settings: Settings,
+) -> list[Range]:
+    """``stalled`` with what the broker knows now (at most ``max_chunks_in_flight`` ranges);
+    remembers the idle ranges for the next sweep, and marks the ranges about to be queued
+    again as untaken until a delivery takes them."""
+    starts = [a for a, b in below if handed.get(a) == b]
+    counts = {int(a): int(n) for a, n in client.hgetall(attempts_key(batch.id)).items()}
+    marks = {int(a): int(n) for a, n in client.hgetall(requeued_key(batch.id)).items()}
+    # Queued again, a range waits in the queue as a new message until a delivery takes it.
+    taken = {a for a, n in counts.items() if n > marks.get(a, 0)}
+    pipe = client.pipeline()
+    for a in starts:
+        pipe.exists(lease_key(batch.id, a))
+    held = {a for a, holds in zip(starts, pipe.execute(), strict=True) if holds}
+    untaken = [a for a in starts if a not in taken and a not in held]
+    queue_empty = bool(untaken) and chunks_waiting(settings) == 0
+    idle_before = {int(a) for a in client.smembers(idle_key(batch.id))}
+    lost, idle = stalled(
+        below, handed, taken=taken, held=held, queue_empty=queue_empty, idle_before=idle_before
+    )
+    lost = lost[: settings.max_chunks_in_flight]
+    pipe = client.pipeline()
+    pipe.delete(idle_key(batch.id))
+    if idle:
+        pipe.sadd(idle_key(batch.id), *map(str, idle))
+        pipe.expire(idle_key(batch.id), KEY_TTL)
+    if lost:
+        pipe.hset(requeued_key(batch.id), mapping={str(a): counts.get(a, 0) for a, _b in lost})
+        pipe.expire(requeued_key(batch.id), KEY_TTL)
+    pipe.execute()
     return lost
 
 
@@ -286,8 +465,9 @@ def sweep(
 ) -> list[Range]:
     """Queue again the chunks of a stalled batch; return the ranges queued.
 
-    A batch is stalled when it is unfinished and wrote no chunk for ``stall_seconds``. Only
-    ranges already handed out by the cursor are queued again (at most
+    A batch is looked at when it is unfinished and wrote no chunk for ``stall_seconds``. Only
+    ranges already handed out by the cursor are queued again, and only the stalled ones
+    (``stalled``: taken by a worker that is gone, or lost before any worker took them; at most
     ``max_chunks_in_flight``); if none is missing there, the cursor moves on instead. A Redis
     key with that lifetime makes sure one sweep per stall period happens, however many API
     processes run it.
@@ -315,8 +495,14 @@ def sweep(
 
         after_chunk(engine, batch.id)
         return []
-    lost = requeue_lost(engine, batch, cursor=int(raw), missing=missing, settings=settings)
-    if lost:
-        return lost
-    size = current_size(batch, engine, settings)
-    return fill(batch, settings.max_chunks_in_flight, size, settings)
+    below, handed = _below_cursor(
+        client, engine, batch, cursor=int(raw), missing=missing, settings=settings
+    )
+    if not below:
+        # Everything handed out is written, yet the batch is missing matches: the chain of
+        # chunks queueing the next one broke. The cursor moves on.
+        size = current_size(batch, engine, settings)
+        return fill(batch, settings.max_chunks_in_flight, size, settings)
+    lost = _stalled_now(client, batch, below, handed, settings)
+    _queue(client, batch, lost, settings)
+    return lost

@@ -2,7 +2,8 @@
 
 The missing ranges are cut as they are handed out (``workers.sizing.RangePlanner``): by the
 batch's fixed chunk size, or, without one, first one small chunk that measures the batch and
-then chunks of about ``chunk_seconds`` each, sized from the chunks that finish.
+then chunks of about ``chunk_seconds`` each, sized from the chunks that finish, smaller toward
+the end so that the pool's processes finish together.
 
 Ctrl-C stops submitting, cancels the chunks not yet started, lets the running ones finish and
 be written (a second Ctrl-C abandons them), sets the batch back to queued and re-raises
@@ -82,11 +83,11 @@ def run_local(
     if batch.status in BatchStatus.FINISHED:
         return crud.progress(engine, batch_id)
     ranges = crud.missing_chunks(engine, batch)
-    planner = RangePlanner(batch, ranges, settings=settings)
     # No more processes than there can be chunks: a fixed size says how many are missing;
     # measured sizes could be as small as one match.
     most = len(ranges) if batch.chunk_size else sum(b - a for a, b in ranges)
     count = max(1, min(workers or default_workers(), most or 1))
+    planner = RangePlanner(batch, ranges, settings=settings, workers=count)
     if batch.stop_rule:
         # Loaded once here, so forked workers inherit it instead of each importing NumPy and
         # SciPy on its first check of the rule.

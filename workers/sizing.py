@@ -10,8 +10,19 @@ is the best estimate), so that a chunk carries about ``chunk_seconds`` of work:
            at most the stop rule's cap, at least the smallest chunk.
 
 The growth bound keeps one lucky short match from sizing a chunk many times too large while
-little is measured. A measurement is always of real matches of the batch, played with its own
-``max_plies`` and under its time limits. Pure functions plus ``RangePlanner`` (local mode's
+little is measured.
+
+Toward the end of a batch the chunks shrink (factoring, a form of guided self-scheduling):
+with ``remaining`` matches not handed out yet and ``workers`` workers playing the batch, a
+chunk holds at most ``remaining / (TAIL_SPLIT × workers)`` matches, so each round of chunks
+hands out about half of what is left and the last chunks end close together; never fewer than
+the matches of ``chunk_seconds / SMALLEST_SHARE`` of work, so a chunk's fixed cost (its
+transaction, its messages) stays small beside its play. A large batch is not touched until its
+last ``TAIL_SPLIT × workers`` chunks: its per-chunk overhead does not rise. ``bench/scaling.py``
+simulates both rules over 1 to 1,000 workers.
+
+A measurement is always of real matches of the batch, played with its own ``max_plies`` and
+under its time limits. Pure functions plus ``RangePlanner`` (local mode's
 cutter): no I/O here. Every sizing setting is read here, from the ``Settings`` the caller
 passes (the worker's, or the local run's), so a new one needs no change at the call sites.
 """
@@ -29,6 +40,13 @@ from workers.batches import MAX_CHUNK_SIZE, stop_rule_chunk_cap
 
 GROWTH = 8
 """A chunk holds at most this many times the matches of the chunk it was measured from."""
+TAIL_SPLIT = 2
+"""Late chunks hold at most the matches left divided by this many times the workers."""
+SMALLEST_SHARE = 32
+"""A late chunk still holds at least ``chunk_seconds`` divided by this of measured work."""
+ACTIVE_CHUNKS = 4
+"""A worker counts as playing a batch when it took or wrote one of its chunks within this
+many ``chunk_seconds``."""
 
 
 class Sized(Protocol):
@@ -64,9 +82,29 @@ def largest_chunk(batch: Sized) -> int:
     return cap
 
 
-def next_chunk_size(batch: Sized, *, matches: int, seconds: float, settings: Settings) -> int:
+def active_window(settings: Settings) -> float:
+    """Seconds within which a worker that wrote a chunk of a batch counts as playing it."""
+    return ACTIVE_CHUNKS * settings.chunk_seconds
+
+
+def next_chunk_size(
+    batch: Sized,
+    *,
+    matches: int,
+    seconds: float,
+    settings: Settings,
+    remaining: int | None = None,
+    workers: int = 0,
+    count: int = 1,
+) -> int:
     """Size of the next chunk once ``matches`` matches of the batch took ``seconds`` to play:
-    about ``settings.chunk_seconds`` of work.
+    about ``settings.chunk_seconds`` of work, and, given the ``remaining`` matches not handed
+    out yet and the ``workers`` playing the batch (two or more), at most ``remaining /
+    (TAIL_SPLIT × workers)`` but no less than ``chunk_seconds / SMALLEST_SHARE`` of work.
+
+    ``count`` chunks of this size handed out at once (the pipeline filled once the first
+    chunk has measured the batch) hold together no more than ``remaining``: a small batch is
+    spread over them instead of going to the first few.
 
     A fixed ``chunk_size`` is returned as it is. With nothing measured (no match played) the
     smallest chunk is the answer.
@@ -76,8 +114,15 @@ def next_chunk_size(batch: Sized, *, matches: int, seconds: float, settings: Set
     low = smallest_chunk(batch)
     if matches <= 0 or seconds <= 0:
         return low
-    size = int(settings.chunk_seconds * matches / seconds)
+    per_second = matches / seconds
+    size = int(settings.chunk_seconds * per_second)
     size = min(size, GROWTH * matches, largest_chunk(batch))
+    if remaining is not None and workers > 1:  # one worker has no others to finish with
+        late = -(-max(0, remaining) // (TAIL_SPLIT * workers))
+        floor = int(settings.chunk_seconds * per_second / SMALLEST_SHARE)
+        size = min(size, max(late, floor))
+    if remaining is not None and count > 1:
+        size = min(size, -(-max(0, remaining) // count))
     size = max(size, low)
     if low == 2:
         size -= size % 2
@@ -89,14 +134,21 @@ class RangePlanner:
 
     With a fixed chunk size the pieces follow the fixed chunking. Otherwise the first piece is
     the smallest chunk and nothing more is handed out until it is measured (``take`` answers
-    None meanwhile); after that every piece is sized from all the chunks measured so far.
+    None meanwhile); after that every piece is sized from all the chunks measured so far, and
+    with ``workers`` given, shrinks toward the end (``next_chunk_size``).
     """
 
     def __init__(
-        self, batch: Sized, missing: Iterable[tuple[int, int]], *, settings: Settings
+        self,
+        batch: Sized,
+        missing: Iterable[tuple[int, int]],
+        *,
+        settings: Settings,
+        workers: int = 0,
     ) -> None:
         self.batch = batch
         self.settings = settings
+        self.workers = workers
         self.todo: deque[tuple[int, int]] = deque((a, b) for a, b in missing if a < b)
         self.size: int | None = batch.chunk_size if is_fixed(batch.chunk_size) else None
         self.measuring = False
@@ -132,5 +184,10 @@ class RangePlanner:
         self.played += max(0, matches)
         self.seconds += seconds if matches > 0 else 0.0
         self.size = next_chunk_size(
-            self.batch, matches=self.played, seconds=self.seconds, settings=self.settings
+            self.batch,
+            matches=self.played,
+            seconds=self.seconds,
+            settings=self.settings,
+            remaining=sum(b - a for a, b in self.todo),
+            workers=self.workers,
         )

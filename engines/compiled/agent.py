@@ -4,8 +4,10 @@ contract. Importing this module loads numba."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
+from numba.core.errors import NumbaError
 
 from engines.agents.mcts import root_share_values
 from engines.compiled import uct
@@ -14,6 +16,32 @@ from engines.core import Action, Game, State
 
 ROLLOUTS = {"random": uct.RANDOM_ROLLOUT, "game": uct.GAME_ROLLOUT, "strong": uct.STRONG_ROLLOUT}
 """The ``rollout`` values: ``mcts``'s two, and ``strong`` for the levels built on it."""
+
+
+class KernelCompileError(RuntimeError):
+    """Compiling a compiled function failed: it names the function, so a match that needed it
+    fails with this reason instead of a numba internal's."""
+
+
+def call_compiled(function: Any, *args: Any) -> Any:
+    """``function(*args)`` for a numba dispatcher; a failure while it is compiled (it has no
+    compiled version after the call) comes back as :class:`KernelCompileError` naming it.
+
+    Only numba's and LLVM's errors are translated: any other exception raised meanwhile (a
+    worker's soft time limit arriving in the middle of a compilation) goes on as it was. When
+    such an exception lands in one of numba's compiler callbacks, numba swallows it and fails
+    later with a ``RuntimeError`` ("no compiled object yet"): that is translated too.
+    """
+    try:
+        return function(*args)
+    except (NumbaError, RuntimeError) as exc:
+        if function.signatures:
+            raise  # compiled: the failure is the function's own
+        name = f"{function.py_func.__module__}.{function.py_func.__qualname__}"
+        raise KernelCompileError(
+            f"compiling {name} failed ({type(exc).__name__}: {exc}); a worker compiles it "
+            "before taking work (python -m engines.compiled.warm fills the cache)"
+        ) from exc
 
 
 class CompiledMctsAgent:
@@ -48,13 +76,13 @@ class CompiledMctsAgent:
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
-        return int(uct.search(*self._search_args(state)))
+        return int(call_compiled(uct.search, *self._search_args(state)))
 
     def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
         """The searched root moves with their mean result for the seat to move (the same search
         as ``step``; see ``engines.agents.mcts.root_share_values``). Each value is a mean, so
         ``within`` changes nothing."""
-        moves, visits, totals = uct.root_moves(*self._search_args(state))
+        moves, visits, totals = call_compiled(uct.root_moves, *self._search_args(state))
         children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
         return root_share_values(children, self.players)
 

@@ -4,7 +4,9 @@
 
 The Docker image runs it at build time with ``NUMBA_CACHE_DIR`` set, so workers load the
 compiled code instead of compiling it (numba recompiles, once, on a machine whose CPU differs
-from the one that built the cache).
+from the one that built the cache). A Celery worker runs it too, before it takes any work
+(``workers.warmup``): a host that joins with an empty cache compiles there, outside every
+chunk's time limit.
 """
 
 from __future__ import annotations
@@ -17,13 +19,19 @@ from engines.registry import load_game
 
 
 def warm() -> None:
-    """One tiny search per game and rollout kind, with the argument types agents pass."""
+    """One tiny search per game and rollout kind, with the argument types agents pass, through
+    both entry points (``step``, and ``root_values`` for player noise).
+
+    Raises :class:`engines.compiled.agent.KernelCompileError` naming the function whose
+    compilation failed.
+    """
     for name in KERNEL_GAMES:
         game = load_game(name)
         state = game.new_initial_state(0)
         for rollout in ROLLOUTS:
             agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             agent.step(state)
+            agent.root_values(state)
 
 
 if __name__ == "__main__":
