@@ -1,7 +1,7 @@
 """Our games inside OpenSpiel (``engines.openspiel``): OpenSpiel's own checks, and its MCTSBot.
 
 The expected game facts (player counts, Alhambra's 54 tiles, Alquerque's start) come from the
-rules pages in shared/rules/, the OpenSpiel conventions (TERMINAL = −4, zero returns before
+pages in docs/rules/, the OpenSpiel conventions (TERMINAL = −4, zero returns before
 the end, ids below ``num_distinct_actions``) from OpenSpiel's API; ``random_sim_test`` is
 OpenSpiel's own test of a game.
 """
@@ -20,7 +20,7 @@ from engines.registry import load_game, make_agent
 
 KIND = pyspiel.GameType
 
-# Every player count of each game (rules pages); Abalone's move limit and Alquerque's
+# Every player count of each game (docs/rules/<game>.md); Abalone's move limit and Alquerque's
 # no-capture rule are shortened so that random games end soon (both are options of the rules).
 SIM_CASES = [
     ("playtester_alveoles", {"players": 2}),
@@ -99,7 +99,7 @@ def test_terminal_player_zero_returns_and_dense_ids_in_alquerque() -> None:
 
 
 def test_alquerque_observation_tensor_at_the_start() -> None:
-    # The start (rules page): White on rows 1-2 and d3, e3; Black on rows 4-5 and a3, b3;
+    # The start (docs/rules/alquerque.md): White on rows 1-2 and d3, e3; Black on rows 4-5 and a3, b3;
     # c3 empty; White to move.
     state = pyspiel.load_game("playtester_alquerque").new_initial_state()
     tensor = np.array(state.observation_tensor(0))
@@ -111,7 +111,7 @@ def test_alquerque_observation_tensor_at_the_start() -> None:
 
 
 def test_alhambra_deal_is_explicit_chance() -> None:
-    # The first draw of the deal shuffles the 54 building tiles (rules page).
+    # The first draw of the deal shuffles the 54 building tiles (docs/rules/alhambra.md).
     state = pyspiel.load_game("playtester_alhambra", {"players": 3}).new_initial_state()
     assert state.is_chance_node()
     outcomes = state.chance_outcomes()
