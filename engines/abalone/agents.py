@@ -4,8 +4,9 @@ All of them judge positions with the rules page's evaluation
 (:func:`engines.abalone.heuristics.evaluate`), whose four weights are parameters of every one
 of them. ``greedy`` looks one ply ahead; ``easy`` plays greedily some of the time and at random
 otherwise; ``medium`` and ``hard`` are the generic alpha-beta (two players) with that
-evaluation, searching two and three plies within a node budget. Budgets are nodes, never time,
-so every match replays exactly from its seed.
+evaluation, searching two and three plies within a node budget. Budgets are nodes, so every
+match replays exactly from its seed; in a clocked match the move's time bounds the search too
+(``engines.clock``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import random
 import numpy as np
 
 from engines.agents.mcts import root_share_values
+from engines.clock import MoveTimer
 from engines.compiled import uct
 from engines.compiled.kernels import has_kernel, kernel_id
 from engines.core import Action, Game, State
@@ -20,7 +21,8 @@ class CompiledMctsAgent:
     """:class:`engines.agents.mcts.MctsAgent` played by the game's kernel: same parameters,
     same meaning, one compiled search per move seeded from the agent's generator.
 
-    With a rollout cap, unfinished playouts are scored by the kernel's own ``evaluate``.
+    With a rollout cap, unfinished playouts are scored by the kernel's own ``evaluate``. In a
+    clocked match (``set_move_time``) the search also stops at the move's deadline.
     """
 
     def __init__(
@@ -43,6 +45,11 @@ class CompiledMctsAgent:
         self.rollout = ROLLOUTS[rollout]
         cap = game.game_type.max_game_length
         self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+        self.timer = MoveTimer()
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """``TimedAgent``: stop each search after ``seconds`` (at least one iteration)."""
+        self.timer.set(seconds)
 
     def step(self, state: State) -> Action:
         actions = state.legal_actions()
@@ -58,8 +65,12 @@ class CompiledMctsAgent:
         children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
         return root_share_values(children, self.players)
 
-    def _search_args(self, state: State) -> tuple[int, np.ndarray, int, int, float, int, int, int]:
-        """What the compiled search takes, with a fresh seed from the agent's generator."""
+    def _search_args(
+        self, state: State
+    ) -> tuple[int, np.ndarray, int, int, float, int, int, int, float]:
+        """What the compiled search takes, with a fresh seed from the agent's generator and
+        the move's deadline (``perf_counter`` seconds, the clock ``engines.kernel_clock``
+        reads)."""
         return (
             self.game_id,
             self.encode(state),
@@ -69,4 +80,5 @@ class CompiledMctsAgent:
             self.rollout,
             self.rollout_cap,
             self.rng.getrandbits(63),
+            self.timer.deadline(),
         )

@@ -25,11 +25,12 @@ from types import ModuleType
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
+from engines import kernel_clock, kernel_rng
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
 from engines.kernel_cache import track
+from engines.kernel_clock import NO_DEADLINE, past
 from engines.kernel_rng import rand_below, seed_rng
 
 ALVEOLES = kernel_id("alveoles")
@@ -43,6 +44,8 @@ RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
 MAX_PLAYERS = 4
 MAX_ACTIONS = max(kernel.MAX_ACTIONS for kernel in KERNEL_MODULES)
 NO_BRANCH = "engines.compiled.uct: no dispatch branch for this kernel id"
+CHECK_EVERY = 16
+"""Iterations between two looks at the clock when a search has a deadline."""
 
 
 @njit(cache=True)
@@ -146,11 +149,13 @@ def search(
     rollout: int,
     rollout_cap: int,
     seed: int,
+    deadline: float,
 ) -> int:
-    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
+    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched), fewer when
+    ``deadline`` (a ``perf_counter`` reading; ``NO_DEADLINE``: none) passes first; return the
     most visited move at the root (ties: the higher total, then the first expanded)."""
     moves, visits, totals = root_moves(
-        game, root_state, players, iterations, exploration, rollout, rollout_cap, seed
+        game, root_state, players, iterations, exploration, rollout, rollout_cap, seed, deadline
     )
     if moves.shape[0] == 0:
         return -1
@@ -171,10 +176,12 @@ def root_moves(
     rollout: int,
     rollout_cap: int,
     seed: int,
+    deadline: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
-    root's moves, in the order they were expanded, with their visits and total shares for the
-    seat to move there."""
+    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched), fewer when
+    ``deadline`` passes first (checked every ``CHECK_EVERY`` iterations; the first always
+    runs); return the root's moves, in the order they were expanded, with their visits and
+    total shares for the seat to move there."""
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
     capacity = iterations + 2
@@ -196,7 +203,10 @@ def root_moves(
     nodes = 1
     action[0] = -1
     mover[0] = -1
-    for _ in range(iterations):
+    timed = deadline != NO_DEADLINE
+    for iteration in range(iterations):
+        if timed and iteration > 0 and iteration % CHECK_EVERY == 0 and past(deadline):
+            break
         sim[:] = root_state
         node = 0
         depth = 0
@@ -306,4 +316,4 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
     return plies
 
 
-track(globals(), kernel_rng, *KERNEL_MODULES)
+track(globals(), kernel_rng, kernel_clock, *KERNEL_MODULES)
