@@ -10,10 +10,14 @@ is the best estimate), so that a chunk carries about ``chunk_seconds`` of work:
            at most the stop rule's cap, at least the smallest chunk.
 
 The growth bound keeps one lucky short match from sizing a chunk many times too large while
-little is measured. A measurement is always of real matches of the batch, played with its own
-``max_plies`` and under its time limits. Pure functions plus ``RangePlanner`` (local mode's
-cutter): no I/O here. Every sizing setting is read here, from the ``Settings`` the caller
-passes (the worker's, or the local run's), so a new one needs no change at the call sites.
+little is measured. A batch with clocks (``time_control``) also keeps each chunk within the soft
+time limit at the longest its matches can last on their clocks (``clock_seconds``), and a
+chunk whose matches could outlast the limits gets limits of its own (``chunk_time_limits``):
+a worker's time limit must never end a match its clocks let go on. A measurement is always
+of real matches of the batch, played with its own ``max_plies`` and under its time limits.
+Pure functions plus ``RangePlanner`` (local mode's cutter): no I/O here. Every sizing setting
+is read here, from the ``Settings`` the caller passes (the worker's, or the local run's), so a
+new one needs no change at the call sites.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from engines.clock import parse_time_control
 from engines.seating import seat_swapped_pairs
 from storage.chunking import chunk_end, is_fixed
 from storage.settings import Settings
@@ -29,6 +34,12 @@ from workers.batches import MAX_CHUNK_SIZE, stop_rule_chunk_cap
 
 GROWTH = 8
 """A chunk holds at most this many times the matches of the chunk it was measured from."""
+CLOCK_MARGIN = 1.5
+"""Time a clocked match may take beyond its clocks, as a factor: the clocks are charged only
+for the players' steps, not for the rules, the position handed over or the overshoot of the
+move that runs a clock out."""
+CLOCK_SLACK = 10.0
+"""Seconds added to a clocked chunk's time limits for starting and storing it."""
 
 
 class Sized(Protocol):
@@ -44,6 +55,32 @@ class Sized(Protocol):
     def chunk_size(self) -> int: ...
     @property
     def stop_rule(self) -> dict[str, Any] | None: ...
+    @property
+    def max_plies(self) -> int: ...
+    @property
+    def time_control(self) -> str | None: ...
+
+
+def clock_seconds(batch: Sized) -> float:
+    """The longest one match of the batch may take when it has clocks: every seat's clock
+    and an increment for every ply (``TimeControl.match_bound``), times ``CLOCK_MARGIN``;
+    0.0 without clocks."""
+    control = parse_time_control(batch.time_control)
+    if control is None:
+        return 0.0
+    return CLOCK_MARGIN * control.match_bound(batch.players, batch.max_plies)
+
+
+def chunk_time_limits(batch: Sized, size: int, settings: Settings) -> tuple[float, float] | None:
+    """The (soft, hard) time limits a chunk of ``size`` matches needs beyond the worker's own
+    (``settings``): None when those suffice, as always without clocks. A clocked chunk gets a
+    soft limit that lets each of its matches use its whole clocks, and keeps the settings' gap
+    between the soft and the hard limit."""
+    longest = clock_seconds(batch) * size
+    if longest == 0.0 or longest + CLOCK_SLACK <= settings.soft_time_limit:
+        return None
+    soft = longest + CLOCK_SLACK
+    return soft, soft + (settings.task_time_limit - settings.soft_time_limit)
 
 
 def whole_pairs(batch: Sized) -> bool:
@@ -56,11 +93,16 @@ def smallest_chunk(batch: Sized) -> int:
     return 2 if whole_pairs(batch) else 1
 
 
-def largest_chunk(batch: Sized) -> int:
-    """The most matches a measured chunk of the batch may hold."""
+def largest_chunk(batch: Sized, settings: Settings) -> int:
+    """The most matches a measured chunk of the batch may hold: with clocks, no more than fit
+    in the soft time limit at their longest (at least the smallest chunk)."""
     cap = MAX_CHUNK_SIZE
     if batch.stop_rule:
         cap = min(cap, stop_rule_chunk_cap(batch.matches, pairs=whole_pairs(batch)))
+    longest = clock_seconds(batch)
+    if longest > 0:
+        fits = int((settings.soft_time_limit - CLOCK_SLACK) // longest)
+        cap = min(cap, max(smallest_chunk(batch), fits))
     return cap
 
 
@@ -77,7 +119,7 @@ def next_chunk_size(batch: Sized, *, matches: int, seconds: float, settings: Set
     if matches <= 0 or seconds <= 0:
         return low
     size = int(settings.chunk_seconds * matches / seconds)
-    size = min(size, GROWTH * matches, largest_chunk(batch))
+    size = min(size, GROWTH * matches, largest_chunk(batch, settings))
     size = max(size, low)
     if low == 2:
         size -= size % 2
