@@ -66,10 +66,12 @@ class TimeControl:
     @classmethod
     def parse(cls, value: Any, *, field: str = FIELD) -> TimeControl:
         """Read ``"60+1"``, ``"60"`` (no increment) or ``"0.5+0.05"``: decimal seconds with
-        at most three decimals; anything else (negative, ``nan``, ``inf``, exponents, other
-        text, a zero clock, over ``MAX_BASE`` or ``MAX_INCREMENT``) raises ``OptionError``
-        naming ``field``."""
+        at most three decimals (a JSON number is the seconds alone, ``60`` as ``"60"``);
+        anything else (negative, ``nan``, ``inf``, exponents, other text, a zero clock, over
+        ``MAX_BASE`` or ``MAX_INCREMENT``) raises ``OptionError`` naming ``field``."""
         wrong = f"{field} must be text like {EXAMPLE}, not {shown(value)}"
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = repr(value)  # refused below unless plain decimal seconds
         if not isinstance(value, str) or len(value) > MAX_TEXT:
             raise OptionError(wrong, field=field)
         found = _PATTERN.fullmatch(value.strip())

@@ -26,10 +26,12 @@ from engines.registry import load_game, make_agent
         ("180+2.000", 180.0, 2.0, "180+2"),
         ("3600+60", 3600.0, 60.0, "3600+60"),
         ("0.001+0", 0.001, 0.0, "0.001+0"),
+        (60, 60.0, 0.0, "60+0"),
+        (2.5, 2.5, 0.0, "2.5+0"),
     ],
 )
 def test_a_time_control_reads_seconds_and_an_increment(
-    text: str, base: float, increment: float, canonical: str
+    text: str | float, base: float, increment: float, canonical: str
 ) -> None:
     control = TimeControl.parse(text)
     assert (control.base, control.increment) == (base, increment)
@@ -58,8 +60,11 @@ HOSTILE = [
     "9" * 40,
     "99999999+0",
     "60.0001+0",
-    60,
-    60.0,
+    0,
+    -5,
+    1e-05,
+    10**40,
+    1e300,
     float("nan"),
     float("inf"),
     True,

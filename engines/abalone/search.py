@@ -8,7 +8,8 @@ in the state's order (ejections, pushes, then toward the centre), with iterative
 the best move of the last iteration tried first; the node budget (and in a clocked match the
 move's time, ``set_move_time``) stops deepening and the last completed depth's move is played.
 Values are negamax, for the side to move, in [-1, 1] at the horizon and ±(``WIN`` − ply) at
-the end of a game, so faster wins and slower losses are preferred. Ties at the root are broken with the agent's generator.
+the end of a game, so faster wins and slower losses are preferred. Ties at the root are
+broken with the agent's generator.
 """
 
 from __future__ import annotations
