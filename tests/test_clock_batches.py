@@ -19,6 +19,7 @@ import pytest
 from api_support import RecordingDispatcher, client_for, forget_settings, make_api
 from api_support import point_settings_at as point_settings
 from fastapi.testclient import TestClient
+from service_fixtures import pg_cluster, redis_server, service_factory
 from sqlalchemy import text
 from typer.testing import CliRunner
 
@@ -32,6 +33,8 @@ from storage.settings import Settings
 from workers.sizing import CLOCK_MARGIN, CLOCK_SLACK, chunk_time_limits, next_chunk_size
 
 runner = CliRunner()
+
+__all__ = ["pg_cluster", "redis_server", "service_factory"]
 GOOD = {"game": "alquerque", "agents": ["random", "random"], "matches": 4}
 
 
@@ -238,3 +241,49 @@ def test_clocked_chunks_fit_the_soft_time_limit_or_get_limits_of_their_own() -> 
     unclocked = Clocked(time_control=None)
     assert next_chunk_size(unclocked, matches=50, seconds=1.0, settings=settings) == 100
     assert chunk_time_limits(unclocked, 5000, settings) is None
+
+
+# --------------------------------------------------------------------------- the service
+
+
+SOFT, HARD = 2, 4
+CLOCKED = {
+    "game": "alquerque",
+    # The Python search in both seats spends its clocks move by move: a match runs longer than
+    # the workers' soft time limit (2.3 and 3.5 s measured here), which would end it were its
+    # chunk not given limits of its own.
+    "agents": [{"name": "mcts", "iterations": 1_000_000, "backend": "python"}],
+    "options": {"time_control": "1.5+0.01"},
+    "max_plies": 60,
+    "variation": {"kind": "none"},
+    "seed": 11,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.timeout(240)
+def test_a_clocked_batch_runs_through_the_service_past_the_soft_time_limit(
+    service_factory: Any,
+) -> None:
+    service = service_factory(
+        workers=1,
+        pool="prefork",
+        TASK_SOFT_TIME_LIMIT=str(SOFT),
+        TASK_TIME_LIMIT=str(HARD),
+        MAX_AGENT_ITERATIONS="1000000",
+    )
+    submitted = service.submit(**CLOCKED, matches=2)
+    assert submitted["time_control"] == "1.5+0.01"
+    batch = service.wait_finished(submitted["id"], timeout=180)
+    assert batch["status"] == "done", batch
+    assert (batch["progress"]["done"], batch["progress"]["failed"]) == (2, 0)
+    page = service.api.client.get(f"/batches/{batch['id']}/matches").json()
+    for match in page["items"]:
+        timed = [len(seat["move_ms"]) for seat in match["seats"]]
+        assert sum(timed) == match["plies"] + (match["ended_by"] == "time")
+    report = service.api.client.get(f"/batches/{batch['id']}/report").json()
+    assert report["clock"]["time_control"] == "1.5+0.01"
+    assert sum(a["moves"] for a in report["clock"]["agents"]) >= sum(
+        m["plies"] for m in page["items"]
+    )
