@@ -109,17 +109,19 @@ def match_design(
 
 
 def match_stats(engine: Engine, batch_id: str) -> pd.DataFrame:
-    """Columns: match_index, stats (the game's ``stats()`` dict) for every successful match."""
+    """Columns: match_index, stats (the game's ``stats()`` dict), ended_by (how the match
+    ended, which the stats of a match the rules did not end cannot say) for every successful
+    match."""
     t = MATCH
     query = (
-        select(t.c.match_index, t.c.stats)
+        select(t.c.match_index, t.c.stats, t.c.ended_by)
         .where(t.c.batch_id == batch_id, t.c.ok.is_(True))
         .order_by(t.c.match_index)
     )
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    frame = pd.DataFrame(rows, columns=["match_index", "stats"])
-    return frame.astype({"match_index": "int64", "stats": "object"})
+    frame = pd.DataFrame(rows, columns=["match_index", "stats", "ended_by"])
+    return frame.astype({"match_index": "int64", "stats": "object", "ended_by": "object"})
 
 
 # --------------------------------------------------------------------------- report loaders

@@ -74,7 +74,7 @@ from storage.models import BatchStatus
 REPORT_KEYS = (
     "batch", "method", "independence", "seats", "turn_positions", "seat_test",
     "first_player_advantage", "agents", "pairings", "strengths", "shape", "fair_compensation",
-    "game", "sprt",
+    "game", "sprt", "clock",
 )  # fmt: skip
 
 
