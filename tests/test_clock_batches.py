@@ -287,3 +287,15 @@ def test_a_clocked_batch_runs_through_the_service_past_the_soft_time_limit(
     assert sum(a["moves"] for a in report["clock"]["agents"]) >= sum(
         m["plies"] for m in page["items"]
     )
+
+
+def test_the_new_batch_form_sends_the_clocks_among_the_options() -> None:
+    from api.web.forms import error_slot, error_slots, form_to_body, game_info
+
+    info = game_info("alquerque")
+    form = {"game": "alquerque", "agent.0": "random", "agent.1": "random", "time_control": "60+1"}
+    body = form_to_body(form, info)
+    assert body["options"] == {"time_control": "60+1"}
+    assert "time_control" not in form_to_body({**form, "time_control": " "}, info)
+    slots = error_slots(info, 2)
+    assert error_slot("options.time_control", form, slots) == "options.time_control"
