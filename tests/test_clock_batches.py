@@ -24,7 +24,9 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from analysis.clock import clock_figures
+from analysis.render_html import render_html
 from analysis.report import build_report
+from analysis.report_tables import report_tables
 from api.cli import app as cli
 from api.exports import csv_stream, parquet_stream
 from storage import crud
@@ -172,6 +174,9 @@ def test_a_clocked_batch_stores_every_move_time_and_exports_and_reports_them(
         ms = json.loads(ms) if isinstance(ms, str) else ms
         by_agent[agent] = by_agent.get(agent, 0) + len(ms)
     assert moves == by_agent
+    page = render_html(report)
+    assert "Clocks (30+0.5)" in page and "not reproducible from their seed" in page
+    assert "Clocks (30+0.5)" in [t.title for t in report_tables(report)]
 
     plain = run_batch(sqlite_url)
     with engine.connect() as conn:
@@ -182,6 +187,7 @@ def test_a_clocked_batch_stores_every_move_time_and_exports_and_reports_them(
     assert kept == 0
     untimed = build_report(engine, plain)
     assert untimed["clock"] is None and untimed["batch"]["time_control"] is None
+    assert "Clocks" not in render_html(untimed)
     exported = list(csv.DictReader(io.StringIO(b"".join(csv_stream(engine, plain)).decode())))
     assert {r["move_ms"] for r in exported} == {""}
 
