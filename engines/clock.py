@@ -116,6 +116,22 @@ class TimeControl:
         return min(share, SAFE_SHARE * remaining)
 
 
+def describe() -> dict[str, Any]:
+    """The match option ``time_control`` as ``GET /games`` and ``playtester games`` list it
+    (every game takes it; a request gives it among the options)."""
+    return {
+        "name": "time_control",
+        "type": "str",
+        "default": None,
+        "doc": f"the players' clocks, e.g. {EXAMPLE}; a player whose clock runs out loses; "
+        "clocked matches are not reproducible from their seed (their stored moves replay "
+        "them); none by default",
+        "example": "60+1",
+        "max_seconds": MAX_BASE,
+        "max_increment": MAX_INCREMENT,
+    }
+
+
 def moves_to_go(plies_left: int, players: int) -> int:
     """Moves a player expects to make when at most ``plies_left`` plies remain: its share of
     them, at most ``MOVES_TO_GO`` and at least one."""

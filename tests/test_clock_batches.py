@@ -305,3 +305,17 @@ def test_the_new_batch_form_sends_the_clocks_among_the_options() -> None:
     assert "time_control" not in form_to_body({**form, "time_control": " "}, info)
     slots = error_slots(info, 2)
     assert error_slot("options.time_control", form, slots) == "options.time_control"
+
+
+def test_get_games_lists_the_clocks_for_every_game(
+    api: tuple[TestClient, RecordingDispatcher, str],
+) -> None:
+    client, _dispatcher, _url = api
+    for game in client.get("/games").json():
+        (option,) = game["match_options"]
+        assert (option["name"], option["example"], option["default"]) == (
+            "time_control",
+            "60+1",
+            None,
+        )
+        assert option["max_seconds"] == 3600 and option["max_increment"] == 60
