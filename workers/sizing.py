@@ -93,14 +93,14 @@ def smallest_chunk(batch: Sized) -> int:
     return 2 if whole_pairs(batch) else 1
 
 
-def largest_chunk(batch: Sized, settings: Settings) -> int:
+def largest_chunk(batch: Sized, settings: Settings | None = None) -> int:
     """The most matches a measured chunk of the batch may hold: with clocks, no more than fit
-    in the soft time limit at their longest (at least the smallest chunk)."""
+    in the soft time limit of ``settings`` at their longest (at least the smallest chunk)."""
     cap = MAX_CHUNK_SIZE
     if batch.stop_rule:
         cap = min(cap, stop_rule_chunk_cap(batch.matches, pairs=whole_pairs(batch)))
     longest = clock_seconds(batch)
-    if longest > 0:
+    if longest > 0 and settings is not None:
         fits = int((settings.soft_time_limit - CLOCK_SLACK) // longest)
         cap = min(cap, max(smallest_chunk(batch), fits))
     return cap
