@@ -256,7 +256,7 @@ SOFT, HARD = 2, 4
 CLOCKED = {
     "game": "alquerque",
     # The Python search in both seats spends its clocks move by move: a match runs longer than
-    # the workers' soft time limit (2.3 and 3.5 s measured here), which would end it were its
+X, which would end it were its
     # chunk not given limits of its own.
     "agents": [{"name": "mcts", "iterations": 1_000_000, "backend": "python"}],
     "options": {"time_control": "1.5+0.01"},
@@ -279,11 +279,11 @@ def test_a_clocked_batch_runs_through_the_service_past_the_soft_time_limit(
         TASK_TIME_LIMIT=str(HARD),
         MAX_AGENT_ITERATIONS="1000000",
     )
-    submitted = service.submit(**CLOCKED, matches=2)
+    submitted = service.submit(**CLOCKED, matches=1)
     assert submitted["time_control"] == "1.5+0.01"
     batch = service.wait_finished(submitted["id"], timeout=180)
     assert batch["status"] == "done", batch
-    assert (batch["progress"]["done"], batch["progress"]["failed"]) == (2, 0)
+    assert (batch["progress"]["done"], batch["progress"]["failed"]) == (1, 0)
     page = service.api.client.get(f"/batches/{batch['id']}/matches").json()
     for match in page["items"]:
         timed = [len(seat["move_ms"]) for seat in match["seats"]]
