@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -270,8 +271,13 @@ def test_the_compiled_search_out_of_time_stops_at_its_first_clock_check() -> Non
     # A deadline long past: the iterations before the first check run, then it stops.
     _moves, visits, _totals = uct.root_moves(*args, 1.0)
     assert int(visits.sum()) == uct.CHECK_EVERY
-    _moves, visits, _totals = uct.root_moves(*args, 0.0)
+    moves, visits, totals = uct.root_moves(*args, 0.0)
     assert int(visits.sum()) == 5000
+    # A deadline that never comes: the same search, its tree grown step by step past
+    # TIMED_NODES instead of made room for at once.
+    assert uct.TIMED_NODES < 5000
+    timed = uct.root_moves(*args, time.perf_counter() + 1e6)
+    assert [x.tolist() for x in timed] == [moves.tolist(), visits.tolist(), totals.tolist()]
     agent = make_agent(game, "mcts", random.Random(0))
     assert isinstance(agent, TimedAgent)
     agent.set_move_time(0.0)

@@ -256,8 +256,8 @@ SOFT, HARD = 2, 4
 CLOCKED = {
     "game": "alquerque",
     # The Python search in both seats spends its clocks move by move: a match runs longer than
-X, which would end it were its
-    # chunk not given limits of its own.
+    # the workers' soft time limit (3.5 s measured here), which would end it were its chunk
+    # not given limits of its own.
     "agents": [{"name": "mcts", "iterations": 1_000_000, "backend": "python"}],
     "options": {"time_control": "1.5+0.01"},
     "max_plies": 60,

@@ -46,6 +46,10 @@ MAX_ACTIONS = max(kernel.MAX_ACTIONS for kernel in KERNEL_MODULES)
 NO_BRANCH = "engines.compiled.uct: no dispatch branch for this kernel id"
 CHECK_EVERY = 16
 """Iterations between two looks at the clock when a search has a deadline."""
+TIMED_NODES = 4096
+"""Nodes a search with a deadline makes room for at first, doubling as it needs: one that
+stops at its deadline may run far fewer iterations than its budget, and making room for a
+budget of a million would take longer than a Blitz move."""
 
 
 @njit(cache=True)
@@ -140,6 +144,20 @@ def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None
 
 
 @njit(cache=True)
+def _grown(values: np.ndarray, size: int, fill: int) -> np.ndarray:
+    out = np.full(size, fill, dtype=np.int64)
+    out[: values.shape[0]] = values
+    return out
+
+
+@njit(cache=True)
+def _grown_float(values: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros(size, dtype=np.float64)
+    out[: values.shape[0]] = values
+    return out
+
+
+@njit(cache=True)
 def search(
     game: int,
     root_state: np.ndarray,
@@ -184,7 +202,9 @@ def root_moves(
     total shares for the seat to move there."""
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
-    capacity = iterations + 2
+    timed = deadline != NO_DEADLINE
+    # Every iteration adds at most one node to the root: iterations + 2 never runs out.
+    capacity = min(iterations + 2, TIMED_NODES) if timed else iterations + 2
     action = np.empty(capacity, dtype=np.int64)
     mover = np.empty(capacity, dtype=np.int64)
     visits = np.zeros(capacity, dtype=np.int64)
@@ -203,7 +223,6 @@ def root_moves(
     nodes = 1
     action[0] = -1
     mover[0] = -1
-    timed = deadline != NO_DEADLINE
     for iteration in range(iterations):
         if timed and iteration > 0 and iteration % CHECK_EVERY == 0 and past(deadline):
             break
@@ -245,6 +264,18 @@ def root_moves(
             path[depth] = node
         # Expansion: one untried move, unless the game is over here.
         if untried[node] > 0:
+            if nodes == capacity:  # only with a deadline, whose arrays start small
+                capacity = min(2 * capacity, iterations + 2)
+                action = _grown(action, capacity, -1)
+                mover = _grown(mover, capacity, -1)
+                visits = _grown(visits, capacity, 0)
+                total = _grown_float(total, capacity)
+                first_child = _grown(first_child, capacity, -1)
+                last_child = _grown(last_child, capacity, -1)
+                next_sibling = _grown(next_sibling, capacity, -1)
+                untried_at = _grown(untried_at, capacity, 0)
+                untried = _grown(untried, capacity, -1)
+                path = _grown(path, capacity + 1, 0)
             untried[node] -= 1
             move = pool[untried_at[node] + untried[node]]
             child = nodes
