@@ -33,6 +33,7 @@ def _meta(batch: Any, w: Wide) -> dict[str, Any]:
         "game": batch.game,
         "players": batch.players,
         "options": batch.options,
+        "time_control": batch.time_control,
         "labels": batch.labels,
         "matches": w.matches,
     }

@@ -14,8 +14,9 @@ from sqlalchemy import Engine, select, text
 from engines.core import Ending
 from storage.models import MATCH, MATCH_COLUMNS, SEAT_COLUMNS, SEAT_RESULT
 
-SEAT_FRAME_COLUMNS = [c for c in SEAT_COLUMNS if c != "batch_id"]
-"""Columns of ``seat_results``: the stored seat columns of one batch."""
+SEAT_FRAME_COLUMNS = [c for c in SEAT_COLUMNS if c not in ("batch_id", "move_ms")]
+"""Columns of ``seat_results``: the stored seat columns of one batch but the move times
+(``move_times`` reads those)."""
 MATCH_FRAME_COLUMNS = [c for c in MATCH_COLUMNS if c not in ("batch_id", "moves", "stats")]
 """Columns of ``matches``: the stored match columns of one batch, without the move list and
 the stats (``match_stats`` reads those)."""
@@ -108,17 +109,19 @@ def match_design(
 
 
 def match_stats(engine: Engine, batch_id: str) -> pd.DataFrame:
-    """Columns: match_index, stats (the game's ``stats()`` dict) for every successful match."""
+    """Columns: match_index, stats (the game's ``stats()`` dict), ended_by (how the match
+    ended, which the stats of a match the rules did not end cannot say) for every successful
+    match."""
     t = MATCH
     query = (
-        select(t.c.match_index, t.c.stats)
+        select(t.c.match_index, t.c.stats, t.c.ended_by)
         .where(t.c.batch_id == batch_id, t.c.ok.is_(True))
         .order_by(t.c.match_index)
     )
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    frame = pd.DataFrame(rows, columns=["match_index", "stats"])
-    return frame.astype({"match_index": "int64", "stats": "object"})
+    frame = pd.DataFrame(rows, columns=["match_index", "stats", "ended_by"])
+    return frame.astype({"match_index": "int64", "stats": "object", "ended_by": "object"})
 
 
 # --------------------------------------------------------------------------- report loaders
@@ -255,3 +258,22 @@ def pair_outcomes(
         for value, count in conn.execute(text(sql), {"b": batch_id, "a": agent_a, "c": agent_b}):
             counts[int(value)] = int(count)
     return counts
+
+
+def move_times(engine: Engine, batch_id: str) -> pd.DataFrame:
+    """One row per seat of every successful match that kept its move times (a batch with
+    clocks). Columns: match_index, seat, agent, win_share, ended_by, move_ms (the list of the
+    seat's move times in milliseconds)."""
+    s, m = SEAT_RESULT, MATCH
+    query = (
+        select(s.c.match_index, s.c.seat, s.c.agent, s.c.win_share, m.c.ended_by, s.c.move_ms)
+        .join(m, (m.c.batch_id == s.c.batch_id) & (m.c.match_index == s.c.match_index))
+        .where(s.c.batch_id == batch_id, m.c.ok.is_(True), s.c.move_ms.is_not(None))
+        .order_by(s.c.match_index, s.c.seat)
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(query).all()
+    columns = ["match_index", "seat", "agent", "win_share", "ended_by", "move_ms"]
+    return pd.DataFrame(rows, columns=columns).astype(
+        {"match_index": "int64", "seat": "int64", "win_share": "float64"}
+    )

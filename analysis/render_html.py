@@ -95,6 +95,11 @@ def _sprt(r: Mapping[str, Any]) -> str:
     )
 
 
+def _clock(r: Mapping[str, Any]) -> str:
+    t = model.clock_table(r)
+    return "" if t is None else f"<h2>Clocks</h2>{text_table(t)}"
+
+
 def report_title(report: Mapping[str, Any]) -> str:
     """The report's title: batch id, game and player count."""
     b = report["batch"]
@@ -132,6 +137,7 @@ def render_sections(report: Mapping[str, Any]) -> str:
         _agents(report),
         "<h2>Game shape</h2>",
         _shape(report),
+        _clock(report),
         _compensation(report),
     ]
     game = report.get("game")

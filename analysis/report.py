@@ -59,6 +59,7 @@ from sqlalchemy import Engine
 
 from analysis import agents as agents_mod
 from analysis import frames, seats, shape, stop_rule
+from analysis.clock import clock_figures
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
 from analysis.independence import independence
@@ -73,7 +74,7 @@ from storage.models import BatchStatus
 REPORT_KEYS = (
     "batch", "method", "independence", "seats", "turn_positions", "seat_test",
     "first_player_advantage", "agents", "pairings", "strengths", "shape", "fair_compensation",
-    "game", "sprt",
+    "game", "sprt", "clock",
 )  # fmt: skip
 
 
@@ -146,6 +147,7 @@ def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
         "seat_policy": batch.seat_policy,
         "seating": seating_design(batch.players, batch.seat_policy, batch.matches).as_dict(),
         "max_plies": batch.max_plies,
+        "time_control": batch.time_control,
         "status": batch.status,
         "stop_rule": batch.stop_rule,
         "variation": batch.variation,
@@ -291,6 +293,13 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "fair_compensation": compensation,
         "game": section,
         "sprt": stop_rule.sprt_status(engine, batch, w.units),
+        "clock": (
+            None
+            if batch.time_control is None
+            else clock_figures(
+                frames.move_times(engine, batch.id), batch.time_control, list(batch.labels)
+            )
+        ),
     }
     cleaned: dict[str, Any] = clean(report)
     return cleaned

@@ -257,6 +257,39 @@ def shape_table(report: Mapping[str, Any]) -> TextTable:
     )
 
 
+def clock_table(report: Mapping[str, Any]) -> TextTable | None:
+    """A clocked batch's time per move by agent and its losses on time; None without clocks."""
+    c = report.get("clock")
+    if not c:
+        return None
+    return TextTable(
+        f"Clocks ({c['time_control']})",
+        (
+            "agent",
+            "moves",
+            "mean ms/move",
+            "median ms/move",
+            "longest ms",
+            "s used/match",
+            "lost on time",
+        ),
+        [
+            [
+                str(a["agent"]),
+                num(a["moves"]),
+                num(a["mean_ms"]),
+                num(a["median_ms"]),
+                num(a["max_ms"]),
+                num(a["seconds_per_match"], 2),
+                num(a["losses_on_time"]),
+            ]
+            for a in c["agents"]
+        ],
+        note=f"{num(c['matches_lost_on_time'])} matches lost on time; {c['note']}",
+        css_class="clock",
+    )
+
+
 def compensation_table(report: Mapping[str, Any]) -> TextTable | None:
     """Points to add to each later turn position (komi), with intervals; None when not
     computed."""
@@ -320,6 +353,9 @@ def report_tables(report: Mapping[str, Any]) -> list[TextTable]:
     if report["strengths"]:
         tables.append(strengths_table(report))
     tables.append(shape_table(report))
+    clocks = clock_table(report)
+    if clocks is not None:
+        tables.append(clocks)
     komi = compensation_table(report)
     if komi is not None:
         tables.append(komi)

@@ -15,9 +15,9 @@ import pandas as pd
 from analysis.units import Units, sampling_units
 from storage.models import SEAT_COLUMNS
 
-LONG_COLUMNS = tuple(c for c in SEAT_COLUMNS if c not in ("batch_id", "rank"))
+LONG_COLUMNS = tuple(c for c in SEAT_COLUMNS if c not in ("batch_id", "rank", "move_ms"))
 """Columns of the long seat-results DataFrame the analysis reads: the stored seat columns of
-one batch but ``rank``.
+one batch but ``rank`` and the move times (read apart, for the clock figures).
 
 ``rank`` (a placing by result, then points) is stored for display but never read here: every
 head-to-head figure comes from the game result, ``win_share``, so a draw stays a draw whatever

@@ -99,15 +99,18 @@ def compare_table(result: Mapping[str, Any]) -> Table:
 
 
 def describe_batch(batch: Batch) -> str:
-    """One line: game, players, agents, matches, seed, seat policy, variation."""
+    """One line: game, players, agents, matches, seed, seat policy, variation, clocks."""
     opts = ", ".join(f"{k}={v}" for k, v in batch.options.items() if not isinstance(v, list))
     varied = ""
     if batch.variation is not None:
         varied = "; " + Variation.from_record(batch.variation).describe()
+    clocks = ""
+    if batch.time_control is not None:
+        clocks = f"; clocks {batch.time_control} (not reproducible from the seed)"
     return (
         f"{batch.game} ({batch.players} players{', ' + opts if opts else ''}): "
         f"{' vs '.join(batch.labels)}; {batch.matches} matches, seed {batch.seed}, "
-        f"seats {batch.seat_policy}, {chunking(batch.chunk_size)}{varied}"
+        f"seats {batch.seat_policy}, {chunking(batch.chunk_size)}{varied}{clocks}"
     )
 
 

@@ -36,6 +36,7 @@ SCHEMA = pa.schema(
         ("points", pa.float64()),
         ("win_share", pa.float64()),
         ("rank", pa.int64()),
+        ("move_ms", pa.list_(pa.float64())),
     ]
 )
 

@@ -235,6 +235,7 @@ def _match_fields(stored: StoredMatch) -> dict[str, Any]:
             points=s["points"],
             win_share=s["win_share"],
             rank=s["rank"],
+            move_ms=s.get("move_ms"),
         )
         for s in seats
     ]

@@ -63,7 +63,14 @@ class BatchCreate(BaseModel):
         description="Player count; the game's minimum by default.",
     )
     options: dict[str, Any] = Field(
-        default_factory=dict, max_length=MAX_OPTIONS, description="Game options by name."
+        default_factory=dict,
+        max_length=MAX_OPTIONS,
+        description="Game options by name (see GET /games), and the match option every game "
+        'takes, time_control: players\' clocks as "60+1" (seconds a player for the game, plus '
+        "seconds added after each move; a player whose clock runs out loses). Unset: no "
+        "clocks, and every match replays from its seed; clocked matches are not reproducible "
+        "from their seed (their stored moves replay them). Stored apart as the batch's "
+        "time_control.",
     )
     agents: list[str | dict[str, Any]] = Field(
         min_length=1,
@@ -161,6 +168,11 @@ class SeatPublic(BaseModel):
     rank: int = Field(
         description="Placing for display (1 = best) by result, then points. Not the result: "
         "a drawn game keeps different ranks when its points differ."
+    )
+    move_ms: list[float] | None = Field(
+        default=None,
+        description="With clocks (time_control): milliseconds each of this seat's moves took, "
+        "in order (a seat that lost on time ends with the move that ran out); else null.",
     )
 
 

@@ -143,7 +143,7 @@ def compiled_mcts_rate(name: str, iterations: int) -> float:
     root = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
     cap = game.game_type.max_game_length
     started = time.process_time()
-    uct.search(game_id, root, game.num_players, iterations, 1.4, uct.RANDOM_ROLLOUT, cap, 1)
+    uct.search(game_id, root, game.num_players, iterations, 1.4, uct.RANDOM_ROLLOUT, cap, 1, 0.0)
     return iterations / (time.process_time() - started)
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 
+from engines.clock import TimeControl as TimeControl
+from engines.clock import moves_to_go
 from engines.errors import GameError as GameError
 from engines.errors import IllegalActionError as IllegalActionError
 from engines.errors import NotationError as NotationError
@@ -37,9 +39,10 @@ class Ending(StrEnum):
     """How a match ended: the value stored in ``match.ended_by``, named here and nowhere else.
 
     A game's rules end a game with one of the first five; ``play_match`` cuts a match at the
-    batch's ply cap with ``MAX_PLIES``; a match that did not finish is stored failed with one
-    of ``ERROR``, ``TIME_LIMIT`` or ``ABANDONED``. ``FAILED`` is never stored: it is how reports
-    and filters name every failed match together.
+    batch's ply cap with ``MAX_PLIES`` and ends a clocked one with ``TIME``; a match that did
+    not finish is stored failed with one of ``ERROR``, ``TIME_LIMIT`` or ``ABANDONED``.
+    ``FAILED`` is never stored: it is how reports and filters name every failed match
+    together.
     """
 
     NORMAL = "normal"
@@ -55,6 +58,9 @@ class Ending(StrEnum):
     before ``MAX_PLIES`` existed also say ``move_limit`` for a match cut by the batch's cap."""
     MAX_PLIES = "max_plies"
     """Cut by the batch's own ply cap (its ``max_plies``) before the game ended: a draw."""
+    TIME = "time"
+    """A clocked match (``time_control``) lost on time: the seat whose clock ran out loses and
+    the others share the win."""
     ERROR = "error"
     """Failed: playing the match raised."""
     TIME_LIMIT = "time_limit"
@@ -232,9 +238,27 @@ class State(ABC):
 
 class Agent(Protocol):
     """A computer player. It must not mutate the state it is handed. A search agent may also
-    offer the optional ``root_values`` (``SearchAgent``), which player noise needs."""
+    offer the optional ``root_values`` (``SearchAgent``), which player noise needs, and the
+    optional ``set_move_time`` (``TimedAgent``), which clocked matches use."""
 
     def step(self, state: State) -> Action: ...
+
+
+@runtime_checkable
+class TimedAgent(Agent, Protocol):
+    """An agent that can search within a time allowance (Blitz clocks, ``time_control``).
+
+    In a clocked match ``play_match`` calls ``set_move_time(seconds)`` before each ``step`` of
+    the agent: the wall time this move may take (``engines.clock.TimeControl.move_time``, a
+    share of the clock left). The search then stops when that time is spent or its own node
+    or iteration budget is, whichever comes first, and plays the best move found so far (an
+    iterative deepening search: the last depth completed; at least one depth or iteration
+    always completes). ``root_values`` keeps to the same allowance. ``None`` means no time
+    limit: the budget alone, as in a match without a clock, which never calls it. Agents that
+    search by iterative deepening or MCTS offer it; others play as fast as they do anyway.
+    """
+
+    def set_move_time(self, seconds: float | None) -> None: ...
 
 
 @runtime_checkable
@@ -342,6 +366,10 @@ class MatchResult:
     """The seat that moved first. Play goes round the table from it, so a seat's turn position
     is ``(seat - first_player) % seats``: in Alhambra the starting seat is drawn, elsewhere it
     is seat 0."""
+    move_times: tuple[tuple[float, ...], ...] | None = None
+    """In a clocked match, per seat the seconds each of its moves took, in order (a seat that
+    lost on time ends with the move that ran its clock out, which was not played); None
+    without a clock."""
 
     @property
     def seats(self) -> int:
@@ -359,9 +387,20 @@ def play_match(
     seed: int,
     max_plies: int | None = None,
     labels: Sequence[str] | None = None,
+    *,
+    time_control: TimeControl | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> MatchResult:
     """Play one whole match; ``max_plies`` (default: the game's cap) ends it as a draw
-    (``Ending.MAX_PLIES``), told apart from a game's own move-limit rule."""
+    (``Ending.MAX_PLIES``), told apart from a game's own move-limit rule.
+
+    With ``time_control`` each seat has a clock: the time of each of its ``step`` calls, read
+    from ``clock``, is taken off it and the increment added after the move. A step that takes
+    longer than the seat's clock holds loses the match on time (``Ending.TIME``: the move is
+    not played, the others share the win). An agent offering ``set_move_time``
+    (``TimedAgent``) is told before each step how long the move may take. ``clock`` is there
+    for tests; play reads the wall clock.
+    """
     if len(agents) != game.num_players:
         raise OptionError(
             f"{game.name} with {game.num_players} players needs {game.num_players} agents, "
@@ -375,14 +414,36 @@ def play_match(
     state = game.new_initial_state(seed)
     first_player = max(state.current_player(), 0)
     moves: list[str] = []
+    seats = game.num_players
+    remaining = [time_control.base if time_control else 0.0] * seats
+    used: list[list[float]] = [[] for _ in range(seats)]
+    flagged: Seat | None = None
     while not state.is_terminal() and len(moves) < cap:
         seat = state.current_player()
         view = state.resample_from_infostate(seat, view_rng) if hidden else state
-        action = agents[seat].step(view)
+        agent = agents[seat]
+        if time_control is None:
+            action = agent.step(view)
+        else:
+            if isinstance(agent, TimedAgent):
+                to_go = moves_to_go(cap - len(moves), seats)
+                agent.set_move_time(time_control.move_time(remaining[seat], to_go))
+            began = clock()
+            action = agent.step(view)
+            spent = clock() - began
+            used[seat].append(spent)
+            if spent > remaining[seat]:
+                flagged = seat
+                break
+            remaining[seat] += time_control.increment - spent
         text = state.action_to_string(action)
         state.apply_action(action)
         moves.append(text)
-    if state.is_terminal():
+    if flagged is not None:
+        others = 1.0 / (seats - 1) if seats > 1 else 0.0
+        returns = tuple(0.0 if s == flagged else others for s in range(seats))
+        ended_by = Ending.TIME
+    elif state.is_terminal():
         returns = tuple(state.returns())
         ended_by = state.ended_by()
     else:
@@ -399,6 +460,7 @@ def play_match(
         stats=state.stats(),
         duration=time.perf_counter() - started,
         first_player=first_player,
+        move_times=None if time_control is None else tuple(tuple(u) for u in used),
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import asdict
 from functools import cache
 from typing import Any
 
+from engines import clock
 from engines.core import (
     Agent,
     AgentType,
@@ -208,6 +209,7 @@ def describe_games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]
 
     ``agents`` lists every agent of the game at any player count with its parameters;
     ``agents_for_min_players`` names those that can play it with its minimum number of players;
+    ``match_options`` the options every game takes beside its own (``time_control``);
     ``variation`` gives the game's default openings and player noise (``VariationDefaults``).
     ``caps`` bounds parameters by name (a server's ``iterations``, ``nodes`` and ``depth``
     limits): a parameter's ``maximum`` is the lower of its own and the cap.
@@ -227,6 +229,7 @@ def describe_games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]
                 "max_game_length": gt.max_game_length,
                 "variation": asdict(gt.variation),
                 "options": [o.describe() for o in gt.options],
+                "match_options": [clock.describe()],
                 "agents": [_capped(a.describe(), caps or {}) for a in game_agent_types(name)],
                 "agents_for_min_players": [a.name for a in agent_types(at_min)],
             }

@@ -42,6 +42,7 @@ from engines.core import (
     OptionError,
     SearchAgent,
     State,
+    TimedAgent,
     derive_seed,
     match_seed,
     shown,
@@ -426,6 +427,12 @@ class VariedAgent:
                     values, self.rng, margin=noise.margin, temperature=noise.temperature
                 )
         return self.inner.step(state)
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """A clocked match's allowance for the next move, passed to the player when it takes
+        one (``TimedAgent``); forced opening plies take no time anyway."""
+        if isinstance(self.inner, TimedAgent):
+            self.inner.set_move_time(seconds)
 
 
 def vary_agents(agents: Sequence[Agent], varied: MatchVariation, seed: int) -> list[Agent]:

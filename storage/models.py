@@ -67,6 +67,9 @@ class BatchBase(SQLModel):
     chunk_size: int = Field(description="Matches per task as asked; 0 when the workers size them.")
     """Matches per chunk, or ``AUTO_CHUNK_SIZE`` (0) when the runner sizes chunks."""
     max_plies: int
+    time_control: str | None = Field(default=None, max_length=32)
+    """The players' clocks, ``"60+1"`` (``engines.clock.TimeControl``): seconds a player for the
+    game plus seconds added after each move; None for a batch without clocks."""
     stop_rule: dict[str, Any] | None = Field(default=None, sa_type=JSON)
     variation: dict[str, Any] | None = Field(default=None, sa_type=JSON)
     """How the batch's matches are made to differ (random or book openings, or player noise
@@ -171,6 +174,9 @@ class SeatResult(SQLModel, table=True):
     rank: int
     """Placing for display, 1 = best: by result, then by points. It breaks a drawn game on
     points, so it is not the result: every head-to-head figure reads ``win_share``."""
+    move_ms: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """In a batch with clocks (``time_control``), the milliseconds each of this seat's moves
+    took, in order (a seat that lost on time ends with the move that ran out); null otherwise."""
 
 
 class Outbox(SQLModel, table=True):
@@ -236,6 +242,7 @@ SEAT_COLUMNS = (
     "points",
     "win_share",
     "rank",
+    "move_ms",
 )
 """The columns of the ``seat_result`` table, in the order the writer fills them (after
 ``batch_id`` and ``match_index``, the fields of a ``storage.records.SeatRecord``)."""

@@ -16,6 +16,11 @@ OPENING_PLIES = 10
 """Plies that make a match's opening when its batch declares no opening length of its own."""
 
 
+def move_ms(seconds: Sequence[float]) -> tuple[float, ...]:
+    """Move times as stored: milliseconds to the microsecond."""
+    return tuple(round(s * 1000.0, 3) for s in seconds)
+
+
 class SeatRecord(NamedTuple):
     """One seat of one match, in the column order of the seat_result table."""
 
@@ -25,6 +30,8 @@ class SeatRecord(NamedTuple):
     points: float
     win_share: float
     rank: int
+    move_ms: tuple[float, ...] | None = None
+    """Milliseconds each of the seat's moves took, in a match with clocks; else None."""
 
 
 @dataclass(slots=True)

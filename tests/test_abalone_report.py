@@ -116,3 +116,17 @@ def test_report_of_a_stored_batch_of_real_games(migrated_sqlite_url: str) -> Non
     assert causes["normal"] == decided
     assert causes["move_limit"] + causes["repetition"] == 4 - decided
     assert sec["length_by_layout"][0]["mean"] == pytest.approx(sum(r.plies for r in results) / 4)
+
+
+def test_a_match_lost_on_time_counts_as_decided_on_time_not_at_the_ply_cap() -> None:
+    stats = [game_stats(30, None, 0, 0), game_stats(12, None, 1, 0), game_stats(10, "normal", 6, 0)]
+    outcomes = [((0.5, 0.5), (0, 0)), ((1.0, 0.0), (1, 0)), ((1.0, 0.0), (6, 0))]
+    w = to_wide(seat_frame(outcomes, ["a", "b"]), 2)
+    frame = pd.DataFrame(
+        {"match_index": [0, 1, 2], "stats": stats, "ended_by": ["max_plies", "time", "normal"]}
+    )
+    sec = abalone_section(frame, w, goal=6)
+    causes = {c["ended_by"]: c for c in sec["endings"]["by_cause"]}
+    assert causes["max_plies"]["games"] == 1 and causes["normal"]["games"] == 1
+    assert causes["time"]["games"] == 1
+    assert causes["time"]["label"] == "decided: lost on time (clocks)"

@@ -188,15 +188,16 @@ def test_expert_plays_a_whole_alveoles_game() -> None:
 
 
 def test_the_search_cache_key_follows_the_kernels_it_calls() -> None:
-    from engines import kernel_rng
+    from engines import kernel_clock, kernel_rng
     from engines.alquerque import kernel as alquerque
     from engines.alveoles import kernel as alveoles
     from engines.compiled import uct
     from engines.kernel_cache import digest
 
-    sources = [vars(uct), vars(kernel_rng), vars(alveoles), vars(alquerque)]
+    sources = [vars(uct), vars(kernel_rng), vars(kernel_clock), vars(alveoles), vars(alquerque)]
     assert uct.search._cache._digest == digest(*sources)
+    clock, rng = vars(kernel_clock), vars(kernel_rng)
     edited = dict(vars(alveoles), BONUS=alveoles.BONUS + 1)  # a kernel constant changes
-    assert digest(vars(uct), vars(kernel_rng), edited, vars(alquerque)) != digest(*sources)
+    assert digest(vars(uct), rng, clock, edited, vars(alquerque)) != digest(*sources)
     table = dict(vars(alquerque), _JUMP_LAND=alquerque._JUMP_LAND + 1)  # a table changes
-    assert digest(vars(uct), vars(kernel_rng), vars(alveoles), table) != digest(*sources)
+    assert digest(vars(uct), rng, clock, vars(alveoles), table) != digest(*sources)

@@ -99,8 +99,8 @@ def test_terminal_player_zero_returns_and_dense_ids_in_alquerque() -> None:
 
 
 def test_alquerque_observation_tensor_at_the_start() -> None:
-    # The start (docs/rules/alquerque.md): White on rows 1-2 and d3, e3; Black on rows 4-5 and a3, b3;
-    # c3 empty; White to move.
+    # The start (docs/rules/alquerque.md): White on rows 1-2 and d3, e3; Black on rows 4-5 and
+    # a3, b3; c3 empty; White to move.
     state = pyspiel.load_game("playtester_alquerque").new_initial_state()
     tensor = np.array(state.observation_tensor(0))
     assert tensor.shape == (77,)

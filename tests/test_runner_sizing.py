@@ -28,6 +28,8 @@ class FakeBatch:
     seat_policy: str = "rotate"
     chunk_size: int = 0
     stop_rule: dict[str, Any] | None = None
+    max_plies: int = 100
+    time_control: str | None = None
 
 
 @pytest.mark.parametrize(

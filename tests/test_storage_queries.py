@@ -43,7 +43,7 @@ def stored(db_url: str) -> tuple[str, str, list]:
     return db_url, ids[0], records
 
 
-SEAT_FIELDS = ("seat", "agent", "agent_index", "points", "win_share", "rank")
+SEAT_FIELDS = ("seat", "agent", "agent_index", "points", "win_share", "rank", "move_ms")
 
 
 def seat_dicts(batch_id: str, r) -> list[dict]:

@@ -159,7 +159,7 @@ def test_the_compiled_search_lists_its_root_moves_and_picks_the_most_visited() -
     state = played(game, 6, seed=3)
     game_id = kernel_id("alquerque")
     encode = uct.KERNEL_MODULES[game_id].encode
-    args = (game_id, encode(state), 2, 500, 1.4, uct.GAME_ROLLOUT, 400, 77)
+    args = (game_id, encode(state), 2, 500, 1.4, uct.GAME_ROLLOUT, 400, 77, 0.0)
     moves, visits, totals = uct.root_moves(*args)
     assert sorted(moves.tolist()) == sorted(state.legal_actions())
     assert int(visits.sum()) == 500

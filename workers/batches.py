@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from engines.clock import FIELD as TIME_CONTROL_FIELD
+from engines.clock import parse_time_control
 from engines.core import Game, OptionError, agent_label
 from engines.registry import (
     agent_type,
@@ -197,6 +199,21 @@ def _max_plies(max_plies: Any, game: Game, settings: Settings) -> int:
     return _whole(max_plies, "max_plies", 1, settings.max_plies)
 
 
+TIME_CONTROL = "time_control"
+"""The match option every game takes beside its own: the players' clocks
+(``engines.clock``). A request gives it among the options (``options.time_control``); the
+batch stores it apart (``BatchBase.time_control``), since the game's rules never see it."""
+
+
+def _time_control(options: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The game's own options, and the canonical time control asked for among them."""
+    if TIME_CONTROL not in options:
+        return dict(options), None
+    rest = {k: v for k, v in options.items() if k != TIME_CONTROL}
+    control = parse_time_control(options[TIME_CONTROL], field=TIME_CONTROL_FIELD)
+    return rest, None if control is None else control.text
+
+
 def _chunk_size(chunk_size: Any) -> int:
     """The fixed chunk size asked for, else ``AUTO_CHUNK_SIZE`` (the runner sizes chunks from
     the batch's own first chunks)."""
@@ -227,12 +244,14 @@ def plan_batch(
     Limits come from ``settings`` (the API passes its app's, the command line the
     environment's). ``chunk_size`` None leaves chunk sizing to the runner (``AUTO_CHUNK_SIZE``).
     ``variation`` None takes the default for the agents given (see ``_variation``); the
-    stored plan always holds one.
+    stored plan always holds one. ``options`` may hold the match option ``time_control``
+    (``"60+1"``), which every game takes: it is validated here and stored apart.
     """
     if not agents:
         raise OptionError("give at least one agent", field="agents")
     if players is None and len(agents) > 1:
         players = len(agents)
+    options, time_control = _time_control(options)
     the_game = build_game(game, players, options)
     specs = _seat_specs(the_game, agents, settings)
     labels = unique_labels([_short_label(the_game, s) for s in specs])
@@ -259,6 +278,7 @@ def plan_batch(
         seat_policy=policy,
         chunk_size=chunk_size,
         max_plies=max_plies,
+        time_control=time_control,
         stop_rule=rule,
         variation=varied,
     )

@@ -54,7 +54,7 @@ from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
 from storage.settings import Settings
 from workers.chunks import ChunkOutcome
-from workers.sizing import active_window, next_chunk_size
+from workers.sizing import active_window, chunk_time_limits, next_chunk_size
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -154,9 +154,17 @@ def celery_for(settings: Settings) -> Celery:
     return _senders[url]
 
 
-def send_chunk(batch_id: str, start: int, stop: int, settings: Settings) -> None:
-    """Queue one chunk task (by name, so callers need not import the task module)."""
-    celery_for(settings).send_task("playtester.play_chunk", args=[batch_id, start, stop])
+def send_chunk(
+    batch_id: str,
+    start: int,
+    stop: int,
+    settings: Settings,
+    limits: tuple[float, float] | None = None,
+) -> None:
+    """Queue one chunk task (by name, so callers need not import the task module), under the
+    worker's time limits or, given ``limits``, under these (soft, hard) seconds."""
+    extra = {} if limits is None else {"soft_time_limit": limits[0], "time_limit": limits[1]}
+    celery_for(settings).send_task("playtester.play_chunk", args=[batch_id, start, stop], **extra)
 
 
 def start(batch_id: str, settings: Settings, *, retry: bool = True) -> None:
@@ -211,7 +219,7 @@ def _queue(client: redis.Redis, batch: Batch, ranges: list[Range], settings: Set
     client.hset(ranges_key(batch.id), mapping={str(a): b for a, b in ranges})
     client.expire(ranges_key(batch.id), KEY_TTL)
     for a, b in ranges:
-        send_chunk(batch.id, a, b, settings)
+        send_chunk(batch.id, a, b, settings, chunk_time_limits(batch, b - a, settings))
 
 
 def forget_range(batch_id: str, start: int, settings: Settings) -> None:

@@ -5,7 +5,9 @@ A batch here is what a request decides (``storage.models.BatchBase``): a stored 
 ``match_seed(batch.seed, i)``, the seat order comes from the seat policy, each seat's agent
 draws from ``agent_rng(seed, seat)``, and the batch's variation (``engines.variation``) adds
 the round's opening or the players' noise, and in a game with chance may give the game the
-round's seed. Replaying ``(batch, i)`` gives the same moves.
+round's seed. Replaying ``(batch, i)`` gives the same moves, except in a batch with clocks
+(``time_control``): there how far a search gets depends on the machine, so only the stored
+moves replay a match.
 
 A chunk can be cut short by the soft time limit of a Celery worker, which raises
 ``SoftTimeLimitExceeded`` wherever the match is (``workers.timelimit``): the matches finished
@@ -18,18 +20,24 @@ from __future__ import annotations
 import json
 import time
 
+from engines.clock import TimeControl, parse_time_control
 from engines.core import Ending, Game, agent_rng, match_seed, play_match
 from engines.registry import game_class, load_game, make_agent
 from engines.seating import opening_round, seat_agents
 from engines.variation import Variation, game_seed, match_variation, vary_agents
 from storage.models import BatchBase
-from storage.records import OPENING_PLIES, MatchRecord, SeatRecord, opening_key
+from storage.records import OPENING_PLIES, MatchRecord, SeatRecord, move_ms, opening_key
 from workers.timelimit import is_soft_limit
 
 
 def build_game(batch: BatchBase) -> Game:
     """The batch's game with its stored options."""
     return load_game(batch.game, players=batch.players, **batch.options)
+
+
+def time_control(batch: BatchBase) -> TimeControl | None:
+    """The batch's clocks, None without them."""
+    return parse_time_control(batch.time_control)
 
 
 def _variation(batch: BatchBase) -> Variation | None:
@@ -58,6 +66,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
     seed = match_seed(batch.seed, index)
     started = time.perf_counter()
     variation = _variation(batch)
+    clocks = time_control(batch)
     try:
         order = seat_agents(len(batch.agents), batch.seat_policy, index)
         agents = [
@@ -66,13 +75,15 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
         ]
         labels = [batch.labels[a] for a in order]
         if variation is None:
-            result = play_match(game, agents, seed, batch.max_plies, labels)
+            result = play_match(game, agents, seed, batch.max_plies, labels, time_control=clocks)
             opening = opening_key(result.moves)
         else:
             size = opening_round(batch.players, batch.seat_policy)
             varied = match_variation(variation, game, batch.seed, size, index)
             players = vary_agents(agents, varied, seed)
-            result = play_match(game, players, varied.game_seed, batch.max_plies, labels)
+            result = play_match(
+                game, players, varied.game_seed, batch.max_plies, labels, time_control=clocks
+            )
             key = varied.key_moves(result.moves, OPENING_PLIES)
             opening = opening_key(key, len(key))
         # A stats dict that cannot be stored would fail the whole chunk's transaction.
@@ -83,6 +94,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
         error = f"{type(exc).__name__}: {exc}"
         return failed_record(batch, index, Ending.ERROR, error, time.perf_counter() - started)
     ranks = result.ranks()
+    times = result.move_times
     seats = [
         SeatRecord(
             seat=s,
@@ -91,6 +103,7 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
             points=float(result.scores[s]),
             win_share=float(result.returns[s]),
             rank=ranks[s],
+            move_ms=None if times is None else move_ms(times[s]),
         )
         for s in range(game.num_players)
     ]

@@ -21,6 +21,11 @@ transaction, its messages) stays small beside its play. A large batch is not tou
 last ``TAIL_SPLIT × workers`` chunks: its per-chunk overhead does not rise. ``bench/scaling.py``
 simulates both rules over 1 to 1,000 workers.
 
+A batch with clocks (``time_control``) also keeps each chunk within the soft time limit at
+the longest its matches can last on their clocks (``clock_seconds``), and a chunk whose
+matches could outlast the limits gets limits of its own (``chunk_time_limits``): a
+worker's time limit must never end a match its clocks let go on.
+
 A measurement is always of real matches of the batch, played with its own ``max_plies`` and
 under its time limits. Pure functions plus ``RangePlanner`` (local mode's
 cutter): no I/O here. Every sizing setting is read here, from the ``Settings`` the caller
@@ -33,6 +38,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from engines.clock import parse_time_control
 from engines.seating import seat_swapped_pairs
 from storage.chunking import chunk_end, is_fixed
 from storage.settings import Settings
@@ -47,6 +53,12 @@ SMALLEST_SHARE = 32
 ACTIVE_CHUNKS = 4
 """A worker counts as playing a batch when it took or wrote one of its chunks within this
 many ``chunk_seconds``."""
+CLOCK_MARGIN = 1.5
+"""Time a clocked match may take beyond its clocks, as a factor: the clocks are charged only
+for the players' steps, not for the rules, the position handed over or the overshoot of the
+move that runs a clock out."""
+CLOCK_SLACK = 10.0
+"""Seconds added to a clocked chunk's time limits for starting and storing it."""
 
 
 class Sized(Protocol):
@@ -62,6 +74,32 @@ class Sized(Protocol):
     def chunk_size(self) -> int: ...
     @property
     def stop_rule(self) -> dict[str, Any] | None: ...
+    @property
+    def max_plies(self) -> int: ...
+    @property
+    def time_control(self) -> str | None: ...
+
+
+def clock_seconds(batch: Sized) -> float:
+    """The longest one match of the batch may take when it has clocks: every seat's clock
+    and an increment for every ply (``TimeControl.match_bound``), times ``CLOCK_MARGIN``;
+    0.0 without clocks."""
+    control = parse_time_control(batch.time_control)
+    if control is None:
+        return 0.0
+    return CLOCK_MARGIN * control.match_bound(batch.players, batch.max_plies)
+
+
+def chunk_time_limits(batch: Sized, size: int, settings: Settings) -> tuple[float, float] | None:
+    """The (soft, hard) time limits a chunk of ``size`` matches needs beyond the worker's own
+    (``settings``): None when those suffice, as always without clocks. A clocked chunk gets a
+    soft limit that lets each of its matches use its whole clocks, and keeps the settings' gap
+    between the soft and the hard limit."""
+    longest = clock_seconds(batch) * size
+    if longest == 0.0 or longest + CLOCK_SLACK <= settings.soft_time_limit:
+        return None
+    soft = longest + CLOCK_SLACK
+    return soft, soft + (settings.task_time_limit - settings.soft_time_limit)
 
 
 def whole_pairs(batch: Sized) -> bool:
@@ -74,11 +112,16 @@ def smallest_chunk(batch: Sized) -> int:
     return 2 if whole_pairs(batch) else 1
 
 
-def largest_chunk(batch: Sized) -> int:
-    """The most matches a measured chunk of the batch may hold."""
+def largest_chunk(batch: Sized, settings: Settings | None = None) -> int:
+    """The most matches a measured chunk of the batch may hold: with clocks, no more than fit
+    in the soft time limit of ``settings`` at their longest (at least the smallest chunk)."""
     cap = MAX_CHUNK_SIZE
     if batch.stop_rule:
         cap = min(cap, stop_rule_chunk_cap(batch.matches, pairs=whole_pairs(batch)))
+    longest = clock_seconds(batch)
+    if longest > 0 and settings is not None:
+        fits = int((settings.soft_time_limit - CLOCK_SLACK) // longest)
+        cap = min(cap, max(smallest_chunk(batch), fits))
     return cap
 
 
@@ -116,7 +159,7 @@ def next_chunk_size(
         return low
     per_second = matches / seconds
     size = int(settings.chunk_seconds * per_second)
-    size = min(size, GROWTH * matches, largest_chunk(batch))
+    size = min(size, GROWTH * matches, largest_chunk(batch, settings))
     if remaining is not None and workers > 1:  # one worker has no others to finish with
         late = -(-max(0, remaining) // (TAIL_SPLIT * workers))
         floor = int(settings.chunk_seconds * per_second / SMALLEST_SHARE)

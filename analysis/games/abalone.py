@@ -32,6 +32,14 @@ ENDINGS: dict[str, str] = {
     Ending.NO_MOVE: "drawn: no legal move (3 players)",
     Ending.MAX_PLIES: "drawn: batch ply cap (max_plies)",
 }
+OTHER_ENDINGS: dict[str, str] = {Ending.TIME: "decided: lost on time (clocks)"}
+"""Endings shown only when some match ended so."""
+
+
+def _not_by_rules(ended_by: Any) -> str:
+    """How a match the rules did not end ended: on time, else at the batch's ply cap (rows
+    stored before ``max_plies`` existed say ``move_limit`` for that)."""
+    return Ending.TIME if ended_by == Ending.TIME else Ending.MAX_PLIES
 
 
 def _parse(match_stats: pd.DataFrame, w: Wide) -> tuple[np.ndarray, np.ndarray, list[dict]]:
@@ -40,7 +48,8 @@ def _parse(match_stats: pd.DataFrame, w: Wide) -> tuple[np.ndarray, np.ndarray, 
     rows: list[int] = []
     counters: list[list[list[float]]] = []
     games: list[dict] = []
-    for mi, st in zip(match_stats["match_index"], match_stats["stats"], strict=True):
+    ended = match_stats["ended_by"] if "ended_by" in match_stats else [None] * len(match_stats)
+    for mi, st, how in zip(match_stats["match_index"], match_stats["stats"], ended, strict=True):
         row = pos.get(int(mi))
         if row is None or not isinstance(st, Mapping):
             continue
@@ -53,7 +62,7 @@ def _parse(match_stats: pd.DataFrame, w: Wide) -> tuple[np.ndarray, np.ndarray, 
             {
                 "plies": int(st.get("plies", 0)),
                 "layout": str(st.get("layout", "?")),
-                "ended_by": st.get("ended_by") or Ending.MAX_PLIES,
+                "ended_by": st.get("ended_by") or _not_by_rules(how),
             }
         )
     shape = (len(rows), w.players, len(COUNTERS))
@@ -88,7 +97,7 @@ def endings(games: list[dict], winners_pushed: np.ndarray, goal: int | None) -> 
         rows.append(
             {
                 "ended_by": key,
-                "label": ENDINGS.get(key, key),
+                "label": ENDINGS.get(key, OTHER_ENDINGS.get(key, key)),
                 "games": k,
                 "share": k / total if total else math.nan,
                 "ci_low": lo,

@@ -12,7 +12,10 @@ from typing import Annotated, Any
 import typer
 
 from api.cli.common import parse_options, parse_stop, parse_variation, split_agents
+from engines.clock import FIELD as TIME_CONTROL_FIELD
+from engines.core import OptionError
 from engines.registry import spec_from_text
+from workers.batches import TIME_CONTROL
 
 DEFAULT_MATCHES = 100
 
@@ -44,6 +47,16 @@ OptionFiles = Annotated[
     typer.Option("--option-file", help="Game option key=path.json (value read from file)."),
 ]
 MaxPlies = Annotated[int | None, typer.Option(help="Ply cap; a match reaching it is a draw.")]
+TimeControl = Annotated[
+    str | None,
+    typer.Option(
+        "--time-control",
+        help="Clocks for every game, SECONDS[+INCREMENT]: 60+1 gives each player 60 s for the "
+        "game and adds 1 s after each of its moves; a player whose clock runs out loses. "
+        "Clocked matches are not reproducible from their seed (their stored moves replay "
+        "them). Default: no clocks.",
+    ),
+]
 ChunkSize = Annotated[
     int | None,
     typer.Option(help="Matches per chunk (default: measured, ~CHUNK_SECONDS of work)."),
@@ -79,11 +92,20 @@ NoVariation = Annotated[
 def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
     """The batch a command's options ask for, from its parsed parameters
     (``typer.Context.params``): ``plan_batch``'s keywords, and the body of ``POST /batches``
-    once the unset (None) entries are left out."""
+    once the unset (None) entries are left out. ``--time-control`` goes among the options, where
+    the request carries it (``options.time_control``)."""
+    options = parse_options(params["option"] or [], params["option_file"] or [])
+    if params["time_control"] is not None:
+        if TIME_CONTROL in options:
+            raise OptionError(
+                "give the time control once: --time-control or --option time_control",
+                field=TIME_CONTROL_FIELD,
+            )
+        options[TIME_CONTROL] = params["time_control"]
     return {
         "game": params["game"],
         "players": params["players"],
-        "options": parse_options(params["option"] or [], params["option_file"] or []),
+        "options": options,
         "agents": [spec_from_text(piece) for piece in split_agents(params["agents"])],
         "matches": params["matches"],
         "seed": params["seed"],

@@ -53,6 +53,12 @@ def games(
                     f"{o['doc']}",
                     highlight=False,
                 )
+            for o in g["match_options"]:
+                out.print(
+                    f"  option {o['name']} (every game, {o['type']}, none by default; "
+                    f"--time-control): {o['doc']}",
+                    highlight=False,
+                )
             out.print(f"  variation: {_variation_defaults(g)}", highlight=False)
             for a in g["agents"]:
                 out.print(f"  agent [cyan]{a['name']}[/cyan]: {a['description']}", highlight=False)

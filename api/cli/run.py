@@ -51,6 +51,7 @@ def run(
     option: opts.Options = None,
     option_file: opts.OptionFiles = None,
     max_plies: opts.MaxPlies = None,
+    time_control: opts.TimeControl = None,
     chunk_size: opts.ChunkSize = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Processes (default: all cores).")

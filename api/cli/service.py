@@ -106,6 +106,7 @@ def submit(
     option: opts.Options = None,
     option_file: opts.OptionFiles = None,
     max_plies: opts.MaxPlies = None,
+    time_control: opts.TimeControl = None,
     chunk_size: opts.ChunkSize = None,
     stop: opts.Stop = None,
     openings: opts.Openings = None,

@@ -3,9 +3,10 @@ built from what was typed, and which field an error answer belongs beside.
 
 Form field names: ``game``, ``players``, ``opt.<option>``, ``agent.<seat>``,
 ``param.<seat>.<agent>.<parameter>``, ``seat_policy``, ``matches``, ``seed``, ``max_plies``,
-``chunk_size``, ``variation`` (its kind; blank for the default) with ``variation.plies`` and
-``variation.margin``, ``sprt`` (a checkbox) with ``sprt.agent_a``, ``sprt.agent_b``, ``sprt.elo0``,
-``sprt.elo1``, ``sprt.alpha``, ``sprt.beta``, and ``api_key``. A blank field means "the
+``time_control`` (sent among the options, as the API takes it), ``chunk_size``, ``variation``
+(its kind; blank for the default) with ``variation.plies`` and ``variation.margin``, ``sprt``
+(a checkbox) with ``sprt.agent_a``, ``sprt.agent_b``, ``sprt.elo0``, ``sprt.elo1``,
+``sprt.alpha``, ``sprt.beta``, and ``api_key``. A blank field means "the
 default": it is left out of the body. Values go to the API as typed (numbers as numbers when
 they read as one) so that the API, not the page, decides what is wrong and says so.
 """
@@ -17,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engines.clock import FIELD as TIME_CONTROL_FIELD
 from engines.registry import describe_games
 
 INT_FIELDS = ("matches", "seed", "max_plies", "chunk_size")
@@ -91,6 +93,8 @@ def form_to_body(form: Mapping[str, str], info: Mapping[str, Any]) -> dict[str, 
         text = value.get(f"opt.{option['name']}", "")
         if text:
             options[option["name"]] = _option_value(option["type"], text)
+    if value.get("time_control"):
+        options["time_control"] = value["time_control"]
     if options:
         body["options"] = options
     by_name = {a["name"]: a for a in info["agents"]}
@@ -157,6 +161,7 @@ def error_slots(info: Mapping[str, Any], players: int) -> set[str]:
     slots = {"game", "players", "seat_policy", "stop_rule", "api_key", *INT_FIELDS}
     slots.update(("variation", "variation.plies", "variation.margin"))
     slots.update(f"options.{o['name']}" for o in info["options"])
+    slots.add(TIME_CONTROL_FIELD)
     for seat in range(players):
         slots.add(f"agents[{seat}]")
         for agent in agents_for(info, players):

@@ -5,7 +5,8 @@ All of them judge positions with the evaluation of decision B7 (docs/rules/abalo
 of them. ``greedy`` looks one ply ahead; ``easy`` plays greedily some of the time and at random
 otherwise; ``medium`` and ``hard`` are the alpha-beta of :mod:`engines.abalone.search` (two
 players) with that evaluation, searching one and two plies within a node budget. Budgets are
-nodes, never time, so every match replays exactly from its seed.
+nodes, so every match replays exactly from its seed; in a clocked match the move's time
+bounds the search too (``engines.clock``).
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ every node, leaves included, because a single forced move extends its search (as
 compulsory captures need). Abalone never forces a move, and listing 50–100 moves costs more
 than evaluating the position, so this search evaluates its leaves directly. Moves are searched
 in the state's order (ejections, pushes, then toward the centre), with iterative deepening and
-the best move of the last iteration tried first; the node budget stops deepening and the last
-completed depth's move is played. Values are negamax, for the side to move, in [-1, 1] at the
-horizon and ±(``WIN`` − ply) at the end of a game, so faster wins and slower losses are
-preferred. Ties at the root are broken with the agent's generator.
+the best move of the last iteration tried first; the node budget (and in a clocked match the
+move's time, ``set_move_time``) stops deepening and the last completed depth's move is played.
+Values are negamax, for the side to move, in [-1, 1] at the horizon and ±(``WIN`` − ply) at
+the end of a game, so faster wins and slower losses are preferred. Ties at the root are
+broken with the agent's generator.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engines.agents.alphabeta import deepening_root_values
+from engines.agents.alphabeta import CHECK_EVERY, deepen, deepening_root_values
+from engines.clock import NO_DEADLINE, MoveTimer, past
 from engines.core import Action, Game, Seat, State
 
 WIN = 100.0
@@ -46,6 +48,12 @@ class AbaloneSearch:
         self.count = 0
         self.completed_depth = 0
         self.iteration = 0
+        self.timer = MoveTimer()
+        self.deadline = NO_DEADLINE
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """``TimedAgent``: stop deepening after ``seconds``; depth 1 always completes."""
+        self.timer.set(seconds)
 
     def step(self, state: State) -> Action:
         actions = state.ordered_actions()
@@ -53,8 +61,11 @@ class AbaloneSearch:
             return actions[0]
         self.count = 0
         self.completed_depth = 0
+        self.deadline = self.timer.deadline()
         best = actions[0]
         for depth in range(1, self.depth + 1):
+            if depth > 1 and not deepen(self.deadline, self.timer.seconds):
+                break
             try:
                 best, value = self._root(state, actions, depth)
             except _OutOfNodesError:
@@ -72,6 +83,7 @@ class AbaloneSearch:
         that for the others), from the last depth completed within ``depth`` and ``nodes``."""
         seat = state.current_player()
         self.count = 0
+        self.deadline = self.timer.deadline()
 
         def value(action: Action, depth: int, floor: float) -> float:
             self.iteration = depth
@@ -104,7 +116,9 @@ class AbaloneSearch:
     def _tick(self) -> None:
         self.count += 1
         # The first iteration always completes, so there is a move to play.
-        if self.count > self.nodes and self.iteration > 1:
+        if self.iteration > 1 and (
+            self.count > self.nodes or (self.count % CHECK_EVERY == 0 and past(self.deadline))
+        ):
             raise _OutOfNodesError
 
     def _negamax(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Hashable
 
+from engines.clock import NO_DEADLINE, MoveTimer, past
 from engines.core import Action, AgentType, Game, Option, Seat, State
 
 WIN = 1000.0
@@ -24,8 +25,24 @@ _TIE = 1e-7
 """Width of the random tie-break bonus: below any difference an evaluation means."""
 
 
+CHECK_EVERY = 16
+"""Nodes between two looks at the clock in a timed search (a node costs microseconds)."""
+NEXT_DEPTH_SHARE = 0.5
+"""A timed search starts no new depth after this share of its time: each depth costs
+several times the one before, so it would not finish."""
+
+
 class _OutOfNodesError(Exception):
-    """Raised inside the search when the node budget runs out mid-iteration."""
+    """Raised inside the search when the node budget (or a timed move's time) runs out
+    mid-iteration."""
+
+
+def deepen(deadline: float, allowance: float | None) -> bool:
+    """Whether a timed search with ``deadline`` may start another depth: less than
+    ``NEXT_DEPTH_SHARE`` of its ``allowance`` is spent (always, without a deadline)."""
+    if deadline == NO_DEADLINE or allowance is None:
+        return True
+    return not past(deadline - (1.0 - NEXT_DEPTH_SHARE) * allowance)
 
 
 class AlphaBetaAgent:
@@ -54,8 +71,14 @@ class AlphaBetaAgent:
         self.root_seat: Seat = 0
         self.completed_depth = 0
         self._last_value = 0.0
+        self.timer = MoveTimer()
+        self.deadline = NO_DEADLINE
 
     # ------------------------------------------------------------------------- public
+    def set_move_time(self, seconds: float | None) -> None:
+        """``TimedAgent``: stop deepening after ``seconds``; depth 1 always completes."""
+        self.timer.set(seconds)
+
     def step(self, state: State) -> Action:
         actions = state.ordered_actions()
         if len(actions) == 1:
@@ -64,8 +87,11 @@ class AlphaBetaAgent:
         self.count = 0
         self.table = {}  # entries hold root-relative values, so they do not outlive a move
         self.completed_depth = 0
+        self.deadline = self.timer.deadline()
         best = actions[0]
         for depth in range(1, self.depth + 1):
+            if depth > 1 and not deepen(self.deadline, self.timer.seconds):
+                break
             try:
                 best = self._root(state, actions, depth)
             except _OutOfNodesError:
@@ -89,6 +115,7 @@ class AlphaBetaAgent:
         self.root_seat = state.current_player()
         self.count = 0
         self.table = {}
+        self.deadline = self.timer.deadline()
 
         def value(action: Action, depth: int, floor: float) -> float:
             child = state.clone()
@@ -130,7 +157,10 @@ class AlphaBetaAgent:
     def _tick(self, depth: int) -> None:
         self.count += 1
         # Depth 1 always completes so there is a move to play.
-        if self.nodes and self.count > self.nodes and depth > 1:
+        if depth > 1 and (
+            (self.nodes and self.count > self.nodes)
+            or (self.count % CHECK_EVERY == 0 and past(self.deadline))
+        ):
             raise _OutOfNodesError
 
     def _search(

@@ -3,7 +3,8 @@
 Each node keeps the total return of the seat that moved *into* it, so selection at a node
 maximises the mean return of the seat to move there. That works for two or more players and
 for games where one seat moves several times in a row. The budget is a number of iterations,
-never a time, so a match replays identically from its seed.
+so a match replays identically from its seed; in a clocked match (``set_move_time``) the
+search also stops when the move's time is spent.
 
 This is the Python search. The ``mcts`` agent (:mod:`engines.compiled.mcts`) plays it on games
 without a compiled kernel, and on any game with ``backend`` ``python``.
@@ -15,6 +16,7 @@ import math
 import random
 from collections.abc import Iterable
 
+from engines.clock import MoveTimer, past
 from engines.core import TERMINAL, Action, Game, Seat, State
 
 
@@ -89,6 +91,11 @@ class MctsAgent:
         # 0 = play each rollout to the end; the game's ply cap still bounds it.
         cap = game.game_type.max_game_length
         self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+        self.timer = MoveTimer()
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """``TimedAgent``: stop each search after ``seconds`` (at least one iteration)."""
+        self.timer.set(seconds)
 
     def step(self, state: State) -> Action:
         actions = state.legal_actions()
@@ -116,7 +123,10 @@ class MctsAgent:
         """
         root = _Node(-1, TERMINAL)
         players = self.players
-        for _ in range(self.iterations):
+        deadline = self.timer.deadline()
+        for i in range(self.iterations):
+            if i and past(deadline):
+                break
             sim = state.clone()
             path = self._select(root, sim)
             self._expand(path, sim)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from engines.agents.mcts import root_share_values
 from engines.alhambra.policy import quick_score
 from engines.alhambra.rules import AlhambraState
+from engines.clock import MoveTimer, past
 from engines.core import TERMINAL, Action, Game, Option, Seat, State
 
 Scorer = Callable[[AlhambraState, Sequence[Action]], dict[Action, float]]
@@ -56,7 +57,8 @@ def _candidates(state: AlhambraState, width: int) -> list[Action]:
 
 
 class IsMctsAgent:
-    """SO-ISMCTS with a fixed number of iterations (never a time, so matches replay)."""
+    """SO-ISMCTS with a fixed number of iterations (so matches replay); in a clocked match
+    (``set_move_time``) a search also stops when the move's time is spent."""
 
     def __init__(
         self,
@@ -77,6 +79,11 @@ class IsMctsAgent:
         self.width = int(width)
         self.prior = prior
         self.prior_scores = prior_scores
+        self.timer = MoveTimer()
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """``TimedAgent``: stop each search after ``seconds`` (at least one iteration)."""
+        self.timer.set(seconds)
 
     def step(self, state: State) -> Action:
         if not isinstance(state, AlhambraState):
@@ -112,7 +119,10 @@ class IsMctsAgent:
         seat = state.current_player()
         root = _Node(TERMINAL)
         rng = self.rng
-        for _ in range(self.iterations):
+        deadline = self.timer.deadline()
+        for i in range(self.iterations):
+            if i and past(deadline):
+                break
             sim = state.resample_from_infostate(seat, rng)
             path = [root]
             node = root

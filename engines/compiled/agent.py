@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 from numba.core.errors import NumbaError
 
+from engines import kernel_clock
 from engines.agents.mcts import root_share_values
+from engines.clock import MoveTimer
 from engines.compiled import uct
 from engines.compiled.kernels import has_kernel, kernel_id
 from engines.core import Action, Game, State
@@ -44,11 +46,27 @@ def call_compiled(function: Any, *args: Any) -> Any:
         ) from exc
 
 
+_READY: set[int] = set()
+"""Kernel ids whose search this process has loaded for a clocked match."""
+
+
+def _ready(game: Game, game_id: int) -> None:
+    """Load the compiled search and its clock (about a second the first time in a process):
+    done before a clocked match's first move, whose clock would be charged for it."""
+    if game_id in _READY:
+        return
+    position = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
+    uct.root_moves(game_id, position, game.num_players, 1, 1.4, uct.RANDOM_ROLLOUT, 1, 0, 0.0)
+    kernel_clock.past(1.0)  # a deadline long past: the clock is read
+    _READY.add(game_id)
+
+
 class CompiledMctsAgent:
     """:class:`engines.agents.mcts.MctsAgent` played by the game's kernel: same parameters,
     same meaning, one compiled search per move seeded from the agent's generator.
 
-    With a rollout cap, unfinished playouts are scored by the kernel's own ``evaluate``.
+    With a rollout cap, unfinished playouts are scored by the kernel's own ``evaluate``. In a
+    clocked match (``set_move_time``) the search also stops at the move's deadline.
     """
 
     def __init__(
@@ -63,6 +81,7 @@ class CompiledMctsAgent:
         if not has_kernel(game.name):
             raise ValueError(f"{game.name} has no compiled kernel")
         self.rng = rng
+        self.game = game
         self.game_id = kernel_id(game.name)
         self.encode = uct.KERNEL_MODULES[self.game_id].encode
         self.players = game.num_players
@@ -71,6 +90,13 @@ class CompiledMctsAgent:
         self.rollout = ROLLOUTS[rollout]
         cap = game.game_type.max_game_length
         self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+        self.timer = MoveTimer()
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """``TimedAgent``: stop each search after ``seconds`` (at least one iteration)."""
+        if seconds is not None:
+            _ready(self.game, self.game_id)
+        self.timer.set(seconds)
 
     def step(self, state: State) -> Action:
         actions = state.legal_actions()
@@ -86,8 +112,12 @@ class CompiledMctsAgent:
         children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
         return root_share_values(children, self.players)
 
-    def _search_args(self, state: State) -> tuple[int, np.ndarray, int, int, float, int, int, int]:
-        """What the compiled search takes, with a fresh seed from the agent's generator."""
+    def _search_args(
+        self, state: State
+    ) -> tuple[int, np.ndarray, int, int, float, int, int, int, float]:
+        """What the compiled search takes, with a fresh seed from the agent's generator and
+        the move's deadline (``perf_counter`` seconds, the clock ``engines.kernel_clock``
+        reads)."""
         return (
             self.game_id,
             self.encode(state),
@@ -97,4 +127,5 @@ class CompiledMctsAgent:
             self.rollout,
             self.rollout_cap,
             self.rng.getrandbits(63),
+            self.timer.deadline(),
         )

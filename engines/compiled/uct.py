@@ -25,11 +25,12 @@ from types import ModuleType
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
+from engines import kernel_clock, kernel_rng
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
 from engines.kernel_cache import track
+from engines.kernel_clock import NO_DEADLINE, past
 from engines.kernel_rng import rand_below, seed_rng
 
 ALVEOLES = kernel_id("alveoles")
@@ -43,6 +44,12 @@ RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
 MAX_PLAYERS = 4
 MAX_ACTIONS = max(kernel.MAX_ACTIONS for kernel in KERNEL_MODULES)
 NO_BRANCH = "engines.compiled.uct: no dispatch branch for this kernel id"
+CHECK_EVERY = 16
+"""Iterations between two looks at the clock when a search has a deadline."""
+TIMED_NODES = 4096
+"""Nodes a search with a deadline makes room for at first, doubling as it needs: one that
+stops at its deadline may run far fewer iterations than its budget, and making room for a
+budget of a million would take longer than a Blitz move."""
 
 
 @njit(cache=True)
@@ -137,6 +144,20 @@ def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None
 
 
 @njit(cache=True)
+def _grown(values: np.ndarray, size: int, fill: int) -> np.ndarray:
+    out = np.full(size, fill, dtype=np.int64)
+    out[: values.shape[0]] = values
+    return out
+
+
+@njit(cache=True)
+def _grown_float(values: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros(size, dtype=np.float64)
+    out[: values.shape[0]] = values
+    return out
+
+
+@njit(cache=True)
 def search(
     game: int,
     root_state: np.ndarray,
@@ -146,11 +167,13 @@ def search(
     rollout: int,
     rollout_cap: int,
     seed: int,
+    deadline: float,
 ) -> int:
-    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
+    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched), fewer when
+    ``deadline`` (a ``perf_counter`` reading; ``NO_DEADLINE``: none) passes first; return the
     most visited move at the root (ties: the higher total, then the first expanded)."""
     moves, visits, totals = root_moves(
-        game, root_state, players, iterations, exploration, rollout, rollout_cap, seed
+        game, root_state, players, iterations, exploration, rollout, rollout_cap, seed, deadline
     )
     if moves.shape[0] == 0:
         return -1
@@ -171,13 +194,17 @@ def root_moves(
     rollout: int,
     rollout_cap: int,
     seed: int,
+    deadline: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched); return the
-    root's moves, in the order they were expanded, with their visits and total shares for the
-    seat to move there."""
+    """Run ``iterations`` UCT iterations from ``root_state`` (left untouched), fewer when
+    ``deadline`` passes first (checked every ``CHECK_EVERY`` iterations; the first always
+    runs); return the root's moves, in the order they were expanded, with their visits and
+    total shares for the seat to move there."""
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
-    capacity = iterations + 2
+    timed = deadline != NO_DEADLINE
+    # Every iteration adds at most one node to the root: iterations + 2 never runs out.
+    capacity = min(iterations + 2, TIMED_NODES) if timed else iterations + 2
     action = np.empty(capacity, dtype=np.int64)
     mover = np.empty(capacity, dtype=np.int64)
     visits = np.zeros(capacity, dtype=np.int64)
@@ -196,7 +223,9 @@ def root_moves(
     nodes = 1
     action[0] = -1
     mover[0] = -1
-    for _ in range(iterations):
+    for iteration in range(iterations):
+        if timed and iteration > 0 and iteration % CHECK_EVERY == 0 and past(deadline):
+            break
         sim[:] = root_state
         node = 0
         depth = 0
@@ -235,6 +264,18 @@ def root_moves(
             path[depth] = node
         # Expansion: one untried move, unless the game is over here.
         if untried[node] > 0:
+            if nodes == capacity:  # only with a deadline, whose arrays start small
+                capacity = min(2 * capacity, iterations + 2)
+                action = _grown(action, capacity, -1)
+                mover = _grown(mover, capacity, -1)
+                visits = _grown(visits, capacity, 0)
+                total = _grown_float(total, capacity)
+                first_child = _grown(first_child, capacity, -1)
+                last_child = _grown(last_child, capacity, -1)
+                next_sibling = _grown(next_sibling, capacity, -1)
+                untried_at = _grown(untried_at, capacity, 0)
+                untried = _grown(untried, capacity, -1)
+                path = _grown(path, capacity + 1, 0)
             untried[node] -= 1
             move = pool[untried_at[node] + untried[node]]
             child = nodes
@@ -306,4 +347,4 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
     return plies
 
 
-track(globals(), kernel_rng, *KERNEL_MODULES)
+track(globals(), kernel_rng, kernel_clock, *KERNEL_MODULES)

@@ -30,7 +30,8 @@ def _insert_ignore(engine: Engine, table: Table, keys: Sequence[str]) -> Insert:
 
 def match_rows(batch_id: str, records: Iterable[MatchRecord]) -> tuple[list[tuple], list[tuple]]:
     """Row tuples for the match and seat_result tables, in ``MATCH_COLUMNS`` / ``SEAT_COLUMNS``
-    order, with stats already serialised to JSON text (what ``write_chunk`` stores)."""
+    order, with stats and move times already serialised to JSON text (what ``write_chunk``
+    stores)."""
     dumps = json.JSONEncoder(separators=(",", ":")).encode
     matches: list[tuple] = []
     seats: list[tuple] = []
@@ -52,7 +53,15 @@ def match_rows(batch_id: str, records: Iterable[MatchRecord]) -> tuple[list[tupl
                 r.opening,
             )
         )
-        seats.extend((batch_id, index, *seat) for seat in r.seats)
+        seats.extend(
+            (
+                batch_id,
+                index,
+                *seat[:-1],
+                None if seat.move_ms is None else dumps(list(seat.move_ms)),
+            )
+            for seat in r.seats
+        )
     return matches, seats
 
 

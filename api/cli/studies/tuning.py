@@ -15,8 +15,9 @@ trial) and the option searched. First of all Les Alvéoles' ``layout``:
 The target is the smallest absolute first-player advantage. A trial's batch is checked as it
 runs (every ``check_every`` matches): once its 95 % interval lies wholly outside
 ±``prune_outside`` the variant is clearly unfair, the batch is cancelled and the trial pruned.
-Trials live in Optuna's storage beside the project's database (see :func:`storage.tuning.optuna_storage`),
-and trial batches carry content keys like every study batch, so an interrupted search resumes.
+Trials live in Optuna's storage beside the project's database
+(:func:`storage.tuning.optuna_storage`), and trial batches carry content keys like every study
+batch, so an interrupted search resumes.
 The best variant is then confirmed by a batch of ``confirm_matches`` matches, beside the base
 variant confirmed the same way.
 """
