@@ -175,12 +175,12 @@ class State(ABC):
 
     @abstractmethod
     def action_to_string(self, action: Action) -> str:
-        """The canonical notation of the rules page."""
+        """The canonical notation of the game (its ``docs/rules/<game>.md``)."""
 
     @abstractmethod
     def string_to_action(self, text: str) -> Action:
-        """Any notation the rules page allows -> action; ``NotationError`` when it cannot parse,
-        ``IllegalActionError`` when it parses but is not legal here."""
+        """Any notation ``docs/rules/<game>.md`` allows -> action; ``NotationError`` when it
+        cannot parse, ``IllegalActionError`` when it parses but is not legal here."""
 
     @abstractmethod
     def clone(self) -> State: ...

@@ -33,10 +33,6 @@ IDS = r"[A-Z]\d+(?:(?:\s*,\s*|\s+and\s+)[A-Z]\d+)*"
 # Built from parts so that this file does not match them itself.
 OUTSIDE = re.compile("shared" + "/rules|" + r"\.\./shared|rules[ _-]pages?", re.IGNORECASE)
 """Pointers to rules kept outside the repository."""
-GENERIC_WORDING = {"engines/core.py"}
-"""Files allowed the wording for now: the notation docstrings of the game contract in
-engines/core.py name the rules of any game that way, meaning docs/rules/<game>.md. Each file
-here must still match, so its entry goes as soon as the wording changes."""
 
 
 def _python_files(*roots: Path) -> list[Path]:
@@ -140,12 +136,9 @@ def test_no_python_file_points_at_rules_outside_the_repository() -> None:
     for path in _python_files(REPO):
         name = str(path.relative_to(REPO))
         hits = OUTSIDE.findall(path.read_text(encoding="utf-8"))
-        if hits and name not in GENERIC_WORDING:
+        if hits:
             offenders[name] = sorted(set(hits))
     assert not offenders, f"point at docs/rules/<game>.md instead: {offenders}"
-    for name in GENERIC_WORDING:
-        text = (REPO / name).read_text(encoding="utf-8")
-        assert OUTSIDE.search(text), f"{name} no longer needs its entry in GENERIC_WORDING"
 
 
 def test_the_citation_forms_are_read() -> None:
