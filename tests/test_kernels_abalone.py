@@ -306,12 +306,18 @@ def test_rules_page_pushes_in_the_kernel() -> None:
         assert not run([black, [*white, "I5"]], move)[1], move
 
 
-def test_compiled_mcts_plays_whole_abalone_matches() -> None:
-    """Through the agent contract (``play_match`` checks every move), 2 and 3 players."""
-    for players in (2, 3):
-        game = load_game("abalone", players=players, marbles_to_win=2, move_limit=120)
-        spec = {"name": "mcts", "iterations": 40, "max_rollout_plies": 20}
-        agents = [make_agent(game, spec, random.Random(seat)) for seat in range(players)]
-        assert type(agents[0]).__name__ == "CompiledMctsAgent"
-        result = play_match(game, agents, seed=1)
-        assert result.plies > 0 and result.stats["ended_by"] in ("normal", "move_limit")
+def _mcts_match(players: int) -> tuple[str, ...]:
+    game = load_game("abalone", players=players)
+    spec = {"name": "mcts", "iterations": 30, "max_rollout_plies": 10}
+    agents = [make_agent(game, spec, random.Random(seat)) for seat in range(players)]
+    assert type(agents[0]).__name__ == "CompiledMctsAgent"
+    result = play_match(game, agents, seed=1)  # checks every move against the rules
+    assert result.stats["ended_by"] in ("normal", "repetition", "move_limit")
+    return result.moves
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_compiled_mcts_plays_whole_abalone_matches(players: int) -> None:
+    """Through the agent contract, the game's default options; the seeds replay the match."""
+    first = _mcts_match(players)
+    assert len(first) > 0 and _mcts_match(players) == first
