@@ -126,7 +126,9 @@ class Cluster:
         name = f"w{self._next - FIRST_WORKER + 1}"
         host = self.network.add_host(name, self._next)
         self._next += 1
-        self.workers[name] = Worker(self.network, host, python_env(**self.connection_env(), **env))
+        self.workers[name] = Worker(
+            self.network, host, python_env(**{**self.connection_env(), **env})
+        )
         return name
 
     def worker_ready(self, name: str, timeout: float = 60) -> None:
