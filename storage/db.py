@@ -20,8 +20,8 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Session
 
 from storage.settings import Settings, get_settings
@@ -137,9 +137,10 @@ def postgres_connect_args(options: ConnectionOptions, url: str) -> dict[str, Any
 _options: ConnectionOptions | None = None
 
 
-def configure_connections(options: ConnectionOptions) -> None:
+def configure_connections(options: ConnectionOptions | None) -> None:
     """Set how this process's PostgreSQL connections behave (a worker process calls it when it
-    starts); engines made before are dropped, so every connection from here on has them."""
+    starts; None: back to the settings'); engines made before are dropped, so every connection
+    from here on has them."""
     global _options
     _options = options
     with _lock:
@@ -153,6 +154,21 @@ def configure_connections(options: ConnectionOptions) -> None:
 def connection_options() -> ConnectionOptions:
     """The options in force: those configured, else the settings' (without the workers')."""
     return _options if _options is not None else ConnectionOptions.from_settings(get_settings())
+
+
+SESSION_ENDED_STATES = frozenset({"25P03", "57P05"})
+"""The server ended the session for sitting idle (in a transaction, or at all)."""
+
+
+def _session_ended(context: ExceptionContext) -> DBAPIError | None:
+    # The server ending a session idle in its transaction is an outage of that session, as
+    # a dropped connection is: raised as OperationalError, it is retried (workers.outages),
+    # and the pool forgets the connection.
+    orig = context.original_exception
+    if getattr(orig, "sqlstate", None) not in SESSION_ENDED_STATES:
+        return None
+    context.is_disconnect = True
+    return OperationalError(context.statement, context.parameters, orig)
 
 
 def _create_engine(url: str) -> Engine:
@@ -178,13 +194,15 @@ def _create_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     # An unreachable server should fail in seconds, not hang a command or a worker.
-    return create_engine(
+    engine = create_engine(
         url,
         pool_pre_ping=True,
         pool_size=5,
         max_overflow=10,
         connect_args=postgres_connect_args(connection_options(), url),
     )
+    event.listen(engine, "handle_error", _session_ended)
+    return engine
 
 
 def get_engine(url: str | None = None) -> Engine:

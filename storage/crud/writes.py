@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection, Engine, Insert, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from storage.crud.chunks import overlaps_written
 from storage.models import BATCH, CHUNK, MATCH_COLUMNS, SEAT_COLUMNS, STOP_COLUMNS, utcnow
@@ -96,6 +96,12 @@ def _bulk_insert(conn: Connection, matches: list[tuple], seats: list[tuple]) -> 
                     copy.write_row(row)
     except Exception as exc:
         if not _is_unique_violation(exc):
+            base = conn.dialect.loaded_dbapi.Error
+            if isinstance(exc, base):
+                # Wrapped as SQLAlchemy wraps every other statement's error, so a lock timeout
+                # or a lost connection in the COPY is an outage like any other
+                # (workers.outages), not a bug.
+                raise DBAPIError.instance(_COPY_MATCH, None, exc, base) from exc
             raise
         if matches:
             conn.exec_driver_sql(_PG_MATCH, matches)
