@@ -36,14 +36,17 @@ def up(workers: int, tls: bool) -> int:
     print(f"API:      {cluster.api.url}  (the key is in {secrets_file})")
     print(f"logs:     {cluster.folder}/*.log")
     print("try:      set -a; . " + str(secrets_file) + "; set +a")
-    print(f"          playtester submit alquerque --matches 200 --server {cluster.api.url} --wait")
+    print(
+        f"          playtester submit alquerque --agents random,random --matches 2000 "
+        f"--server {cluster.api.url} --wait"
+    )
     print("stop:     scripts/cluster down")
     # The servers run on in their hosts; this process alone ends.
     return 0
 
 
-def down() -> int:
-    states = kept_clusters()
+def down(tag: str | None) -> int:
+    states = [s for s in kept_clusters() if tag is None or s["tag"] == tag]
     for state in states:
         remove(str(state["tag"]))
         print(f"cluster {state['tag']} removed")
@@ -67,13 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     start = sub.add_parser("up", help="build a cluster and leave it running")
     start.add_argument("--workers", type=int, default=2, help="worker hosts (default 2)")
     start.add_argument("--tls", action="store_true", help="TLS to Redis and PostgreSQL")
-    sub.add_parser("down", help="remove every cluster 'up' made")
+    stop = sub.add_parser("down", help="remove the clusters 'up' made (all, or the one named)")
+    stop.add_argument("tag", nargs="?", help="the cluster's tag, as 'up' and 'status' print it")
     sub.add_parser("status", help="list the clusters that are up")
     args = parser.parse_args(argv)
     if args.command == "up":
         return up(args.workers, args.tls)
     if args.command == "down":
-        return down()
+        return down(args.tag)
     return status()
 
 
