@@ -304,10 +304,8 @@ def tool(name: str) -> str:
 
 
 def python_env(**values: str) -> dict[str, str]:
-    """An environment with nothing but ``values`` (and what finds the interpreter's files)."""
-    env = {k: v for k, v in values.items() if v}
-    env.setdefault("LANG", "C.UTF-8")
-    return env
+    """An environment with nothing but ``values`` (the empty ones left out)."""
+    return {k: v for k, v in values.items() if v}
 
 
 class Api:
