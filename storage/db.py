@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,11 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Session
 
-from storage.settings import get_settings
+from storage.settings import Settings, get_settings
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -69,6 +70,107 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+@dataclass(frozen=True)
+class ConnectionOptions:
+    """How this process's PostgreSQL connections guard against a lost peer.
+
+    ``tcp_timeout``: seconds of silence after which either end drops the connection (libpq's
+    keepalives and ``tcp_user_timeout`` on this side, the server's ``tcp_keepalives_*`` and
+    ``tcp_user_timeout`` for the session on the other), so a server keeps a lost client's
+    session, and its locks, that long at most instead of the kernel's two hours.
+    ``idle_in_transaction`` and ``lock`` (seconds, None: the server's) bound a transaction
+    left open and a wait for a lock; the workers set both. ``ca_file``: verify the server's
+    certificate and host name against it.
+    """
+
+    tcp_timeout: float = 20.0
+    idle_in_transaction: float | None = None
+    lock: float | None = None
+    ca_file: str | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, worker: bool = False) -> ConnectionOptions:
+        """The options of ``settings``: with the workers' timeouts when ``worker``."""
+        return cls(
+            tcp_timeout=settings.tcp_timeout,
+            idle_in_transaction=settings.worker_idle_in_transaction_timeout if worker else None,
+            lock=settings.worker_lock_timeout if worker else None,
+            ca_file=settings.database_ca_file,
+        )
+
+
+KEEPALIVE_PROBES = 3
+
+
+def postgres_connect_args(options: ConnectionOptions, url: str) -> dict[str, Any]:
+    """libpq connection parameters for ``options`` (those ``url`` sets itself are kept)."""
+    tcp_ms = int(options.tcp_timeout * 1000)
+    # Silence, then KEEPALIVE_PROBES unanswered probes: the connection is dead after
+    # about tcp_timeout, whichever end is waiting.
+    probe = max(1, int(options.tcp_timeout / (KEEPALIVE_PROBES + 1)))
+    server = {
+        "tcp_keepalives_idle": probe,
+        "tcp_keepalives_interval": probe,
+        "tcp_keepalives_count": KEEPALIVE_PROBES,
+        "tcp_user_timeout": tcp_ms,
+    }
+    if options.idle_in_transaction is not None:
+        server["idle_in_transaction_session_timeout"] = int(options.idle_in_transaction * 1000)
+    if options.lock is not None:
+        server["lock_timeout"] = int(options.lock * 1000)
+    args: dict[str, Any] = {
+        "connect_timeout": 10,
+        "keepalives": 1,
+        "keepalives_idle": probe,
+        "keepalives_interval": probe,
+        "keepalives_count": KEEPALIVE_PROBES,
+        "tcp_user_timeout": tcp_ms,
+        "options": " ".join(f"-c {name}={value}" for name, value in server.items()),
+    }
+    if options.ca_file:
+        args["sslrootcert"] = options.ca_file
+        args["sslmode"] = "verify-full"
+    given = make_url(url).query
+    return {k: v for k, v in args.items() if k not in given}
+
+
+_options: ConnectionOptions | None = None
+
+
+def configure_connections(options: ConnectionOptions | None) -> None:
+    """Set how this process's PostgreSQL connections behave (a worker process calls it when it
+    starts; None: back to the settings'); engines made before are dropped, so every connection
+    from here on has them."""
+    global _options
+    _options = options
+    with _lock:
+        engines = list(_engines.values())
+        _engines.clear()
+        _schema_ready.clear()
+    for engine in engines:
+        engine.dispose()
+
+
+def connection_options() -> ConnectionOptions:
+    """The options in force: those configured, else the settings' (without the workers')."""
+    return _options if _options is not None else ConnectionOptions.from_settings(get_settings())
+
+
+SESSION_ENDED_STATES = frozenset({"25P03", "57P05"})
+"""The server ended the session for sitting idle (in a transaction, or at all)."""
+
+
+def _session_ended(context: ExceptionContext) -> DBAPIError | None:
+    # The server ending a session idle in its transaction is an outage of that session, as
+    # a dropped connection is: raised as OperationalError, it is retried (workers.outages),
+    # and the pool forgets the connection.
+    orig = context.original_exception
+    if getattr(orig, "sqlstate", None) not in SESSION_ENDED_STATES:
+        return None
+    context.is_disconnect = True
+    return OperationalError(context.statement, context.parameters, orig)
+
+
 def _create_engine(url: str) -> Engine:
     backend = make_url(url).get_backend_name()
     if backend not in SUPPORTED_BACKENDS:
@@ -92,14 +194,15 @@ def _create_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     # An unreachable server should fail in seconds, not hang a command or a worker.
-    postgres = make_url(url).get_backend_name() == "postgresql"
-    return create_engine(
+    engine = create_engine(
         url,
         pool_pre_ping=True,
         pool_size=5,
         max_overflow=10,
-        connect_args={"connect_timeout": 10} if postgres else {},
+        connect_args=postgres_connect_args(connection_options(), url),
     )
+    event.listen(engine, "handle_error", _session_ended)
+    return engine
 
 
 def get_engine(url: str | None = None) -> Engine:

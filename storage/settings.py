@@ -64,6 +64,38 @@ class Settings(BaseSettings):
         description="A running batch with no chunk written for this long has its lost "
         "chunks queued again.",
     )
+    database_ca_file: str | None = Field(
+        default=None,
+        description="CA certificate(s) that sign PostgreSQL's certificate: connections then "
+        "use TLS and check the server's certificate and host name (sslmode=verify-full, "
+        "unless DATABASE_URL names another sslmode).",
+    )
+    broker_ca_file: str | None = Field(
+        default=None,
+        description="CA certificate(s) that sign Redis's certificate, for a rediss:// "
+        "BROKER_URL (unset: the system's). The certificate and host name are always checked.",
+    )
+    tcp_timeout: float = Field(
+        default=20.0,
+        ge=4,
+        description="A connection to PostgreSQL or Redis whose other end stays silent this "
+        "long is dropped (TCP keepalives and TCP_USER_TIMEOUT, on both ends for PostgreSQL): "
+        "a host cut off the network loses its sessions, and their locks, within this time, "
+        "and finds out itself instead of waiting for the kernel's two hours.",
+    )
+    worker_idle_in_transaction_timeout: float = Field(
+        default=15.0,
+        gt=0,
+        description="The database ends a worker's session that sits inside a transaction "
+        "doing nothing for this long (idle_in_transaction_session_timeout), so a worker cut "
+        "off mid-write holds its locks no longer than this.",
+    )
+    worker_lock_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        description="A worker's statement that waits this long for a lock fails (lock_timeout) "
+        "and its chunk is retried later, instead of waiting behind a lost session.",
+    )
     max_agent_iterations: int = Field(
         default=100_000, ge=1, description="Upper bound on an agent's search iterations."
     )
@@ -92,6 +124,8 @@ class Settings(BaseSettings):
         "task_soft_time_limit",
         "public_url",
         "trusted_proxies",
+        "database_ca_file",
+        "broker_ca_file",
         mode="before",
     )
     @classmethod

@@ -45,7 +45,12 @@ def resolved(compose: dict, service: str, env: dict[str, str]) -> dict[str, str]
     return {k: interpolate(str(v), env) for k, v in given.items()}
 
 
-SECRETS = {"API_KEY": "k3y", "POSTGRES_PASSWORD": "pw-9_x", "FLOWER_BASIC_AUTH": "admin:fl0wer"}
+SECRETS = {
+    "API_KEY": "k3y",
+    "POSTGRES_PASSWORD": "pw-9_x",
+    "REDIS_PASSWORD": "rp-4_y",
+    "FLOWER_BASIC_AUTH": "admin:fl0wer",
+}
 
 
 def test_playtester_services_share_one_environment(compose: dict) -> None:
@@ -56,7 +61,7 @@ def test_playtester_services_share_one_environment(compose: dict) -> None:
         assert name == "flower" or env == shared  # Flower alone adds its password
     env = resolved(compose, "api", SECRETS)
     assert env["DATABASE_URL"] == "postgresql+psycopg://playtester:pw-9_x@postgres:5432/playtester"
-    assert env["BROKER_URL"] == "redis://redis:6379/0"
+    assert env["BROKER_URL"] == "redis://:rp-4_y@redis:6379/0"
     assert env["API_KEY"] == "k3y"
 
 
@@ -121,6 +126,11 @@ CHOSEN = {
     "TASK_SOFT_TIME_LIMIT": "100",
     "MAX_CHUNK_ATTEMPTS": "5",
     "STALL_SECONDS": "33",
+    "DATABASE_CA_FILE": "/run/secrets/db-ca.pem",
+    "BROKER_CA_FILE": "/run/secrets/redis-ca.pem",
+    "TCP_TIMEOUT": "12",
+    "WORKER_IDLE_IN_TRANSACTION_TIMEOUT": "9",
+    "WORKER_LOCK_TIMEOUT": "4",
 }
 """A value other than the default for every setting a deployment chooses in ``.env`` (the
 database and broker URLs are compose's own, built from the services)."""
@@ -139,7 +149,7 @@ def test_every_setting_reaches_every_playtester_container(
             assert getattr(settings, name.lower()) == getattr(expected, name.lower()), (
                 f"{name} does not reach the {service} container"
             )
-        assert settings.api_key == "k3y" and settings.broker_url == "redis://redis:6379/0"
+        assert settings.api_key == "k3y" and settings.broker_url == "redis://:rp-4_y@redis:6379/0"
         assert settings.database_url.endswith("@postgres:5432/playtester")
 
 
@@ -179,7 +189,7 @@ def test_commands(compose: dict) -> None:
     assert services["flower"]["command"][:4] == ["celery", "-A", "workers", "flower"]
     assert services["migrate"]["command"] == ["playtester", "db", "upgrade"]
     assert services["api"]["command"][:2] == ["playtester", "serve"]
-    assert "noeviction" in services["redis"]["command"]
+    assert "noeviction" in services["redis"]["command"][-1]
 
 
 def test_order_health_and_storage(compose: dict) -> None:
@@ -251,3 +261,69 @@ def test_backoff_is_capped_and_jittered() -> None:
     assert all(0 < d <= BACKOFF_CAP for d in delays)
     assert delays[0] <= 0.5 and max(delays) > BACKOFF_CAP / 2
     assert len({round(backoff(20), 6) for _ in range(20)}) > 1
+
+
+def test_redis_asks_for_a_password_that_never_sits_in_a_command_line(compose: dict) -> None:
+    redis = compose["services"]["redis"]
+    assert resolved(compose, "redis", SECRETS)["REDIS_PASSWORD"] == "rp-4_y"
+    started = " ".join(redis["command"])
+    # "$$" is compose's escape: the shell, not compose, reads the variable.
+    assert '--requirepass "$$REDIS_PASSWORD"' in started and "rp-4_y" not in started
+    assert "REDISCLI_AUTH" in redis["healthcheck"]["test"][1]
+    assert "--appendonly yes" in started
+
+
+def test_redis_and_postgres_are_published_on_this_machine_unless_told(compose: dict) -> None:
+    for service, port, bind in (("redis", 6379, "REDIS"), ("postgres", 5432, "POSTGRES")):
+        ports = compose["services"][service]["ports"]
+        assert [interpolate(p, SECRETS) for p in ports] == [f"127.0.0.1:{port}:{port}"]
+        lan = {**SECRETS, f"{bind}_BIND_ADDRESS": "192.0.2.7", f"{bind}_PORT": "16000"}
+        assert [interpolate(p, lan) for p in ports] == [f"192.0.2.7:16000:{port}"]
+
+
+@pytest.fixture(scope="module")
+def worker_compose() -> dict:
+    return yaml.safe_load((ROOT / "compose.worker.yaml").read_text())
+
+
+WORKER_HOST = {
+    "DATABASE_URL": "postgresql+psycopg://playtester:pw-9_x@db.lab:5432/playtester",
+    "BROKER_URL": "rediss://:rp-4_y@redis.lab:6379/0",
+}
+
+
+def test_a_worker_only_host_runs_the_worker_of_the_main_compose(
+    compose: dict, worker_compose: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert set(worker_compose["services"]) == {"worker"}
+    worker = worker_compose["services"]["worker"]
+    main = compose["services"]["worker"]
+    assert worker["command"] == main["command"]
+    assert worker["healthcheck"]["test"] == main["healthcheck"]["test"]
+    assert (worker["build"], worker["image"], worker["pull_policy"]) == (
+        ".",
+        "playtester:latest",
+        "build",
+    )
+    assert "ports" not in worker and "depends_on" not in worker
+    # The same settings as the main machine's containers, every one of them.
+    assert set(worker["environment"]) == set(main["environment"])
+    env = {
+        k: interpolate(str(v), {**WORKER_HOST, **CHOSEN}) for k, v in worker["environment"].items()
+    }
+    settings = settings_in(env, monkeypatch)
+    assert settings.broker_url == WORKER_HOST["BROKER_URL"]
+    assert settings.database_url == WORKER_HOST["DATABASE_URL"]
+    for name, value in CHOSEN.items():
+        expected = Settings.model_validate({name.lower(): value})
+        assert getattr(settings, name.lower()) == getattr(expected, name.lower()), name
+
+
+@pytest.mark.parametrize("missing", sorted(WORKER_HOST))
+def test_a_worker_only_host_refuses_to_start_without_each_url(
+    worker_compose: dict, missing: str
+) -> None:
+    env = {k: v for k, v in WORKER_HOST.items() if k != missing}
+    with pytest.raises(LookupError, match=missing):
+        for value in worker_compose["services"]["worker"]["environment"].values():
+            interpolate(str(value), env)

@@ -46,6 +46,11 @@ def unusual(database_url: str) -> dict[str, Any]:
         "max_agent_depth": 5,
         "public_url": "https://playtester.example.org/lab",
         "trusted_proxies": "10.0.0.2",
+        "database_ca_file": "/etc/playtester/db-ca.pem",
+        "broker_ca_file": "/etc/playtester/redis-ca.pem",
+        "tcp_timeout": 13.0,
+        "worker_idle_in_transaction_timeout": 11.0,
+        "worker_lock_timeout": 3.5,
     }
 
 

@@ -8,10 +8,13 @@ re-queueing when a worker dies) can deliver a chunk twice without changing a res
 
 from __future__ import annotations
 
-from celery import Celery
-from celery.signals import worker_init
+import ssl
+from typing import Any
+
+from celery import Celery, signals
 from kombu import Queue
 
+from storage.db import ConnectionOptions, configure_connections
 from storage.settings import Settings, get_settings
 from workers.warmup import warm_before_work
 
@@ -30,6 +33,17 @@ def broker_visibility_timeout(settings: Settings) -> int:
     delivered a second time (harmless thanks to the idempotent write, but wasted work).
     """
     return int(max(3600.0, 4 * settings.task_time_limit))
+
+
+def broker_tls(settings: Settings) -> dict[str, Any] | None:
+    """TLS options of a ``rediss://`` broker: the certificate and host name always checked,
+    against ``broker_ca_file`` when set (else the system's authorities); None for redis://."""
+    if not (settings.broker_url or "").startswith("rediss://"):
+        return None
+    options: dict[str, Any] = {"ssl_cert_reqs": ssl.CERT_REQUIRED}
+    if settings.broker_ca_file:
+        options["ssl_ca_certs"] = settings.broker_ca_file
+    return options
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -63,7 +77,11 @@ def make_celery(settings: Settings) -> Celery:
         # kills the process (prefork pool; the solo pool enforces neither).
         task_time_limit=settings.task_time_limit,
         task_soft_time_limit=settings.soft_time_limit,
+        # Celery's own broker connections keep kombu's socket defaults: with keepalives that
+        # end a connection during a partition, a worker whose acknowledgement then failed
+        # stopped taking messages once back (prefetch 1 still counted the message held).
         broker_transport_options={"visibility_timeout": broker_visibility_timeout(settings)},
+        broker_use_ssl=broker_tls(settings),
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,
         worker_cancel_long_running_tasks_on_connection_loss=False,
@@ -78,4 +96,11 @@ app = make_celery(get_settings())
 """The worker process's app (``celery -A workers worker``), built from its environment."""
 
 # A worker compiles the compiled search before its pool starts and its consumer takes work.
-worker_init.connect(warm_before_work, weak=False)
+signals.worker_init.connect(warm_before_work, weak=False)
+
+
+@signals.worker_init.connect
+def _bound_worker_sessions(**_: object) -> None:
+    # A worker cut off the network mid-write must not hold its locks for hours: its sessions
+    # get the idle-in-transaction and lock timeouts (the pool's children inherit them).
+    configure_connections(ConnectionOptions.from_settings(get_settings(), worker=True))

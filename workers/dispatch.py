@@ -54,6 +54,7 @@ from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
 from storage.settings import Settings
 from workers.chunks import ChunkOutcome
+from workers.links import socket_options, tls_options
 from workers.sizing import active_window, chunk_time_limits, next_chunk_size
 
 if TYPE_CHECKING:
@@ -65,9 +66,9 @@ KEY_TTL = 30 * 24 * 3600
 
 
 @lru_cache(maxsize=8)
-def redis_client(url: str) -> redis.Redis:
+def redis_client(url: str, ca_file: str | None = None, tcp_timeout: float = 20.0) -> redis.Redis:
     """A Redis client for the broker URL (one connection pool per URL and process)."""
-    return redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+    return redis.Redis.from_url(url, **socket_options(tcp_timeout), **tls_options(url, ca_file))
 
 
 def broker(settings: Settings) -> redis.Redis:
@@ -75,7 +76,7 @@ def broker(settings: Settings) -> redis.Redis:
     url = settings.broker_url
     if not url:
         raise RuntimeError("distributed mode needs BROKER_URL (redis://host:6379/0)")
-    return redis_client(url)
+    return redis_client(url, settings.broker_ca_file, settings.tcp_timeout)
 
 
 def cursor_key(batch_id: str) -> str:

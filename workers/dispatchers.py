@@ -66,10 +66,9 @@ class CeleryDispatcher:
             log.warning("batch %s stored; its start waits for the sweeper: %s", batch.id, exc)
 
     def broker_status(self) -> str:
-        from workers.dispatch import redis_client
+        from workers.dispatch import broker
 
-        assert self.settings.broker_url is not None
-        redis_client(self.settings.broker_url).ping()
+        broker(self.settings).ping()
         return "ok"
 
     def close(self) -> None:

@@ -122,7 +122,7 @@ class Sweeper:
         if not settings.broker_url:
             raise ValueError("the sweeper needs BROKER_URL")
         self.settings = settings
-        self.client = dispatch.redis_client(settings.broker_url)
+        self.client = dispatch.broker(settings)
         self.lease = Lease(self.client, owner or default_owner())
         self.stall_period = max(1.0, min(settings.stall_seconds / 2, 30.0))
         self._next_stall_sweep = 0.0

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection, Engine, Insert, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from storage.crud.chunks import overlaps_written
 from storage.models import BATCH, CHUNK, MATCH_COLUMNS, SEAT_COLUMNS, STOP_COLUMNS, utcnow
@@ -105,6 +105,12 @@ def _bulk_insert(conn: Connection, matches: list[tuple], seats: list[tuple]) -> 
                     copy.write_row(row)
     except Exception as exc:
         if not _is_unique_violation(exc):
+            base = conn.dialect.loaded_dbapi.Error
+            if isinstance(exc, base):
+                # Wrapped as SQLAlchemy wraps every other statement's error, so a lock timeout
+                # or a lost connection in the COPY is an outage like any other
+                # (workers.outages), not a bug.
+                raise DBAPIError.instance(_COPY_MATCH, None, exc, base) from exc
             raise
         if matches:
             conn.exec_driver_sql(_PG_MATCH, matches)
@@ -134,13 +140,19 @@ def write_chunk(
     ``stop_counts``: the stop rule's outcome counts over these matches (up to five, worst
     first), kept on the chunk row so the rule's check sums chunk rows (``stop_count_totals``).
 
-    The chunk row goes first: its primary key is the idempotency guard, so a chunk delivered
-    twice writes nothing the second time (a concurrent second delivery waits on the first's
-    row lock, then finds it). A range that overlaps another chunk row is refused too, so the
+    The chunk row's primary key is the idempotency guard, so a chunk delivered twice writes
+    nothing the second time. A range that overlaps another chunk row is refused too, so the
     rows of a batch never overlap and their done/failed counts add up to the matches stored.
     Writes of one batch take turns for that check (on PostgreSQL a lock on the batch row; on
     SQLite the insert takes the database's write lock). Matches and seats also ignore
     conflicts, so no index is ever stored twice.
+
+    On PostgreSQL the match and seat rows go first and the batch row is locked only for the
+    claim and the check, the last statements before the commit: the bulk of the write, whose
+    time grows with the chunk and the link, holds nothing the batch's other chunks need. A
+    second delivery of the same range waits on the first's rows, then finds its chunk row.
+    Should the writer's host be cut off mid-write, only that range waits, and only until the
+    server drops the lost session (``storage.db.ConnectionOptions``).
     """
     for r in records:
         if not start <= r.match_index < stop:
@@ -162,22 +174,24 @@ def write_chunk(
             raise ValueError(f"at most {len(STOP_COLUMNS)} stop counts, got {len(stop_counts)}")
         padded = [*stop_counts, *[0] * (len(STOP_COLUMNS) - len(stop_counts))]
         chunk.update({name: int(c) for name, c in zip(STOP_COLUMNS, padded, strict=True)})
+    claim = _insert_ignore(engine, CHUNK, ("batch_id", "start")).returning(CHUNK.c.start)
     try:
         with engine.begin() as conn:
             if conn.dialect.name == "postgresql":
+                _bulk_insert(conn, matches, seats)
                 conn.execute(
                     select(BATCH.c.id).where(BATCH.c.id == batch_id).with_for_update(key_share=True)
                 )
-            claim = _insert_ignore(engine, CHUNK, ("batch_id", "start")).returning(CHUNK.c.start)
             if conn.execute(claim, chunk).first() is None:
-                return False  # already written by an earlier delivery of this chunk
+                raise _OverlapError  # already written by an earlier delivery of this chunk
             if overlaps_written(conn, batch_id, start, stop, besides=start):
                 raise _OverlapError
-            _bulk_insert(conn, matches, seats)
+            if conn.dialect.name != "postgresql":
+                _bulk_insert(conn, matches, seats)
     except _OverlapError:
-        return False  # part of the range is already stored by another chunk: rolled back
+        return False  # the range, or part of it, is already stored: rolled back
     return True
 
 
 class _OverlapError(Exception):
-    """Raised inside ``write_chunk``'s transaction to roll it back."""
+    """Raised inside ``write_chunk``'s transaction to roll it back (whatever it wrote)."""
