@@ -1,0 +1,62 @@
+"""What the compiled alpha-beta asks of a game's kernel beyond what UCT asks.
+
+The same id dispatch as :mod:`engines.compiled.uct` (a branch on a game's place in
+:data:`engines.compiled.kernels.KERNEL_GAMES`, which keeps numba's on-disk cache working), for
+three more functions of a two-player kernel:
+
+- ``key(state) -> int``: the position (side to move included) as a 64-bit key for the
+  transposition table;
+- ``action_class(state, action) -> int``: 2 for a forcing move (a capture, an ejection, a
+  closed square: what the quiescence step follows), 1 for a push that ejects nothing, else 0;
+- the evaluation for a seat, in [-1, 1], with the game's weights where it has any
+  (``evaluate_weighted(state, seat, weights)``), else the kernel's ``evaluate`` (the weights
+  array is then empty and unread).
+
+A game whose kernel the alpha-beta should play gets one branch in each function here besides
+its branches in :mod:`engines.compiled.uct`; an id no branch takes raises.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines.alquerque import kernel as alquerque
+from engines.alveoles import kernel as alveoles
+from engines.compiled.uct import ALQUERQUE, ALVEOLES, KERNEL_MODULES, NO_BRANCH
+from engines.kernel_cache import track
+
+FORCING = 2
+"""``action_class`` of a move the quiescence step searches."""
+PUSH = 1
+"""``action_class`` of a move ordered after the forcing ones and before the rest."""
+
+
+@njit(cache=True)
+def _key(game: int, state: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.key(state)
+    if game == ALQUERQUE:
+        return alquerque.key(state)
+    raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def _action_class(game: int, state: np.ndarray, action: int) -> int:
+    if game == ALVEOLES:
+        return alveoles.action_class(state, action)
+    if game == ALQUERQUE:
+        return alquerque.action_class(state, action)
+    raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def _evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarray) -> float:
+    if game == ALVEOLES:
+        return alveoles.evaluate(state, seat)
+    if game == ALQUERQUE:
+        return alquerque.evaluate(state, seat)
+    raise ValueError(NO_BRANCH)
+
+
+track(globals(), *KERNEL_MODULES)
