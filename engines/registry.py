@@ -33,8 +33,8 @@ GAME_MODULES: dict[str, str] = {
 }
 GENERIC_AGENTS_MODULE = "engines.agents"
 COMPILED_MODULE = "engines.compiled"
-"""The agents built on the compiled search: ``mcts`` (compiled where the game has a kernel,
-else Python) and Les Alvéoles' ``expert``."""
+"""The agents built on the compiled searches: ``mcts`` and ``alphabeta`` (compiled where the game
+has a kernel, else Python), and the ``expert`` levels."""
 
 
 @cache
