@@ -209,11 +209,18 @@ COMPILED_ON_ABALONE = {
     "agents": [{"name": "mcts", "backend": "compiled", "iterations": 10}, "random"],
     "matches": 2,
 }
-"""Abalone has no compiled kernel: every match of this batch would fail."""
+"""With Abalone's kernel left out of the declaration, every match of this batch would fail."""
 
 
-def test_post_batches_refuses_a_compiled_backend_on_a_game_without_kernel(api) -> None:
+def _without_abalone_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every registered game with the generic ``mcts`` has a kernel: narrow the declaration
+    so that Abalone stands for a game without one."""
+    monkeypatch.setattr("engines.compiled.kernels.KERNEL_GAMES", ("alveoles", "alquerque"))
+
+
+def test_post_batches_refuses_a_compiled_backend_on_a_game_without_kernel(api, monkeypatch) -> None:
     client, dispatcher, url = api
+    _without_abalone_kernel(monkeypatch)
     refused = client.post("/batches", json=COMPILED_ON_ABALONE)
     assert refused.status_code == 422, refused.text
     assert refused.json()["field"] == "agents[0].backend"
@@ -230,6 +237,7 @@ def test_post_batches_refuses_a_compiled_backend_on_a_game_without_kernel(api) -
 
 def test_playtester_submit_refuses_it_naming_the_field(api, monkeypatch) -> None:
     client, dispatcher, url = api
+    _without_abalone_kernel(monkeypatch)
     route_cli_to(client.app, monkeypatch)
     result = CliRunner().invoke(
         cli, ["submit", "abalone", "-a", "mcts:backend=compiled,iterations=10,random", "-n", "2"]

@@ -313,6 +313,12 @@ class AbaloneState(State):
         """The winning seat, or -1 (game on, or drawn)."""
         return self._winner
 
+    def positions_seen(self) -> list[tuple[tuple[Bitboard, ...], Seat, int]]:
+        """The repetition log: each position since the last marble left the board (the
+        seats' bitboards and the side to move) with how many times it occurred."""
+        n = len(self.boards)
+        return [(key[:n], key[n], times) for key, times in self._seen.items()]  # type: ignore[index]
+
     def action_to_string(self, action: Action) -> str:
         try:
             return action_name(action)

@@ -6,14 +6,14 @@ rollouts, a rollout cap with the game's evaluation, most-visited final pick), wi
 preallocated arrays and the game played by its kernel.
 
 A game is reached through a small integer id, its place in
-:data:`engines.compiled.kernels.KERNEL_GAMES` (``ALVEOLES``, ``ALQUERQUE`` below): the
-``_legal``, ``_apply``… functions branch on it and call that game's kernel. A branch on an id
-inside ``@njit`` functions is what keeps numba's on-disk cache working: functions passed as
-arguments, or closures built per game, are compiled again in every process. Giving a game a
-kernel means its declaration in ``KERNEL_GAMES``, its id constant and import here, and one
-more branch in each dispatch function (ARCHITECTURE.md, "A game kernel"); an id no branch
-takes raises. The rest (``KERNEL_MODULES``, ``MAX_ACTIONS``, the cache key) follows from the
-declaration.
+:data:`engines.compiled.kernels.KERNEL_GAMES` (``ALVEOLES``, ``ALQUERQUE``, ``ABALONE``
+below): the ``_legal``, ``_apply``… functions branch on it and call that game's kernel. A
+branch on an id inside ``@njit`` functions is what keeps numba's on-disk cache working:
+functions passed as arguments, or closures built per game, are compiled again in every
+process. Giving a game a kernel means its declaration in ``KERNEL_GAMES``, its id constant
+and import here, and one more branch in each dispatch function (ARCHITECTURE.md, "A game
+kernel"); an id no branch takes raises. The rest (``KERNEL_MODULES``, ``MAX_ACTIONS``, the
+cache key) follows from the declaration.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from engines import kernel_rng
+from engines.abalone import kernel as abalone
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
@@ -34,6 +35,7 @@ from engines.kernel_rng import rand_below, seed_rng
 
 ALVEOLES = kernel_id("alveoles")
 ALQUERQUE = kernel_id("alquerque")
+ABALONE = kernel_id("abalone")
 KERNEL_MODULES: tuple[ModuleType, ...] = tuple(
     importlib.import_module(kernel_module(name)) for name in KERNEL_GAMES
 )
@@ -51,6 +53,8 @@ def _legal(game: int, state: np.ndarray, out: np.ndarray) -> int:
         return alveoles.legal_actions(state, out)
     if game == ALQUERQUE:
         return alquerque.legal_actions(state, out)
+    if game == ABALONE:
+        return abalone.legal_actions(state, out)
     raise ValueError(NO_BRANCH)
 
 
@@ -60,6 +64,8 @@ def _apply(game: int, state: np.ndarray, action: int) -> None:
         alveoles.apply(state, action)
     elif game == ALQUERQUE:
         alquerque.apply(state, action)
+    elif game == ABALONE:
+        abalone.apply(state, action)
     else:
         raise ValueError(NO_BRANCH)
 
@@ -70,6 +76,8 @@ def _player(game: int, state: np.ndarray) -> int:
         return alveoles.current_player(state)
     if game == ALQUERQUE:
         return alquerque.current_player(state)
+    if game == ABALONE:
+        return abalone.current_player(state)
     raise ValueError(NO_BRANCH)
 
 
@@ -79,6 +87,8 @@ def _returns(game: int, state: np.ndarray, out: np.ndarray) -> None:
         alveoles.returns(state, out)
     elif game == ALQUERQUE:
         alquerque.returns(state, out)
+    elif game == ABALONE:
+        abalone.returns(state, out)
     else:
         raise ValueError(NO_BRANCH)
 
@@ -89,6 +99,8 @@ def _evaluate(game: int, state: np.ndarray, seat: int) -> float:
         return alveoles.evaluate(state, seat)
     if game == ALQUERQUE:
         return alquerque.evaluate(state, seat)
+    if game == ABALONE:
+        return abalone.evaluate(state, seat)
     raise ValueError(NO_BRANCH)
 
 
@@ -98,6 +110,8 @@ def _random_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
         return alveoles.random_action(state, rng)
     if game == ALQUERQUE:
         return alquerque.random_action(state, rng)
+    if game == ABALONE:
+        return abalone.random_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -107,6 +121,8 @@ def _rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
         return alveoles.rollout_action(state, rng)
     if game == ALQUERQUE:
         return alquerque.rollout_action(state, rng)
+    if game == ABALONE:
+        return abalone.rollout_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -116,6 +132,8 @@ def _strong_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int
         return alveoles.strong_rollout_action(state, rng)
     if game == ALQUERQUE:
         return alquerque.strong_rollout_action(state, rng)
+    if game == ABALONE:
+        return abalone.strong_rollout_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
