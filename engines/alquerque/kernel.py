@@ -448,6 +448,13 @@ CAPTURE_CLASS = 2
 
 
 @njit(cache=True)
+def may_capture(state: np.ndarray) -> bool:
+    """Whether the side to move has a capture (then every legal move is one)."""
+    own, enemy, _ = _sides(state)
+    return _can_capture(own, enemy)
+
+
+@njit(cache=True)
 def action_class(state: np.ndarray, action: int) -> int:
     """``CAPTURE_CLASS`` for a capture, 0 for a simple move: a capture's last step is a jump,
     two points along a line, a simple move's one point."""

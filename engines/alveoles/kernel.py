@@ -486,6 +486,12 @@ quiescence follows."""
 
 
 @njit(cache=True)
+def may_close(state: np.ndarray) -> bool:
+    """Whether some groove closes a square (some unclaimed square has three plates)."""
+    return state[N_FORCED] > 0
+
+
+@njit(cache=True)
 def action_class(state: np.ndarray, g: int) -> int:
     """``CLOSING_CLASS`` when plating groove ``g`` closes a square, else 0."""
     return CLOSING_CLASS if _closers(state, g) > 0 else 0

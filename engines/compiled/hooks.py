@@ -8,9 +8,12 @@ three more functions of a two-player kernel:
   transposition table;
 - ``action_class(state, action) -> int``: 2 for a forcing move (a capture, an ejection, a
   closed square: what the quiescence step follows), 1 for a push that ejects nothing, else 0;
+- ``may_force``-like tests (``may_capture``, ``may_eject``, ``may_close``): whether the side to
+  move may have a forcing move, so that a quiet position is not listed for them;
 - the evaluation for a seat, in [-1, 1], with the game's weights where it has any
-  (``evaluate_weighted(state, seat, weights)``), else the kernel's ``evaluate`` (the weights
-  array is then empty and unread).
+  (``evaluate_weighted(state, seat, weights)``; Abalone's, in the order of its
+  ``WEIGHT_NAMES``, its defaults when the array is empty), else the kernel's ``evaluate`` (the
+  weights array is then unread).
 
 A game whose kernel the alpha-beta should play gets one branch in each function here besides
 its branches in :mod:`engines.compiled.uct`; an id no branch takes raises.
@@ -21,9 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engines.abalone import kernel as abalone
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
-from engines.compiled.uct import ALQUERQUE, ALVEOLES, KERNEL_MODULES, NO_BRANCH
+from engines.compiled.uct import ABALONE, ALQUERQUE, ALVEOLES, KERNEL_MODULES, NO_BRANCH
 from engines.kernel_cache import track
 
 FORCING = 2
@@ -38,6 +42,8 @@ def _key(game: int, state: np.ndarray) -> int:
         return alveoles.key(state)
     if game == ALQUERQUE:
         return alquerque.key(state)
+    if game == ABALONE:
+        return abalone.key(state)
     raise ValueError(NO_BRANCH)
 
 
@@ -47,6 +53,21 @@ def _action_class(game: int, state: np.ndarray, action: int) -> int:
         return alveoles.action_class(state, action)
     if game == ALQUERQUE:
         return alquerque.action_class(state, action)
+    if game == ABALONE:
+        return abalone.action_class(state, action)
+    raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def _may_force(game: int, state: np.ndarray) -> bool:
+    """False only when no legal move of the side to move is forcing: spares the quiescence
+    step listing the moves of a quiet position."""
+    if game == ALVEOLES:
+        return alveoles.may_close(state)
+    if game == ALQUERQUE:
+        return alquerque.may_capture(state)
+    if game == ABALONE:
+        return abalone.may_eject(state)
     raise ValueError(NO_BRANCH)
 
 
@@ -56,6 +77,10 @@ def _evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndar
         return alveoles.evaluate(state, seat)
     if game == ALQUERQUE:
         return alquerque.evaluate(state, seat)
+    if game == ABALONE:
+        if weights.shape[0] == 0:
+            return abalone.evaluate(state, seat)
+        return abalone.evaluate_weighted(state, seat, weights)
     raise ValueError(NO_BRANCH)
 
 

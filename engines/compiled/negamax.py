@@ -16,8 +16,9 @@ seat to move is the parent's keeps the parent's sign and window.
   always. An entry settles a node only when it was searched to the same remaining depth, so
   the value of a search of depth *d* is exactly the minimax value of depth *d* (tests compare
   it with a plain minimax); an entry of another depth still gives its best move to try first.
-- **Move ordering**: the table's move, then forcing moves, pushes, the two killer moves of
-  the ply, then by the history heuristic (cut-offs by quiet moves, weighted by depth²).
+- **Move ordering**: the table's move (searched before the others are classified), then
+  forcing moves, pushes, the two killer moves of the ply, then by the history heuristic
+  (cut-offs by quiet moves, weighted by depth²).
 - **Budget**: ``nodes`` (positions made by playing a move, quiescence included; 0 = no
   limit) stops the deepening, deterministically; an optional ``deadline`` (a
   ``time.perf_counter`` reading, 0.0 = none), read every ``CHECK_EVERY`` nodes through
@@ -37,7 +38,14 @@ from numba import njit
 
 from engines import kernel_clock, kernel_rng
 from engines.compiled import hooks, uct
-from engines.compiled.hooks import FORCING, PUSH, _action_class, _evaluate_weighted, _key
+from engines.compiled.hooks import (
+    FORCING,
+    PUSH,
+    _action_class,
+    _evaluate_weighted,
+    _key,
+    _may_force,
+)
 from engines.compiled.uct import KERNEL_MODULES, MAX_ACTIONS, MAX_PLAYERS, _apply, _legal, _player
 from engines.kernel_cache import track
 from engines.kernel_clock import past
@@ -64,8 +72,8 @@ _TIE = 1e-7
 _NODES, _LIMIT, _ABORTED, _MAY_STOP = 0, 1, 2, 3
 # Columns of a ply's frame: integers, then floats.
 _F_DEPTH, _F_QUIET, _F_SEAT, _F_MOVER, _F_COUNT, _F_NEXT, _F_CUT = 0, 1, 2, 3, 4, 5, 6
-_F_KEY, _F_SLOT, _F_BEST_MOVE, _F_PLAYED, _F_FLIP = 7, 8, 9, 10, 11
-_FRAME = 12
+_F_KEY, _F_SLOT, _F_BEST_MOVE, _F_PLAYED, _F_FLIP, _F_SCORED = 7, 8, 9, 10, 11, 12
+_FRAME = 13
 _B_ALPHA, _B_BETA, _B_BEST, _B_ALPHA0 = 0, 1, 2, 3
 
 # Move-ordering scores, by rank.
@@ -74,6 +82,14 @@ _FORCING_SCORE = 3e18
 _PUSH_SCORE = 2e18
 _KILLER_SCORE = 1.5e18
 _SECOND_KILLER_SCORE = 1.4e18
+
+
+@njit(cache=True)
+def _copy(source: np.ndarray, target: np.ndarray) -> None:
+    # An element loop: numba's ``target[:] = source`` goes through a temporary (it cannot
+    # rule out overlap) and costs twenty times as much, most of a node's time.
+    for k in range(source.shape[0]):
+        target[k] = source[k]
 
 
 @njit(cache=True)
@@ -130,13 +146,10 @@ def _count(ctl: np.ndarray, deadline: float) -> bool:
 
 @njit(cache=True)
 def _order(game: int, state: np.ndarray, mover: int, row: np.ndarray, score: np.ndarray,
-           n: int, table_move: int, killers: np.ndarray, history: np.ndarray) -> None:  # fmt: skip
-    """Score the ``n`` moves in ``row`` for the search order (higher first)."""
-    for i in range(n):
+           first: int, n: int, killers: np.ndarray, history: np.ndarray) -> None:  # fmt: skip
+    """Score the moves ``row[first:n]`` for the search order (higher first)."""
+    for i in range(first, n):
         action = row[i]
-        if action == table_move:
-            score[i] = _TABLE_MOVE
-            continue
         kind = _action_class(game, state, action)
         if kind == FORCING:
             score[i] = _FORCING_SCORE
@@ -223,7 +236,8 @@ def _value(
                 done = True
             elif frames[ply, _F_DEPTH] <= 0:
                 stand = _evaluate_weighted(game, state, mover, weights)
-                if frames[ply, _F_QUIET] <= 0 or stand >= bounds[ply, _B_BETA]:
+                quiet_left = frames[ply, _F_QUIET]
+                if quiet_left <= 0 or stand >= bounds[ply, _B_BETA] or not _may_force(game, state):
                     value = stand
                     done = True
                 else:
@@ -251,8 +265,19 @@ def _value(
                 if not done:
                     n = _legal(game, state, moves[ply])
                     frames[ply, _F_COUNT] = n
-                    _order(game, state, mover, moves[ply], scores[ply], n, table_move,
-                           killers[ply], history)  # fmt: skip
+                    # The table's move first, alone: when it refutes, as it mostly does, the
+                    # other moves are never classified.
+                    row = moves[ply]
+                    first = 0
+                    for t in range(n):
+                        if row[t] == table_move:
+                            row[t] = row[0]
+                            row[0] = table_move
+                            first = 1
+                            break
+                    frames[ply, _F_SCORED] = 1 - first
+                    if first == 0:
+                        _order(game, state, mover, row, scores[ply], 0, n, killers[ply], history)
                     bounds[ply, _B_BEST] = -math.inf
                     bounds[ply, _B_ALPHA0] = bounds[ply, _B_ALPHA]
                     frames[ply, _F_BEST_MOVE] = moves[ply, 0]
@@ -285,8 +310,15 @@ def _value(
         n = frames[ply, _F_COUNT]
         i = n
         if not frames[ply, _F_CUT]:
-            i = _next_move(game, state, moves[ply], scores[ply], frames[ply, _F_NEXT], n,
-                           depth_left <= 0)  # fmt: skip
+            i = frames[ply, _F_NEXT]
+            if depth_left > 0 and frames[ply, _F_SCORED] == 0:
+                if i > 0:  # past the table's move: score the others
+                    _order(game, state, frames[ply, _F_MOVER], moves[ply], scores[ply], 1, n,
+                           killers[ply], history)  # fmt: skip
+                    frames[ply, _F_SCORED] = 1
+                    i = _next_move(game, state, moves[ply], scores[ply], i, n, False)
+            else:
+                i = _next_move(game, state, moves[ply], scores[ply], i, n, depth_left <= 0)
         if i >= n:
             value = bounds[ply, _B_BEST]
             if depth_left > 0:
@@ -307,7 +339,7 @@ def _value(
         action = moves[ply, i]
         frames[ply, _F_PLAYED] = action
         child = stack[ply + 1]
-        child[:] = state
+        _copy(state, child)
         _apply(game, child, action)
         if _count(ctl, deadline):
             return 0.0
@@ -405,7 +437,7 @@ def search(
             else:
                 floor = best - spread - _TIE
             child = stack[1]
-            child[:] = root_state
+            _copy(root_state, child)
             _apply(game, child, order[i])
             if _count(ctl, deadline):
                 break
