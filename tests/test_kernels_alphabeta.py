@@ -16,6 +16,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from engines.abalone import kernel as abalone_kernel
+from engines.abalone.agents import evaluator
+from engines.abalone.heuristics import DEFAULT_WEIGHTS, Weights, threatened
+from engines.abalone.rules import AbaloneState
 from engines.alquerque import kernel as alquerque_kernel
 from engines.alquerque.rules import AlquerqueGame, AlquerqueState
 from engines.alveoles import kernel as alveoles_kernel
@@ -23,7 +27,7 @@ from engines.alveoles.layouts import CELLS
 from engines.alveoles.rules import AlveolesState
 from engines.compiled import negamax
 from engines.compiled.alphabeta import make_alphabeta
-from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+from engines.compiled.alphabeta_agent import QUIESCENCE, CompiledAlphaBetaAgent
 from engines.compiled.kernels import kernel_id
 from engines.core import Action, Agent, Game, OptionError, Seat, State, agent_rng, play_match
 from engines.registry import load_game, make_agent, normalise_agent_spec
@@ -155,6 +159,87 @@ def test_alveoles_values_are_the_plain_minimax_where_a_seat_moves_again() -> Non
         want = minimax_root(state, 3, 2, alveoles_evaluate, alveoles_closes)
         moves, values, _, _ = compiled("alveoles", alveoles_kernel.encode(state), 3, 2, math.inf)
         assert dict(zip(moves, values, strict=True)) == pytest.approx(want, abs=1e-12)
+
+
+ABALONE = load_game("abalone")
+ABALONE_EVALUATE = evaluator(DEFAULT_WEIGHTS)
+
+
+def ejects(before: State, after: State) -> bool:
+    assert isinstance(before, AbaloneState) and isinstance(after, AbaloneState)
+    return sum(after.pushed_off) > sum(before.pushed_off)
+
+
+def abalone_positions(count: int, seed: int) -> list[State]:
+    """Middle games where the side to move can push a marble off: the rules' playout policy
+    (ejections, pushes, toward the centre) from the standard layout until one can."""
+    rng = random.Random(seed)
+    found: list[State] = []
+    while len(found) < count:
+        state = ABALONE.new_initial_state(rng.randrange(1 << 30))
+        for _ in range(300):
+            if state.is_terminal():
+                break
+            if rng.random() < 0.2 and any(ejects(state, child) for child in _children(state)):
+                found.append(state)
+                break
+            state.apply(state.rollout_action(rng))
+    return found
+
+
+def _children(state: State) -> list[State]:
+    out = []
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply(action)
+        out.append(child)
+    return out
+
+
+@pytest.mark.parametrize(("depth", "quiet", "count"), [(1, 3, 3), (2, 1, 1)])
+def test_abalone_values_are_the_plain_minimax_at_fixed_depth(
+    depth: int, quiet: int, count: int
+) -> None:
+    """The rules page's evaluation (the Python one, with the default weights) at the horizon,
+    ejections followed past it."""
+    for index, state in enumerate(abalone_positions(count, seed=depth)):
+        want = minimax_root(state, depth, quiet, ABALONE_EVALUATE, ejects)
+        encoded = abalone_kernel.encode(state)
+        moves, values, _, _ = negamax.search(
+            kernel_id("abalone"), encoded, depth, 0, quiet, abalone_kernel.DEFAULT_WEIGHTS,
+            0.0, index, math.inf, 14,
+        )  # fmt: skip
+        assert dict(zip(moves.tolist(), values.tolist(), strict=True)) == pytest.approx(
+            want, abs=1e-9
+        )
+
+
+def test_abalone_weights_reach_the_evaluation() -> None:
+    """The agent's weights are the evaluation's (marbles and cohesion alone here)."""
+    state = abalone_positions(1, seed=7)[0]
+    spec = {"name": "alphabeta", "depth": 1, "centre": 0, "cohesion": 0.5, "danger": 0}
+    agent = make_agent(ABALONE, spec, random.Random(0))
+    assert isinstance(agent, CompiledAlphaBetaAgent)
+    values = dict(agent.root_values(state))
+    want = minimax_root(state, 1, QUIESCENCE, evaluator(Weights(1, 0, 0.5, 0)), ejects)
+    assert values == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["alphabeta", "expert"])
+def test_the_ejection_that_wins_is_found(name: str) -> None:
+    game = load_game("abalone", marbles_to_win=1)
+    # E5-E6-E7 push E8 and E9 east: 3 against 2, E9 leaves the board.
+    state = AbaloneState.from_cells(game, [["E5", "E6", "E7", "E1"], ["E8", "E9", "I5"]])
+    agent = make_agent(game, name, random.Random(0))
+    assert state.action_to_string(agent.step(state)) == "E5E7E"
+
+
+def test_expert_leaves_no_marble_where_it_is_pushed_off_at_once() -> None:
+    state = AbaloneState.from_cells(ABALONE, [["E5", "E6", "D5"], ["A3", "A4", "I9"]])
+    move = make_agent(ABALONE, "expert", random.Random(0)).step(state)
+    child = state.clone()
+    child.apply(move)
+    assert threatened(child.board(0), child.board(1)) == 0
 
 
 def winning_capture_position() -> AlquerqueState:
