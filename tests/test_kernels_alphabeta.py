@@ -113,7 +113,7 @@ def compiled(
     game_name: str, encoded: np.ndarray, depth: int, quiet: int, spread: float, seed: int = 0
 ) -> tuple[list[int], list[float], int, int]:
     moves, values, completed, nodes = negamax.search(
-        kernel_id(game_name), encoded, depth, 0, quiet, NO_WEIGHTS, 0.0, seed, spread, 14
+        kernel_id(game_name), encoded, depth, 0, quiet, NO_WEIGHTS, 0.0, seed, spread, 14, 0.0
     )
     return moves.tolist(), values.tolist(), completed, nodes
 
@@ -207,7 +207,7 @@ def test_abalone_values_are_the_plain_minimax_at_fixed_depth(
         encoded = abalone_kernel.encode(state)
         moves, values, _, _ = negamax.search(
             kernel_id("abalone"), encoded, depth, 0, quiet, abalone_kernel.DEFAULT_WEIGHTS,
-            0.0, index, math.inf, 14,
+            0.0, index, math.inf, 14, 0.0,
         )  # fmt: skip
         assert dict(zip(moves.tolist(), values.tolist(), strict=True)) == pytest.approx(
             want, abs=1e-9
@@ -379,3 +379,46 @@ def test_bad_parameters_are_refused_naming_the_field(spec: dict[str, object], fi
     with pytest.raises(OptionError) as caught:
         normalise_agent_spec(ALQUERQUE, spec, field="agents[1]")
     assert caught.value.field == field
+
+
+def test_abalone_expert_plays_three_players_on_the_compiled_mcts() -> None:
+    game = load_game("abalone", players=3, move_limit=12)
+    agents: list[Agent] = [
+        make_agent(game, {"name": "expert", "iterations": 200}, agent_rng(3, s)) for s in range(3)
+    ]
+    assert all(type(a).__name__ == "CompiledMctsAgent" for a in agents)
+    result = play_match(game, agents, seed=3)
+    state = game.new_initial_state(3)
+    for move in result.moves:
+        state.apply_string(move)
+    assert state.is_terminal() and result.plies == len(result.moves)
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"name": "expert", "nodes": 5}, "agents[0].nodes"),
+        ({"name": "expert", "iterations": 0}, "agents[0].iterations"),
+        ({"name": "expert", "centre": -1}, "agents[0].centre"),
+        ({"name": "alphabeta", "danger": "high"}, "agents[0].danger"),
+        ({"name": "alphabeta", "backend": "fast"}, "agents[0].backend"),
+    ],
+)
+def test_bad_abalone_parameters_are_refused_naming_the_field(
+    spec: dict[str, object], field: str
+) -> None:
+    with pytest.raises(OptionError) as caught:
+        normalise_agent_spec(ABALONE, spec, field="agents[0]")
+    assert caught.value.field == field
+
+
+def test_contempt_makes_a_draw_cost_the_searching_side() -> None:
+    """Alquerque with a no-capture limit of 1: every quiet move draws at once."""
+    game = load_game("alquerque", no_capture_limit=1)
+    state = AlquerqueState.from_board(["c1"], ["c5"], game=game)
+    assert state.legal_actions()
+    for contempt, value in ((0.0, 0.0), (0.1, -0.1)):
+        agent = CompiledAlphaBetaAgent(game, random.Random(0), depth=2, contempt=contempt)
+        values = dict(agent.root_values(state))
+        assert values.keys() == set(state.legal_actions())
+        assert set(values.values()) == {value}

@@ -34,7 +34,8 @@ class CompiledAlphaBetaAgent:
     budget) on the game's kernel, two players only.
 
     ``weights`` are the evaluation's, in the order of the kernel's ``WEIGHT_NAMES`` (empty for
-    a game whose evaluation has none). Each search is seeded from the agent's generator, which
+    a game whose evaluation has none); a draw is worth ``-contempt`` to the agent (0: a draw is
+    a draw). Each search is seeded from the agent's generator, which
     breaks ties among equal moves; with a node budget and no move time, a position and a seed
     give one move. After a search, ``completed_depth`` and ``nodes_spent`` say how far it went.
     """
@@ -47,6 +48,7 @@ class CompiledAlphaBetaAgent:
         nodes: int = 0,
         quiescence: int = QUIESCENCE,
         weights: Sequence[float] = (),
+        contempt: float = 0.0,
     ) -> None:
         if not has_kernel(game.name) or game.num_players != 2:
             raise ValueError(f"{game.name} with {game.num_players} players has no 2-player kernel")
@@ -57,6 +59,7 @@ class CompiledAlphaBetaAgent:
         self.nodes = nodes
         self.quiescence = quiescence
         self.weights = np.asarray(weights, dtype=np.float64)
+        self.contempt = contempt
         self.table_bits = table_bits(nodes)
         self.move_time: float | None = None
         self.completed_depth = 0
@@ -101,5 +104,6 @@ class CompiledAlphaBetaAgent:
             self.rng.getrandbits(63),
             spread,
             self.table_bits,
+            self.contempt,
         )
         return moves, values

@@ -122,14 +122,18 @@ def _from_table(value: float, ply: int) -> float:
 
 
 @njit(cache=True)
-def _terminal_value(game: int, state: np.ndarray, seat: int, ply: int, buf: np.ndarray) -> float:
+def _terminal_value(
+    game: int, state: np.ndarray, seat: int, ply: int, buf: np.ndarray, root: int, contempt: float
+) -> float:
+    """A finished game for ``seat``: a win or a loss by its distance, a draw worth
+    ``-contempt`` to the root's seat (``+contempt`` to the other)."""
     uct._returns(game, state, buf)
     share = buf[seat]
     if share > 0.5:
         return WIN - ply
     if share < 0.5:
         return ply - WIN
-    return 0.0
+    return -contempt if seat == root else contempt
 
 
 @njit(cache=True)
@@ -207,6 +211,8 @@ def _value(
     ctl: np.ndarray,
     deadline: float,
     buf: np.ndarray,
+    root: int,
+    contempt: float,
 ) -> float:
     """Value of ``stack[start]`` for ``seat`` (the seat to move there, or the mover into a
     finished game) within ``alpha``–``beta``: ``depth`` full-width plies, then ``quiet`` plies
@@ -232,7 +238,8 @@ def _value(
             frames[ply, _F_NEXT] = 0
             frames[ply, _F_CUT] = 0
             if mover < 0:
-                value = _terminal_value(game, state, frames[ply, _F_SEAT], ply, buf)
+                seat_here = frames[ply, _F_SEAT]
+                value = _terminal_value(game, state, seat_here, ply, buf, root, contempt)
                 done = True
             elif frames[ply, _F_DEPTH] <= 0:
                 stand = _evaluate_weighted(game, state, mover, weights)
@@ -377,6 +384,7 @@ def search(
     seed: int,
     spread: float,
     table_bits: int,
+    contempt: float,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Search ``root_state`` (left untouched) by iterative deepening to ``depth`` plies.
 
@@ -387,7 +395,9 @@ def search(
     every move exactly; a spread ``w`` ≥ 0 values exactly the moves within ``w`` of the best
     and bounds the others above by a value more than ``w`` below it. Among equal values the
     earlier move, in an order shuffled by ``seed`` and then sorted by the previous depth, comes
-    first. A finished game has no moves.
+    first. A finished game has no moves. A draw is worth ``-contempt`` to the seat to move
+    at the root (0.0: the plain minimax value), so that a side that thinks itself level or a
+    little behind plays on instead of repeating the position.
     """
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
@@ -446,13 +456,13 @@ def search(
                 value = _value(
                     game, stack, 1, current - 1, quiescence, floor, math.inf, mover, weights,
                     frames, bounds, moves, scores, table, table_bits, killers, history, ctl,
-                    deadline, buf,
+                    deadline, buf, mover, contempt,
                 )  # fmt: skip
             else:
                 value = -_value(
                     game, stack, 1, current - 1, quiescence, -math.inf, -floor, nxt, weights,
                     frames, bounds, moves, scores, table, table_bits, killers, history, ctl,
-                    deadline, buf,
+                    deadline, buf, mover, contempt,
                 )  # fmt: skip
             if ctl[_ABORTED]:
                 break

@@ -12,18 +12,21 @@ from __future__ import annotations
 import random
 
 from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
+from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
 from engines.compiled.kernels import KERNEL_GAMES
 from engines.registry import load_game
 
 
 def warm() -> None:
-    """One tiny search per game and rollout kind, with the argument types agents pass."""
+    """One tiny search per game and rollout kind, and one alpha-beta per game, with the
+    argument types agents pass."""
     for name in KERNEL_GAMES:
         game = load_game(name)
         state = game.new_initial_state(0)
         for rollout in ROLLOUTS:
             agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             agent.step(state)
+        CompiledAlphaBetaAgent(game, random.Random(0), depth=2).step(state)
 
 
 if __name__ == "__main__":
