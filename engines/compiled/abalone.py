@@ -22,7 +22,7 @@ from engines.compiled.mcts import check_backend
 from engines.core import Agent, AgentType, Game, Option
 
 EXPERT_DEPTH = 12
-EXPERT_NODES = 60_000
+EXPERT_NODES = 100_000
 EXPERT_QUIESCENCE = 4
 EXPERT_CONTEMPT = 0.1
 """Two players: iterative deepening within ``EXPERT_NODES`` nodes a move (depth is rarely the
@@ -116,8 +116,9 @@ ALPHABETA = AgentType(
 EXPERT = AgentType(
     name="expert",
     description=(
-        f"Two players: compiled alpha-beta within {EXPERT_NODES:,} nodes a move (about 5–7 "
-        "plies), ejections searched past the horizon. Three players: compiled Monte Carlo tree "
+        f"Two players: compiled alpha-beta within {EXPERT_NODES:,} nodes a move (4 plies in "
+        "the middle game, 5 at the opening), ejections searched past the horizon, a draw "
+        "counted against it. Three players: compiled Monte Carlo tree "
         f"search, {EXPERT_ITERATIONS:,} iterations a move with short greedy playouts (the "
         "weights are the two-player evaluation's)."
     ),
