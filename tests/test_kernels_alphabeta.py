@@ -334,9 +334,14 @@ def test_ties_are_broken_by_the_agents_generator() -> None:
     assert len(picks) == 2, picks
 
 
-@pytest.mark.parametrize("name", ["alquerque", "alveoles"])
-def test_the_agent_plays_whole_matches_through_the_contract(name: str) -> None:
-    game = load_game(name)
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("alquerque", {}), ("alveoles", {}), ("abalone", {"move_limit": 80})],
+)
+def test_the_agent_plays_whole_matches_through_the_contract(
+    name: str, options: dict[str, object]
+) -> None:
+    game = load_game(name, **options)
     spec = {"name": "alphabeta", "depth": 3, "nodes": 2_000}
     agents: list[Agent] = [make_agent(game, spec, agent_rng(7, s)) for s in range(2)]
     assert all(isinstance(a, CompiledAlphaBetaAgent) for a in agents)
