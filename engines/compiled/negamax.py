@@ -70,7 +70,7 @@ _TIE = 1e-7
 
 # Slots of the control array shared along the search.
 _NODES, _LIMIT, _ABORTED, _MAY_STOP = 0, 1, 2, 3
-# Columns of a ply's frame: integers, then floats.
+# Columns of a ply's frame (integers) and of its bounds (floats).
 _F_DEPTH, _F_QUIET, _F_SEAT, _F_MOVER, _F_COUNT, _F_NEXT, _F_CUT = 0, 1, 2, 3, 4, 5, 6
 _F_KEY, _F_SLOT, _F_BEST_MOVE, _F_PLAYED, _F_FLIP, _F_SCORED = 7, 8, 9, 10, 11, 12
 _FRAME = 13
