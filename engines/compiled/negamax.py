@@ -46,7 +46,15 @@ from engines.compiled.hooks import (
     _key,
     _may_force,
 )
-from engines.compiled.uct import KERNEL_MODULES, MAX_ACTIONS, MAX_PLAYERS, _apply, _legal, _player
+from engines.compiled.uct import (
+    KERNEL_MODULES,
+    MAX_ACTIONS,
+    MAX_PLAYERS,
+    _apply,
+    _legal,
+    _player,
+    _returns,
+)
 from engines.kernel_cache import track
 from engines.kernel_clock import past
 from engines.kernel_rng import rand_below, seed_rng
@@ -127,7 +135,7 @@ def _terminal_value(
 ) -> float:
     """A finished game for ``seat``: a win or a loss by its distance, a draw worth
     ``-contempt`` to the root's seat (``+contempt`` to the other)."""
-    uct._returns(game, state, buf)
+    _returns(game, state, buf)
     share = buf[seat]
     if share > 0.5:
         return WIN - ply
