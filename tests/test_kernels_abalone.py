@@ -178,10 +178,24 @@ def test_the_encoding_carries_the_repetition_history() -> None:
             assert ab.ENDINGS[copy[ab.ENDED]] == state.ended_by()
 
 
+def _perft(ks: np.ndarray, depth: int, buf: np.ndarray) -> int:
+    """Move sequences of ``depth`` plies, the last ply counted from the legal list."""
+    n = ab.legal_actions(ks, buf[depth])
+    if depth == 1:
+        return n
+    total = 0
+    for action in buf[depth, :n].tolist():
+        child = ks.copy()
+        ab.apply(child, action)
+        total += _perft(child, depth - 1, buf)
+    return total
+
+
 @pytest.mark.parametrize("layout", sorted(PERFT))
 def test_kernel_perft_matches_the_rules_page_and_the_rules(layout: str) -> None:
     start = ab.new_state(2, layout)
-    assert [ab.perft(start, depth) for depth in (1, 2, 3, 4)] == PERFT[layout]
+    buf = np.empty((5, ab.MAX_ACTIONS), dtype=np.int64)
+    assert [_perft(start, depth, buf) for depth in (1, 2, 3, 4)] == PERFT[layout]
 
 
 def test_weighted_evaluation_equals_the_rules_heuristic() -> None:
@@ -292,12 +306,18 @@ def test_rules_page_pushes_in_the_kernel() -> None:
         assert not run([black, [*white, "I5"]], move)[1], move
 
 
-def test_compiled_mcts_plays_whole_abalone_matches() -> None:
-    """Through the agent contract (``play_match`` checks every move), 2 and 3 players."""
-    for players in (2, 3):
-        game = load_game("abalone", players=players, marbles_to_win=2, move_limit=120)
-        spec = {"name": "mcts", "iterations": 40, "max_rollout_plies": 20}
-        agents = [make_agent(game, spec, random.Random(seat)) for seat in range(players)]
-        assert type(agents[0]).__name__ == "CompiledMctsAgent"
-        result = play_match(game, agents, seed=1)
-        assert result.plies > 0 and result.stats["ended_by"] in ("normal", "move_limit")
+def _mcts_match(players: int) -> tuple[str, ...]:
+    game = load_game("abalone", players=players)
+    spec = {"name": "mcts", "iterations": 30, "max_rollout_plies": 10}
+    agents = [make_agent(game, spec, random.Random(seat)) for seat in range(players)]
+    assert type(agents[0]).__name__ == "CompiledMctsAgent"
+    result = play_match(game, agents, seed=1)  # checks every move against the rules
+    assert result.stats["ended_by"] in ("normal", "repetition", "move_limit")
+    return result.moves
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_compiled_mcts_plays_whole_abalone_matches(players: int) -> None:
+    """Through the agent contract, the game's default options; the seeds replay the match."""
+    first = _mcts_match(players)
+    assert len(first) > 0 and _mcts_match(players) == first

@@ -5,6 +5,10 @@ the tables here translate the rules' padded numbering (``(row + 1) * 10 + number
 the geometry of the packed board. Plain Python and NumPy, no compiled code:
 :mod:`engines.abalone.kernel` imports every name it uses from here, so its compiled cache key
 covers them.
+
+A position holds the boards, the game's options, counters, the outcome, the Zobrist key of
+the marbles and the side to move, and the repetition history (the keys since the last marble
+left the board, as the rules keep them): ``HISTORY + move_limit + 1`` ints.
 """
 
 from __future__ import annotations
@@ -57,7 +61,11 @@ LOST = 16
 KEY = 19
 """Zobrist key of the marbles and the side to move."""
 HISTORY_LEN = 20
-HISTORY = 21
+SEEN = 21
+"""A 4,096-bit filter over the keys in the history (bit ``key & 4095``): a key whose bit is
+clear occurs for the first time, and the history is not searched."""
+SEEN_WORDS = 64
+HISTORY = SEEN + SEEN_WORDS
 ENDED_NORMAL, ENDED_REPETITION, ENDED_MOVE_LIMIT, ENDED_NO_MOVE = 1, 2, 3, 4
 ENDINGS = ("", "normal", "repetition", "move_limit", "no_move")
 
@@ -112,12 +120,7 @@ for _action, _gain in CENTRE_GAIN.items():
     GAINS[_action] = _gain
 ZOBRIST = np.random.default_rng(0xABA1).integers(-(2**63), 2**63 - 1, size=(4, NCELLS))
 """One random key per (seat, cell); row 3's first three entries stand for the side to move."""
-DEBRUIJN = 0x03F79D71B4CB0A89
-BIT_AT = np.zeros(64, dtype=np.int64)
-"""The de Bruijn table: which bit a single-bit word holds, from its product's top six bits."""
-for _b in range(64):
-    BIT_AT[((((1 << _b) * DEBRUIJN) & (2**64 - 1)) >> 58) & 63] = _b
-del _k, _cell, _d, _offset, _by_delta, _delta, _g, _cells, _action, _xor, _gain, _b
+del _k, _cell, _d, _offset, _by_delta, _delta, _g, _cells, _action, _xor, _gain
 
 
 def kernel_bits(board: Bitboard) -> int:
@@ -147,12 +150,19 @@ def new_state(
     for seat, board in enumerate(boards):
         state[BOARDS + seat] = kernel_bits(board)
     state[KEY] = position_key(state)
-    state[HISTORY] = state[KEY]  # play starts: the first occurrence (every layout can move)
-    state[HISTORY_LEN] = 1
-    return state
+    log_position(state, int(state[KEY]))  # play starts: its first occurrence (every layout
+    return state  # has moves at the start)
 
 
-# -- geometry ---------------------------------------------------------------------------
+def log_position(state: np.ndarray, key: int, times: int = 1) -> None:
+    """Add ``times`` occurrences of ``key`` to the repetition history and its filter."""
+    at = HISTORY + int(state[HISTORY_LEN])
+    state[at : at + times] = key
+    state[HISTORY_LEN] += times
+    bit = key & 63
+    state[SEEN + ((key >> 6) & 63)] |= np.int64(-(1 << 63)) if bit == 63 else np.int64(1 << bit)
+
+
 def encode(state: AbaloneState) -> np.ndarray:
     """The kernel position of a rules position, repetition history included."""
     game = state.game
@@ -173,14 +183,11 @@ def encode(state: AbaloneState) -> np.ndarray:
     out[ENDED] = ENDINGS.index(state.ended)
     out[WINNER] = state.winner()
     out[KEY] = position_key(out)
-    at = HISTORY
     for boards, to_move, times in state.positions_seen():
         key = int(ZOBRIST[3, to_move])
         for seat, board in enumerate(boards):
             key ^= _board_key(kernel_bits(board), seat)
-        out[at : at + times] = key
-        at += times
-    out[HISTORY_LEN] = at - HISTORY
+        log_position(out, key, times)
     return out
 
 
