@@ -450,14 +450,6 @@ def _terminal_value(state: np.ndarray, seat: int) -> float:
 
 
 @njit(cache=True)
-def may_eject(state: np.ndarray) -> bool:
-    """False only when no move of the side to move pushes a marble off the board (no
-    ``action_class`` 2): no opponent's edge marble is under a 2 v 1, 3 v 1 or 3 v 2 threat."""
-    mover = state[TO_MOVE]
-    return _threatened(_opponents(state, mover), state[BOARDS + mover]) > 0
-
-
-@njit(cache=True)
 def evaluate_weighted(state: np.ndarray, seat: int, weights: np.ndarray) -> float:
     """The rules' evaluation (``heuristics.evaluate``) with ``weights`` in ``WEIGHT_NAMES``
     order, in [-0.99, 0.99]; ±1 (or the draw's share) once the game is over."""
