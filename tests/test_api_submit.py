@@ -249,7 +249,10 @@ def test_playtester_submit_refuses_it_naming_the_field(api, monkeypatch) -> None
     assert batch_count(url) == 0 and dispatcher.started == []
 
 
-def test_playtester_run_refuses_it_before_storing_anything(migrated_sqlite_url: str) -> None:
+def test_playtester_run_refuses_it_before_storing_anything(
+    migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_abalone_kernel(monkeypatch)
     args = ["run", "abalone", "-a", "mcts:backend=compiled,iterations=10,random", "-n", "2"]
     result = CliRunner().invoke(cli, [*args, "--db", migrated_sqlite_url])
     assert result.exit_code == 2, result.output
