@@ -17,7 +17,9 @@ the ratios ours/OpenSpiel (below 1 = we are faster), then MCTS iterations per se
 game's opening (ours, and OpenSpiel's C++ ``MCTSBot`` with random rollouts as a yardstick).
 For Abalone it also times search (``abalone_search``): alpha-beta nodes per CPU second on
 middle-game positions, for the generic agent at depth 2 and for the ``hard`` level's own
-search, and ``hard``'s CPU time per move over whole self-play games.
+search, and ``hard``'s CPU time per move over whole self-play games; then the compiled
+alpha-beta (``compiled_alphabeta``): its nodes per CPU second over ``hard``'s on the same
+positions, and the depth it completes within one second there and at the opening.
 
 For games with a compiled kernel it adds ``kernel``: random playouts run inside the kernel
 (``engines.compiled.uct.random_playouts``), the compiled ``mcts`` with random rollouts, their
@@ -374,6 +376,12 @@ ABALONE_TARGET = 3.0
 """Abalone's µs per ply may be at most this many times chinese_checkers' Python loop's."""
 
 
+ALPHABETA_NODES_TARGET = 20.0
+"""The compiled alpha-beta's nodes per CPU second over ``hard``'s, at least."""
+ALPHABETA_DEPTH_TARGET = 5
+"""Plies the compiled alpha-beta completes within one second, at least."""
+
+
 def _abalone_positions(count: int) -> list[Any]:
     """Middle-game positions: ``count`` games between greedy players, 20 to 60 plies in."""
     from engines.core import agent_rng, match_seed
@@ -434,6 +442,81 @@ def abalone_search(seconds: float) -> dict[str, Any]:
     return out
 
 
+def compiled_alphabeta(rounds: int) -> dict[str, Any]:
+    """The compiled alpha-beta on Abalone against ``hard``'s search: nodes per CPU second on the
+    same eight middle-game positions, round by round (the ratio is the median of the rounds'),
+    and the depth it completes within one second at the standard opening and at each position:
+    by the clock (``set_move_time(1.0)``, wall time, so machine load lowers it) and within the
+    nodes it searches in one CPU second (as measured here, so load does not)."""
+    from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+    from engines.registry import make_agent
+
+    game = load_game("abalone")
+    positions = _abalone_positions(8)
+    budget = 200_000
+    CompiledAlphaBetaAgent(game, random.Random(0), depth=2).step(positions[0])  # load numba
+    ratios, hard_rates, compiled_rates = [], [], []
+    for r in range(rounds):
+        nodes = 0
+        started = time.process_time()
+        for state in positions:
+            hard = make_agent(game, "hard", random.Random(r))
+            hard.step(state)
+            nodes += hard.count  # type: ignore[attr-defined]
+        hard_rate = nodes / (time.process_time() - started)
+        nodes = 0
+        started = time.process_time()
+        for state in positions:
+            agent = CompiledAlphaBetaAgent(game, random.Random(r), depth=64, nodes=budget)
+            agent.step(state)
+            nodes += agent.nodes_spent
+        compiled_rate = nodes / (time.process_time() - started)
+        hard_rates.append(hard_rate)
+        compiled_rates.append(compiled_rate)
+        ratios.append(compiled_rate / hard_rate)
+    per_cpu_second = int(statistics.median(compiled_rates))
+    depths: dict[str, dict[str, int]] = {}
+    for label, state in [("opening", game.new_initial_state(0))] + [
+        (f"middle_{i}", s) for i, s in enumerate(positions)
+    ]:
+        clocked = CompiledAlphaBetaAgent(game, random.Random(0), depth=64)
+        clocked.set_move_time(1.0)
+        clocked.step(state)
+        counted = CompiledAlphaBetaAgent(game, random.Random(0), depth=64, nodes=per_cpu_second)
+        counted.step(state)
+        depths[label] = {
+            "wall_second": clocked.completed_depth,
+            "cpu_second": counted.completed_depth,
+        }
+    return {
+        "hard_nodes_per_cpu_s": statistics.median(hard_rates),
+        "compiled_nodes_per_cpu_s": statistics.median(compiled_rates),
+        "ratio_nodes_per_s": statistics.median(ratios),
+        "rounds": rounds,
+        "depth_within_one_second": depths,
+    }
+
+
+def report_compiled_alphabeta(figures: dict[str, Any]) -> None:
+    ratio = figures["ratio_nodes_per_s"]
+    print(
+        f"compiled alpha-beta {figures['compiled_nodes_per_cpu_s']:.0f} nodes per CPU s, hard "
+        f"{figures['hard_nodes_per_cpu_s']:.0f}: ratio {ratio:.1f}× (target >= "
+        f"{ALPHABETA_NODES_TARGET:g}×: "
+        + ("met" if ratio >= ALPHABETA_NODES_TARGET else "NOT met")
+        + f", median of {figures['rounds']} rounds)"
+    )
+    print("depth completed within one second (by the clock / within one CPU second's nodes):")
+    for label, depth in figures["depth_within_one_second"].items():
+        print(f"  {label:>9}: {depth['wall_second']:2d} / {depth['cpu_second']:2d} plies")
+    shallow = min(d["cpu_second"] for d in figures["depth_within_one_second"].values())
+    print(
+        f"target (>= {ALPHABETA_DEPTH_TARGET} plies full width within one CPU second everywhere): "
+        + ("met" if shallow >= ALPHABETA_DEPTH_TARGET else "NOT met")
+        + f" (shallowest {shallow})"
+    )
+
+
 def report_abalone(row: dict[str, Any]) -> None:
     ratio = row.get("ratio_us_per_ply_vs_openspiel_python")
     if ratio is not None:
@@ -482,6 +565,8 @@ def main(argv: list[str] | None = None) -> None:
     if abalone is not None:
         abalone["search"] = abalone_search(args.seconds)
         report_abalone(abalone)
+        abalone["compiled_alphabeta"] = compiled_alphabeta(args.rounds)
+        report_compiled_alphabeta(abalone["compiled_alphabeta"])
     alquerque = next((r for r in rows if r["game"] == "alquerque"), None)
     if alquerque is not None and "openspiel_python" in alquerque:
         ratio = alquerque["ratio_us_per_ply_vs_openspiel_python"]

@@ -39,8 +39,8 @@ SPIEL_PREFIX = "openspiel:"
 OPENSPIEL_AGENT_MODULE = "engines.openspiel_agent"
 """OpenSpiel's ``MCTSBot`` as the agent ``openspiel_mcts`` (any game; needs the extra)."""
 COMPILED_MODULE = "engines.compiled"
-"""The agents built on the compiled search: ``mcts`` (compiled where the game has a kernel,
-else Python) and Les Alvéoles' ``expert``."""
+"""The agents built on the compiled searches: ``mcts`` and ``alphabeta`` (compiled where the game
+has a kernel, else Python), and the ``expert`` levels."""
 
 
 @cache

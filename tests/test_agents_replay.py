@@ -2,9 +2,9 @@
 
 ``tests/data/agent_replays.json`` holds the moves these matches produced before ``mcts.search``
 and ``alphabeta._search`` were split into named steps and before the Alvéoles heuristics read
-the state through its public API; the code must still produce exactly them. ``mcts`` is the
-Python search here (``backend`` ``python``): the compiled one is tested in
-``tests/test_kernels_mcts.py``. The matches cover
+the state through its public API; the code must still produce exactly them. ``mcts`` and
+``alphabeta`` are the Python searches here (``backend`` ``python``): the compiled ones are
+tested in ``tests/test_kernels_mcts.py`` and ``tests/test_kernels_alphabeta.py``. The matches cover
 both games, two and three players, game and uniform rollouts, capped rollouts (the Alvéoles
 evaluation and its forced-closing cascade), a node budget, and the Alvéoles players built on the
 heuristics.
@@ -49,13 +49,16 @@ CASES: dict[str, dict[str, Any]] = {
     },
     "alquerque_alphabeta": {
         "game": "alquerque",
-        "agents": [{"name": "alphabeta", "depth": 3}, {"name": "alphabeta", "depth": 4}],
+        "agents": [
+            {"name": "alphabeta", "backend": "python", "depth": 3},
+            {"name": "alphabeta", "backend": "python", "depth": 4},
+        ],
         "max_plies": 40,
     },
     "alquerque_alphabeta_nodes_vs_mcts": {
         "game": "alquerque",
         "agents": [
-            {"name": "alphabeta", "depth": 5, "nodes": 400},
+            {"name": "alphabeta", "backend": "python", "depth": 5, "nodes": 400},
             {"name": "mcts", "backend": "python"},
         ],
         "max_plies": 30,
@@ -64,7 +67,7 @@ CASES: dict[str, dict[str, Any]] = {
         "game": "alveoles",
         "agents": [
             {"name": "mcts", "backend": "python", "iterations": 40, "max_rollout_plies": 20},
-            {"name": "alphabeta", "depth": 2, "nodes": 150},
+            {"name": "alphabeta", "backend": "python", "depth": 2, "nodes": 150},
         ],
         "max_plies": None,
     },

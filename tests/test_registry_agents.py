@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from engines import registry
-from engines.agents.alphabeta import ALPHABETA
 from engines.agents.random_agent import RANDOM
+from engines.compiled.alphabeta import ALPHABETA
 from engines.compiled.mcts import MCTS
 from engines.core import Action, AgentType, Game, GameType, Seat, State
 from engines.registry import (

@@ -7,6 +7,10 @@ by the ply count at the end of a game so that faster wins and slower losses are 
 
 The transposition table is keyed by ``state.key()`` (board and side to move), so positions that
 differ only in draw-rule counters share an entry; it is rebuilt for every move.
+
+This is the Python search: the ``alphabeta`` agent (:mod:`engines.compiled.alphabeta`) plays it
+on games without a compiled kernel, and on any game with ``backend`` ``python``; game levels
+build on it directly.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import random
 from collections.abc import Callable, Hashable
 
 from engines.clock import NO_DEADLINE, MoveTimer, past
-from engines.core import Action, AgentType, Game, Option, Seat, State
+from engines.core import Action, Game, Seat, State
 
 WIN = 1000.0
 """Value of a won game at the root; any terminal value dominates any heuristic one."""
@@ -312,27 +316,3 @@ def deepening_root_values(
         values, completed = found, current
         actions = [a for a, _ in sorted(found, key=lambda av: -av[1])]
     return values, completed
-
-
-ALPHABETA = AgentType(
-    name="alphabeta",
-    description=(
-        "Iterative-deepening alpha-beta with a transposition table and the game's evaluation; "
-        "two-player games."
-    ),
-    factory=AlphaBetaAgent,
-    params=(
-        Option("depth", int, 4, "deepest iteration, in plies", minimum=1, maximum=64),
-        Option(
-            "nodes",
-            int,
-            0,
-            "node budget that stops iterative deepening (0 = no limit); the best move of the "
-            "last completed depth is played",
-            minimum=0,
-            maximum=100_000_000,
-        ),
-    ),
-    min_players=2,
-    max_players=2,
-)

@@ -436,6 +436,35 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
     return buf[0]  # not reached
 
 
+@njit(cache=True)
+def key(state: np.ndarray) -> int:
+    """The position for a transposition table: both boards and the side to move, packed
+    exactly (51 bits, the repetition rule's key), so two positions never share a key."""
+    return state[WHITE_BITS] | state[BLACK_BITS] << POINTS | state[TO_MOVE] << _SIDE_SHIFT
+
+
+CAPTURE_CLASS = 2
+"""``action_class`` of a capture: the search's quiescence follows these."""
+
+
+@njit(cache=True)
+def may_capture(state: np.ndarray) -> bool:
+    """Whether the side to move has a capture (then every legal move is one)."""
+    own, enemy, _ = _sides(state)
+    return _can_capture(own, enemy)
+
+
+@njit(cache=True)
+def action_class(state: np.ndarray, action: int) -> int:
+    """``CAPTURE_CLASS`` for a capture, 0 for a simple move: a capture's last step is a jump,
+    two points along a line, a simple move's one point."""
+    last = action % BASE - 1
+    previous = (action // BASE) % BASE - 1
+    rows = abs(last // SIZE - previous // SIZE)
+    cols = abs(last % SIZE - previous % SIZE)
+    return CAPTURE_CLASS if rows > 1 or cols > 1 else 0
+
+
 strong_rollout_action = rollout_action
 """Alquerque has one playout policy."""
 

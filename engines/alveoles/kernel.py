@@ -71,6 +71,13 @@ _OVERLAP = np.array(
 )
 """For each window, the windows (bits over the 36) sharing a square with it."""
 del _g, _squares, _k, _sq
+_ZOBRIST = np.random.default_rng(0x41_4C_56).integers(
+    np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=NUM_GROOVES + 5 * CELLS + 5, dtype=np.int64
+)
+"""Zobrist numbers (fixed): one per plated groove, one per square and owner (seats 0–3),
+one per seat to move (and the game's end)."""
+_Z_OWNER = NUM_GROOVES
+_Z_PLAYER = NUM_GROOVES + 5 * CELLS
 
 
 def new_state(values: tuple[int, ...], players: int, square_bonus: str) -> np.ndarray:
@@ -456,6 +463,38 @@ def evaluate(state: np.ndarray, seat: int) -> float:
         if s != seat and after[POINTS + s] > best_other:
             best_other = after[POINTS + s]
     return np.tanh((after[POINTS + seat] - best_other) / EVAL_SCALE)
+
+
+@njit(cache=True)
+def key(state: np.ndarray) -> int:
+    """Zobrist key of the position for a transposition table: the plated grooves, who owns
+    each square (which fixes the square points) and the seat to move."""
+    h = _ZOBRIST[_Z_PLAYER + 1 + state[PLAYER]]
+    for g in range(NUM_GROOVES):
+        if state[EMPTY_AT + g] < 0:
+            h ^= _ZOBRIST[g]
+    for sq in range(CELLS):
+        owner = state[OWNER + sq]
+        if owner >= 0:
+            h ^= _ZOBRIST[_Z_OWNER + 5 * sq + owner]
+    return h
+
+
+CLOSING_CLASS = 2
+"""``action_class`` of a groove that closes a square: the forcing moves a search's
+quiescence follows."""
+
+
+@njit(cache=True)
+def may_close(state: np.ndarray) -> bool:
+    """Whether some groove closes a square (some unclaimed square has three plates)."""
+    return state[N_FORCED] > 0
+
+
+@njit(cache=True)
+def action_class(state: np.ndarray, g: int) -> int:
+    """``CLOSING_CLASS`` when plating groove ``g`` closes a square, else 0."""
+    return CLOSING_CLASS if _closers(state, g) > 0 else 0
 
 
 @njit(cache=True)

@@ -14,13 +14,15 @@ from __future__ import annotations
 import random
 
 from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
+from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
 from engines.compiled.kernels import KERNEL_GAMES
 from engines.registry import load_game
 
 
 def warm() -> None:
-    """One tiny search per game and rollout kind, with the argument types agents pass, through
-    both entry points (``step``, and ``root_values`` for player noise).
+    """One tiny search per game and rollout kind, and one alpha-beta per game, with the
+    argument types agents pass, through both entry points (``step``, and ``root_values`` for
+    player noise).
 
     Raises :class:`engines.compiled.agent.KernelCompileError` naming the function whose
     compilation failed.
@@ -32,6 +34,7 @@ def warm() -> None:
             agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             agent.step(state)
             agent.root_values(state)
+        CompiledAlphaBetaAgent(game, random.Random(0), depth=2).step(state)
 
 
 if __name__ == "__main__":

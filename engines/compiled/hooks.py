@@ -1,0 +1,98 @@
+"""What the compiled alpha-beta asks of a game's kernel beyond what UCT asks.
+
+The same id dispatch as :mod:`engines.compiled.uct` (a branch on a game's place in
+:data:`engines.compiled.kernels.KERNEL_GAMES`, which keeps numba's on-disk cache working), for
+three more functions of a two-player kernel:
+
+- ``key(state) -> int``: the position (side to move included) as a 64-bit key for the
+  transposition table;
+- ``action_class(state, action) -> int``: 2 for a forcing move (a capture, an ejection, a
+  closed square: what the quiescence step follows), 1 for a push that ejects nothing, else 0;
+- a test that the side to move may have a forcing move (``may_capture``, ``may_close``,
+  Abalone's ``_may_eject`` here), so that a quiet position is not listed for them;
+- the evaluation for a seat, in [-1, 1], with the game's weights where it has any
+  (``evaluate_weighted(state, seat, weights)``; Abalone's, in the order of its
+  ``WEIGHT_NAMES``, its defaults when the array is empty), else the kernel's ``evaluate`` (the
+  weights array is then unread).
+
+A game whose kernel the alpha-beta should play gets one branch in each function here besides
+its branches in :mod:`engines.compiled.uct`; an id no branch takes raises.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines.abalone import kernel as abalone
+from engines.abalone.kernel import _threatened
+from engines.abalone.kernel_layout import BOARDS, TO_MOVE
+from engines.alquerque import kernel as alquerque
+from engines.alveoles import kernel as alveoles
+from engines.compiled.uct import ABALONE, ALQUERQUE, ALVEOLES, KERNEL_MODULES, NO_BRANCH
+from engines.kernel_cache import track
+
+FORCING = 2
+"""``action_class`` of a move the quiescence step searches."""
+PUSH = 1
+"""``action_class`` of a move ordered after the forcing ones and before the rest."""
+
+
+@njit(cache=True)
+def _key(game: int, state: np.ndarray) -> int:
+    if game == ALVEOLES:
+        return alveoles.key(state)
+    if game == ALQUERQUE:
+        return alquerque.key(state)
+    if game == ABALONE:
+        return abalone.key(state)
+    raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def _action_class(game: int, state: np.ndarray, action: int) -> int:
+    if game == ALVEOLES:
+        return alveoles.action_class(state, action)
+    if game == ALQUERQUE:
+        return alquerque.action_class(state, action)
+    if game == ABALONE:
+        return abalone.action_class(state, action)
+    raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def _may_eject(state: np.ndarray) -> bool:
+    """Whether the side to move (of two) may push a marble off: some opponent's edge marble is
+    under a 2 v 1, 3 v 1 or 3 v 2 threat, by the kernel's own threat count (kept out of the
+    kernel module, which is at the project's size limit)."""
+    mover = state[TO_MOVE]
+    return _threatened(state[BOARDS + 1 - mover], state[BOARDS + mover]) > 0
+
+
+@njit(cache=True)
+def _may_force(game: int, state: np.ndarray) -> bool:
+    """False only when no legal move of the side to move is forcing: spares the quiescence
+    step listing the moves of a quiet position."""
+    if game == ALVEOLES:
+        return alveoles.may_close(state)
+    if game == ALQUERQUE:
+        return alquerque.may_capture(state)
+    if game == ABALONE:
+        return _may_eject(state)
+    raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def _evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarray) -> float:
+    if game == ALVEOLES:
+        return alveoles.evaluate(state, seat)
+    if game == ALQUERQUE:
+        return alquerque.evaluate(state, seat)
+    if game == ABALONE:
+        if weights.shape[0] == 0:
+            return abalone.evaluate(state, seat)
+        return abalone.evaluate_weighted(state, seat, weights)
+    raise ValueError(NO_BRANCH)
+
+
+track(globals(), *KERNEL_MODULES)

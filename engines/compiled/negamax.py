@@ -1,0 +1,490 @@
+"""The compiled alpha-beta shared by every two-player game with a kernel.
+
+Negamax with iterative deepening, a transposition table, move ordering and a quiescence step,
+over the game's kernel through the id dispatch of :mod:`engines.compiled.uct` (legal moves,
+playing them, the seat to move, the result) and :mod:`engines.compiled.hooks` (the key, the
+class of a move, the weighted evaluation).
+
+Values are for the seat to move, in [-1, 1] at the horizon and ±(``WIN`` − ply) at the end of a
+game, so faster wins and slower losses are preferred. Turns need not alternate: a child whose
+seat to move is the parent's keeps the parent's sign and window.
+
+- **Depth** counts plies of full width. Where it runs out, the quiescence step searches the
+  forcing moves (``action_class`` 2: captures, ejections, closed squares) for up to
+  ``quiescence`` more plies, the side to move free to stand on the evaluation instead.
+- **Transposition table**: fixed-size arrays indexed by the position's key, entries replaced
+  always. An entry settles a node only when it was searched to the same remaining depth, so
+  the value of a search of depth *d* is exactly the minimax value of depth *d* (tests compare
+  it with a plain minimax); an entry of another depth still gives its best move to try first.
+- **Move ordering**: the table's move (searched before the others are classified), then
+  forcing moves, pushes, the two killer moves of the ply, then by the history heuristic
+  (cut-offs by quiet moves, weighted by depth²).
+- **Budget**: ``nodes`` (positions made by playing a move, quiescence included; 0 = no
+  limit) stops the deepening, deterministically; an optional ``deadline`` (a
+  ``time.perf_counter`` reading, 0.0 = none), read every ``CHECK_EVERY`` nodes through
+  :mod:`engines.kernel_clock`, stops it too. Either way the result is the last depth that
+  completed; depth 1 always completes, so there is a move to play.
+- **Root**: moves are shuffled with the seed first (the tie-break among moves the ordering
+  and the values cannot tell apart), then searched in the order of the previous depth's
+  values. ``spread`` chooses what the root's values mean (:func:`search`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from engines import kernel_clock, kernel_rng
+from engines.compiled import hooks, uct
+from engines.compiled.hooks import (
+    FORCING,
+    PUSH,
+    _action_class,
+    _evaluate_weighted,
+    _key,
+    _may_force,
+)
+from engines.compiled.uct import (
+    KERNEL_MODULES,
+    MAX_ACTIONS,
+    MAX_PLAYERS,
+    _apply,
+    _legal,
+    _player,
+    _returns,
+)
+from engines.kernel_cache import track
+from engines.kernel_clock import past
+from engines.kernel_rng import rand_below, seed_rng
+
+WIN = 1000.0
+MATE_ZONE = WIN / 2
+"""A value beyond this is a game's end, not an evaluation."""
+EXACT, LOWER, UPPER, VACANT = 0, 1, 2, -1
+MAX_DEPTH = 64
+MAX_QUIESCENCE = 32
+MAX_PLY = MAX_DEPTH + MAX_QUIESCENCE + 2
+CHECK_EVERY = 1024
+"""Nodes between two readings of the clock (a reading costs about a microsecond)."""
+HISTORY_BITS = 14
+_HISTORY_MASK = (1 << HISTORY_BITS) - 1
+_MIX = -7046029254386353131
+"""2⁶⁴/φ as a signed 64-bit number: Fibonacci hashing of keys and actions into tables."""
+BEST_ONLY = -1.0
+"""``spread`` for a search that proves one move best: the others' values are upper bounds."""
+_TIE = 1e-7
+
+# Slots of the control array shared along the search.
+_NODES, _LIMIT, _ABORTED, _MAY_STOP = 0, 1, 2, 3
+# Columns of a ply's frame (integers) and of its bounds (floats).
+_F_DEPTH, _F_QUIET, _F_SEAT, _F_MOVER, _F_COUNT, _F_NEXT, _F_CUT = 0, 1, 2, 3, 4, 5, 6
+_F_KEY, _F_SLOT, _F_BEST_MOVE, _F_PLAYED, _F_FLIP, _F_SCORED = 7, 8, 9, 10, 11, 12
+_FRAME = 13
+_B_ALPHA, _B_BETA, _B_BEST, _B_ALPHA0 = 0, 1, 2, 3
+
+# Move-ordering scores, by rank.
+_TABLE_MOVE = 4e18
+_FORCING_SCORE = 3e18
+_PUSH_SCORE = 2e18
+_KILLER_SCORE = 1.5e18
+_SECOND_KILLER_SCORE = 1.4e18
+
+
+@njit(cache=True)
+def _copy(source: np.ndarray, target: np.ndarray) -> None:
+    # An element loop: numba's ``target[:] = source`` goes through a temporary (it cannot
+    # rule out overlap) and costs twenty times as much, most of a node's time.
+    for k in range(source.shape[0]):
+        target[k] = source[k]
+
+
+@njit(cache=True)
+def _slot(key: int, bits: int) -> int:
+    return ((key * _MIX) >> (64 - bits)) & ((1 << bits) - 1)
+
+
+@njit(cache=True)
+def _history_slot(action: int) -> int:
+    return ((action * _MIX) >> (64 - HISTORY_BITS)) & _HISTORY_MASK
+
+
+@njit(cache=True)
+def _to_table(value: float, ply: int) -> float:
+    # Game-end values count plies from the root; the table keeps them from the node.
+    if value > MATE_ZONE:
+        return value + ply
+    if value < -MATE_ZONE:
+        return value - ply
+    return value
+
+
+@njit(cache=True)
+def _from_table(value: float, ply: int) -> float:
+    if value > MATE_ZONE:
+        return value - ply
+    if value < -MATE_ZONE:
+        return value + ply
+    return value
+
+
+@njit(cache=True)
+def _terminal_value(
+    game: int, state: np.ndarray, seat: int, ply: int, buf: np.ndarray, root: int, contempt: float
+) -> float:
+    """A finished game for ``seat``: a win or a loss by its distance, a draw worth
+    ``-contempt`` to the root's seat (``+contempt`` to the other)."""
+    _returns(game, state, buf)
+    share = buf[seat]
+    if share > 0.5:
+        return WIN - ply
+    if share < 0.5:
+        return ply - WIN
+    return -contempt if seat == root else contempt
+
+
+@njit(cache=True)
+def _count(ctl: np.ndarray, deadline: float) -> bool:
+    """Count one node; whether the search must stop (budget or clock spent)."""
+    ctl[_NODES] += 1
+    if ctl[_MAY_STOP] == 0:
+        return False
+    spent = ctl[_LIMIT] > 0 and ctl[_NODES] > ctl[_LIMIT]
+    if spent or (ctl[_NODES] % CHECK_EVERY == 0 and past(deadline)):
+        ctl[_ABORTED] = 1
+    return ctl[_ABORTED] == 1
+
+
+@njit(cache=True)
+def _order(game: int, state: np.ndarray, mover: int, row: np.ndarray, score: np.ndarray,
+           first: int, n: int, killers: np.ndarray, history: np.ndarray) -> None:  # fmt: skip
+    """Score the moves ``row[first:n]`` for the search order (higher first)."""
+    for i in range(first, n):
+        action = row[i]
+        kind = _action_class(game, state, action)
+        if kind == FORCING:
+            score[i] = _FORCING_SCORE
+        elif kind == PUSH:
+            score[i] = _PUSH_SCORE
+        elif action == killers[0]:
+            score[i] = _KILLER_SCORE
+        elif action == killers[1]:
+            score[i] = _SECOND_KILLER_SCORE
+        else:
+            score[i] = history[mover, _history_slot(action)]
+
+
+@njit(cache=True)
+def _next_move(game: int, state: np.ndarray, row: np.ndarray, score: np.ndarray, i: int,
+               n: int, quiescent: bool) -> int:  # fmt: skip
+    """Index of the next move to search from ``i`` on, brought to ``i`` (``n`` when none is
+    left): the best scored one in a full-width node (a selection sort, one step per move
+    searched, so a cut-off spares sorting the rest), the next forcing one in quiescence."""
+    if quiescent:
+        while i < n and _action_class(game, state, row[i]) != FORCING:
+            i += 1
+        return i
+    if i >= n:
+        return n
+    top = i
+    for j in range(i + 1, n):
+        if score[j] > score[top]:
+            top = j
+    action, value = row[top], score[top]
+    row[top], score[top] = row[i], score[i]
+    row[i], score[i] = action, value
+    return i
+
+
+@njit(cache=True)
+def _value(
+    game: int,
+    stack: np.ndarray,
+    start: int,
+    depth: int,
+    quiet: int,
+    alpha: float,
+    beta: float,
+    seat: int,
+    weights: np.ndarray,
+    frames: np.ndarray,
+    bounds: np.ndarray,
+    moves: np.ndarray,
+    scores: np.ndarray,
+    table: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    bits: int,
+    killers: np.ndarray,
+    history: np.ndarray,
+    ctl: np.ndarray,
+    deadline: float,
+    buf: np.ndarray,
+    root: int,
+    contempt: float,
+) -> float:
+    """Value of ``stack[start]`` for ``seat`` (the seat to move there, or the mover into a
+    finished game) within ``alpha``–``beta``: ``depth`` full-width plies, then ``quiet`` plies
+    of forcing moves. Depth first over an explicit stack of frames, one per ply (numba's cache
+    does not reload recursive functions reliably); 0.0 once the budget is spent
+    (``ctl[_ABORTED]``)."""
+    tt_keys, tt_values, tt_depths, tt_flags, tt_moves = table
+    ply = start
+    frames[ply, _F_DEPTH] = depth
+    frames[ply, _F_QUIET] = quiet
+    frames[ply, _F_SEAT] = seat
+    bounds[ply, _B_ALPHA] = alpha
+    bounds[ply, _B_BETA] = beta
+    entering = True
+    done = False  # ``value`` holds the finished value of the node at ``ply``
+    value = 0.0
+    while True:
+        if entering:
+            entering = False
+            state = stack[ply]
+            mover = _player(game, state)
+            frames[ply, _F_MOVER] = mover
+            frames[ply, _F_NEXT] = 0
+            frames[ply, _F_CUT] = 0
+            if mover < 0:
+                seat_here = frames[ply, _F_SEAT]
+                value = _terminal_value(game, state, seat_here, ply, buf, root, contempt)
+                done = True
+            elif frames[ply, _F_DEPTH] <= 0:
+                stand = _evaluate_weighted(game, state, mover, weights)
+                quiet_left = frames[ply, _F_QUIET]
+                if quiet_left <= 0 or stand >= bounds[ply, _B_BETA] or not _may_force(game, state):
+                    value = stand
+                    done = True
+                else:
+                    bounds[ply, _B_BEST] = stand
+                    bounds[ply, _B_ALPHA] = max(bounds[ply, _B_ALPHA], stand)
+                    frames[ply, _F_COUNT] = _legal(game, state, moves[ply])
+            else:
+                key = _key(game, state)
+                slot = _slot(key, bits)
+                frames[ply, _F_KEY] = key
+                frames[ply, _F_SLOT] = slot
+                table_move = -1
+                if tt_flags[slot] != VACANT and tt_keys[slot] == key:
+                    table_move = tt_moves[slot]
+                    if tt_depths[slot] == frames[ply, _F_DEPTH]:
+                        stored = _from_table(tt_values[slot], ply)
+                        flag = tt_flags[slot]
+                        if (
+                            flag == EXACT
+                            or (flag == LOWER and stored >= bounds[ply, _B_BETA])
+                            or (flag == UPPER and stored <= bounds[ply, _B_ALPHA])
+                        ):
+                            value = stored
+                            done = True
+                if not done:
+                    n = _legal(game, state, moves[ply])
+                    frames[ply, _F_COUNT] = n
+                    # The table's move first, alone: when it refutes, as it mostly does, the
+                    # other moves are never classified.
+                    row = moves[ply]
+                    first = 0
+                    for t in range(n):
+                        if row[t] == table_move:
+                            row[t] = row[0]
+                            row[0] = table_move
+                            first = 1
+                            break
+                    frames[ply, _F_SCORED] = 1 - first
+                    if first == 0:
+                        _order(game, state, mover, row, scores[ply], 0, n, killers[ply], history)
+                    bounds[ply, _B_BEST] = -math.inf
+                    bounds[ply, _B_ALPHA0] = bounds[ply, _B_ALPHA]
+                    frames[ply, _F_BEST_MOVE] = moves[ply, 0]
+        if done:
+            done = False
+            if ply == start:
+                return value
+            ply -= 1
+            if frames[ply, _F_FLIP]:
+                value = -value
+            if value > bounds[ply, _B_BEST]:
+                bounds[ply, _B_BEST] = value
+                frames[ply, _F_BEST_MOVE] = frames[ply, _F_PLAYED]
+                if value > bounds[ply, _B_ALPHA]:
+                    bounds[ply, _B_ALPHA] = value
+                    if value >= bounds[ply, _B_BETA]:
+                        frames[ply, _F_CUT] = 1
+                        played = frames[ply, _F_PLAYED]
+                        depth_left = frames[ply, _F_DEPTH]
+                        if depth_left > 0 and _action_class(game, stack[ply], played) == 0:
+                            # A quiet move that refuted: try it early in sibling positions.
+                            if killers[ply, 0] != played:
+                                killers[ply, 1] = killers[ply, 0]
+                                killers[ply, 0] = played
+                            slot = _history_slot(played)
+                            history[frames[ply, _F_MOVER], slot] += depth_left * depth_left
+        # The node at ``ply`` searches its next move, or is finished.
+        state = stack[ply]
+        depth_left = frames[ply, _F_DEPTH]
+        n = frames[ply, _F_COUNT]
+        i = n
+        if not frames[ply, _F_CUT]:
+            i = frames[ply, _F_NEXT]
+            if depth_left > 0 and frames[ply, _F_SCORED] == 0:
+                if i > 0:  # past the table's move: score the others
+                    _order(game, state, frames[ply, _F_MOVER], moves[ply], scores[ply], 1, n,
+                           killers[ply], history)  # fmt: skip
+                    frames[ply, _F_SCORED] = 1
+                    i = _next_move(game, state, moves[ply], scores[ply], i, n, False)
+            else:
+                i = _next_move(game, state, moves[ply], scores[ply], i, n, depth_left <= 0)
+        if i >= n:
+            value = bounds[ply, _B_BEST]
+            if depth_left > 0:
+                slot = frames[ply, _F_SLOT]
+                tt_keys[slot] = frames[ply, _F_KEY]
+                tt_values[slot] = _to_table(value, ply)
+                tt_depths[slot] = depth_left
+                tt_moves[slot] = frames[ply, _F_BEST_MOVE]
+                if value <= bounds[ply, _B_ALPHA0]:
+                    tt_flags[slot] = UPPER
+                elif value >= bounds[ply, _B_BETA]:
+                    tt_flags[slot] = LOWER
+                else:
+                    tt_flags[slot] = EXACT
+            done = True
+            continue
+        frames[ply, _F_NEXT] = i + 1
+        action = moves[ply, i]
+        frames[ply, _F_PLAYED] = action
+        child = stack[ply + 1]
+        _copy(state, child)
+        _apply(game, child, action)
+        if _count(ctl, deadline):
+            return 0.0
+        mover = frames[ply, _F_MOVER]
+        nxt = _player(game, child)
+        if depth_left > 0:
+            frames[ply + 1, _F_DEPTH] = depth_left - 1
+            frames[ply + 1, _F_QUIET] = frames[ply, _F_QUIET]
+        else:
+            frames[ply + 1, _F_DEPTH] = 0
+            frames[ply + 1, _F_QUIET] = frames[ply, _F_QUIET] - 1
+        if nxt < 0 or nxt == mover:
+            frames[ply, _F_FLIP] = 0
+            frames[ply + 1, _F_SEAT] = mover
+            bounds[ply + 1, _B_ALPHA] = bounds[ply, _B_ALPHA]
+            bounds[ply + 1, _B_BETA] = bounds[ply, _B_BETA]
+        else:
+            frames[ply, _F_FLIP] = 1
+            frames[ply + 1, _F_SEAT] = nxt
+            bounds[ply + 1, _B_ALPHA] = -bounds[ply, _B_BETA]
+            bounds[ply + 1, _B_BETA] = -bounds[ply, _B_ALPHA]
+        ply += 1
+        entering = True
+
+
+@njit(cache=True)
+def search(
+    game: int,
+    root_state: np.ndarray,
+    depth: int,
+    nodes: int,
+    quiescence: int,
+    weights: np.ndarray,
+    deadline: float,
+    seed: int,
+    spread: float,
+    table_bits: int,
+    contempt: float,
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Search ``root_state`` (left untouched) by iterative deepening to ``depth`` plies.
+
+    Returns the root's moves and values (for the seat to move) of the last completed depth,
+    best first, then that depth and the nodes spent. ``spread`` says how exact the values
+    are: ``BEST_ONLY`` proves the first move best (each other move's value is then an upper
+    bound at or below it, and a proven win or loss ends the deepening); ``math.inf`` values
+    every move exactly; a spread ``w`` ≥ 0 values exactly the moves within ``w`` of the best
+    and bounds the others above by a value more than ``w`` below it. Among equal values the
+    earlier move, in an order shuffled by ``seed`` and then sorted by the previous depth, comes
+    first. A finished game has no moves. A draw is worth ``-contempt`` to the seat to move
+    at the root (0.0: the plain minimax value), so that a side that thinks itself level or a
+    little behind plays on instead of repeating the position.
+    """
+    rng = np.zeros(1, dtype=np.uint64)
+    seed_rng(rng, seed)
+    moves = np.empty((MAX_PLY + 1, MAX_ACTIONS), dtype=np.int64)
+    scores = np.empty((MAX_PLY + 1, MAX_ACTIONS), dtype=np.float64)
+    stack = np.empty((MAX_PLY + 2, root_state.shape[0]), dtype=np.int64)
+    size = 1 << table_bits
+    tt_keys = np.empty(size, dtype=np.int64)
+    tt_values = np.empty(size, dtype=np.float64)
+    tt_depths = np.empty(size, dtype=np.int8)
+    tt_flags = np.full(size, VACANT, dtype=np.int8)
+    tt_moves = np.empty(size, dtype=np.int64)
+    table = (tt_keys, tt_values, tt_depths, tt_flags, tt_moves)
+    frames = np.zeros((MAX_PLY + 2, _FRAME), dtype=np.int64)
+    bounds = np.zeros((MAX_PLY + 2, 4), dtype=np.float64)
+    killers = np.full((MAX_PLY + 1, 2), -1, dtype=np.int64)
+    history = np.zeros((MAX_PLAYERS, 1 << HISTORY_BITS), dtype=np.float64)
+    ctl = np.zeros(4, dtype=np.int64)
+    ctl[_LIMIT] = nodes
+    buf = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    depth = min(depth, MAX_DEPTH)
+    quiescence = min(quiescence, MAX_QUIESCENCE)
+
+    stack[0] = root_state
+    mover = _player(game, root_state)
+    count = _legal(game, root_state, moves[0]) if mover >= 0 else 0
+    order = moves[0, :count].copy()
+    for i in range(count - 1, 0, -1):  # Fisher–Yates: the tie-break among equals
+        j = rand_below(rng, i + 1)
+        order[i], order[j] = order[j], order[i]
+    # Depth 0's order: forcing moves, then pushes, the rest as shuffled.
+    kinds = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        kinds[i] = -_action_class(game, root_state, order[i])
+    order = order[np.argsort(kinds, kind="mergesort")]
+    values = np.zeros(count, dtype=np.float64)
+    found = np.zeros(count, dtype=np.float64)
+    completed = 0
+    for current in range(1, depth + 1):
+        ctl[_MAY_STOP] = 1 if current > 1 else 0
+        best = -math.inf
+        for i in range(count):
+            if spread == BEST_ONLY:
+                floor = best
+            elif math.isinf(spread):
+                floor = -math.inf
+            else:
+                floor = best - spread - _TIE
+            child = stack[1]
+            _copy(root_state, child)
+            _apply(game, child, order[i])
+            if _count(ctl, deadline):
+                break
+            nxt = _player(game, child)
+            if nxt < 0 or nxt == mover:
+                value = _value(
+                    game, stack, 1, current - 1, quiescence, floor, math.inf, mover, weights,
+                    frames, bounds, moves, scores, table, table_bits, killers, history, ctl,
+                    deadline, buf, mover, contempt,
+                )  # fmt: skip
+            else:
+                value = -_value(
+                    game, stack, 1, current - 1, quiescence, -math.inf, -floor, nxt, weights,
+                    frames, bounds, moves, scores, table, table_bits, killers, history, ctl,
+                    deadline, buf, mover, contempt,
+                )  # fmt: skip
+            if ctl[_ABORTED]:
+                break
+            found[i] = value
+            best = max(best, value)
+        if ctl[_ABORTED]:
+            break
+        completed = current
+        ranked = np.argsort(-found, kind="mergesort")
+        order = order[ranked]
+        values = found[ranked]
+        if spread == BEST_ONLY and abs(values[0]) > MATE_ZONE:
+            break  # a forced result is known; a deeper search cannot change it
+    return order, values, completed, ctl[_NODES]
+
+
+track(globals(), hooks, uct, kernel_clock, kernel_rng, *KERNEL_MODULES)
