@@ -57,6 +57,7 @@ class SimBatch:
     seat_policy: str = "rotate"
     chunk_size: int = 0
     stop_rule: dict[str, Any] | None = None
+    time_control: str | None = None
 
 
 @dataclass(frozen=True)

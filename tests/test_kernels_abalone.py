@@ -1,4 +1,4 @@
-"""The Abalone kernel against the Python rules, ply by ply, and the rules page's facts.
+"""The Abalone kernel against the Python rules, ply by ply, and the facts of docs/rules/abalone.md.
 
 Random games are played through the Python rules (the reference) and the kernel side by side;
 at every ply both must agree on the legal set, the seat to move, the terminal flag and the
@@ -34,7 +34,7 @@ CONFIGS = [
     (3, "standard"),
     (3, "free_placement"),
 ]
-# shared/rules/abalone.md gives the opening moves of every layout and depths 1–3 of two; the
+# docs/rules/abalone.md gives the opening moves of every layout and depths 1–3 of two; the
 # rest are the Python rules' own counts (tests/test_abalone_rules.py's perft, run once to
 # depth 4: a minute of Python, too long for the suite).
 PERFT = {
@@ -124,7 +124,7 @@ def test_abalone_kernel_equals_rules_on_every_ply(players: int, layout: str) -> 
 
 
 def test_a_player_without_a_move_loses_with_two_and_draws_with_three() -> None:
-    # The rules page's decisions, on the positions of tests/test_abalone_rules.py.
+    # The decisions of docs/rules/abalone.md, on the positions of tests/test_abalone_rules.py.
     game2, game3 = load_game("abalone"), load_game("abalone", players=3)
     boxed = ab.encode(AbaloneState.from_cells(game2, [["A1"], ["A2", "B1", "B2"]]))
     three = ab.encode(AbaloneState.from_cells(game3, [["A1"], ["A2", "B1"], ["B2"]]))
@@ -192,7 +192,7 @@ def _perft(ks: np.ndarray, depth: int, buf: np.ndarray) -> int:
 
 
 @pytest.mark.parametrize("layout", sorted(PERFT))
-def test_kernel_perft_matches_the_rules_page_and_the_rules(layout: str) -> None:
+def test_kernel_perft_matches_docs_rules_and_the_rules(layout: str) -> None:
     start = ab.new_state(2, layout)
     buf = np.empty((5, ab.MAX_ACTIONS), dtype=np.int64)
     assert [_perft(start, depth, buf) for depth in (1, 2, 3, 4)] == PERFT[layout]
@@ -267,8 +267,8 @@ def _code(move: str) -> int:
     return code
 
 
-def test_rules_page_pushes_in_the_kernel() -> None:
-    """The push rules of shared/rules/abalone.md on hand-built positions, through the kernel."""
+def test_docs_rules_pushes_in_the_kernel() -> None:
+    """The push rules of docs/rules/abalone.md on hand-built positions, through the kernel."""
     game, game3 = load_game("abalone"), load_game("abalone", players=3)
 
     def run(marbles: list[list[str]], move: str) -> tuple[np.ndarray, bool]:

@@ -200,8 +200,8 @@ def _children(state: State) -> list[State]:
 def test_abalone_values_are_the_plain_minimax_at_fixed_depth(
     depth: int, quiet: int, count: int
 ) -> None:
-    """The rules page's evaluation (the Python one, with the default weights) at the horizon,
-    ejections followed past it."""
+    """The evaluation of docs/rules/abalone.md (the Python one, with the default weights) at
+    the horizon, ejections followed past it."""
     for index, state in enumerate(abalone_positions(count, seed=depth)):
         want = minimax_root(state, depth, quiet, ABALONE_EVALUATE, ejects)
         encoded = abalone_kernel.encode(state)

@@ -135,7 +135,7 @@ def new_state(
     move_limit: int = 400,
     repetition_draw: bool = True,
 ) -> np.ndarray:
-    """The start position with these options (three players start as the rules page says)."""
+    """The start position with these options (three players start as docs/rules/abalone.md says)."""
     state = np.zeros(HISTORY + move_limit + 1, dtype=np.int64)
     state[PLAYERS] = players
     state[GOAL] = marbles_to_win

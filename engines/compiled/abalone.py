@@ -101,7 +101,7 @@ def _expert(
 ALPHABETA = AgentType(
     name="alphabeta",
     description=(
-        "Iterative-deepening alpha-beta with a transposition table on the rules page's "
+        "Iterative-deepening alpha-beta with a transposition table on docs/rules/abalone.md's "
         "evaluation (weights as parameters); compiled unless 'backend' says 'python': move "
         "ordering (table move, ejections, pushes, killers, history) and a quiescence step on "
         "ejections."

@@ -24,7 +24,16 @@ from types import TracebackType
 from typing import Any
 
 from cluster.net import Network, Unavailable, check_available, remove_leftovers
-from cluster.servers import Api, Authority, Broker, Database, Worker, python_env, wait_until
+from cluster.servers import (
+    Api,
+    Authority,
+    Broker,
+    Database,
+    Worker,
+    python_env,
+    seed_cache,
+    wait_until,
+)
 
 __all__ = ["Cluster", "Unavailable", "check_available", "remove_leftovers", "wait_until"]
 
@@ -127,7 +136,7 @@ class Cluster:
         host = self.network.add_host(name, self._next)
         self._next += 1
         self.workers[name] = Worker(
-            self.network, host, python_env(**{**self.connection_env(), **env})
+            self.network, host, python_env(**{**self.connection_env(), **env}), seed_cache()
         )
         return name
 
