@@ -31,6 +31,9 @@ MARKET_SLOTS = 4
 DISPLAY_SIZE = 4
 COLLECTOR_SETUP = 6
 COLLECTOR_AFTER_FIRST = 6
+SKIP, BEFORE_FINAL = "skip", "before_final"
+MISSED_SCORING_MODES = (SKIP, BEFORE_FINAL)
+"""Option ``missed_scoring``: what becomes of a scoring card still in the deck at the end."""
 
 
 def setup(state: AlhambraTable) -> None:
@@ -151,16 +154,26 @@ def _start_end(state: AlhambraTable) -> None:
 
 
 def next_gift(state: AlhambraTable) -> None:
-    """Hand the next end-of-game gifts to their player, or score the end once none is left."""
+    """Hand the next end-of-game gifts to their player, or score the end once none is left
+    (under ``before_final``, the scoring cards never drawn first, in order)."""
     if state.final_queue:
         seat, tiles = state.final_queue.pop(0)
         state.player = seat
         state.pending = tiles
         state.phase = FINAL
         return
+    if state.score_missed:
+        # The bag is empty, so the collector's gift after each of these scorings is nothing.
+        for scoring_card in missed_cards(state):
+            score_round(state, scoring_card)
     score_round(state, 0)
     state.pending = []
     state.phase = OVER
+
+
+def missed_cards(state: AlhambraTable) -> list[int]:
+    """The scoring cards still in the deck, in scoring order (at the end: those never drawn)."""
+    return [c for c in SCORING_CARDS if c in state.deck]
 
 
 def _type_counts(grid: dict[int, int]) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engines.alhambra import building
+from engines.alhambra import building, flow
 from engines.alhambra.money import CURRENCIES, card_name, currency_of, value_of
 from engines.alhambra.table import ACTION, FINAL, OVER
 from engines.alhambra.tiles import COST, SIDE_NAMES, SIDES, TYPE_OF, TYPES, WALLS
@@ -91,7 +91,9 @@ def _by_type(tiles: list[int]) -> dict[str, int]:
 def stats(state: AlhambraTable) -> dict[str, Any]:
     """Per seat: turn position, points per round (majorities, walls), tiles by type in the
     Alhambra and the reserve, longest wall, money left, exact purchases. Per game: turns, the
-    start seat and (two players) the collector's points per round and tiles by type."""
+    start seat, the scorings held, the scoring cards never drawn (``missed_scorings``: skipped
+    or, under ``before_final``, scored just before the last scoring) and (two players) the
+    collector's points per round and tiles by type."""
     per_seat = []
     for seat in range(state.players):
         hand = state.hands[seat]
@@ -118,6 +120,7 @@ def stats(state: AlhambraTable) -> dict[str, Any]:
         "turns": state.turns,
         "start_seat": state.start,
         "scorings": state.scorings,
+        "missed_scorings": len(flow.missed_cards(state)) if state.phase == OVER else 0,
     }
     if state.has_collector:
         out["collector"] = {

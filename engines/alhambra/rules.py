@@ -20,6 +20,7 @@ from typing import Any
 
 from engines.alhambra import flow, infostate, notation, policy, render
 from engines.alhambra.building import Cell
+from engines.alhambra.flow import BEFORE_FINAL, MISSED_SCORING_MODES, SKIP
 from engines.alhambra.notation import NOTATION_HELP, NUM_ACTIONS
 from engines.alhambra.table import ACTION, OVER, PLACE, AlhambraTable
 from engines.alhambra.tiles import COST
@@ -31,6 +32,7 @@ from engines.core import (
     GameType,
     IllegalActionError,
     NotationError,
+    Option,
     Seat,
     State,
     VariationDefaults,
@@ -51,7 +53,17 @@ class Alhambra(Game):
         perfect_information=False,
         num_distinct_actions=NUM_ACTIONS,
         max_game_length=MAX_PLIES,
-        options=(),
+        options=(
+            Option(
+                "missed_scoring",
+                str,
+                SKIP,
+                "a scoring card still in the deck when the game ends: 'skip' (the literal "
+                "rule: that scoring never happens) or 'before_final' (scored, in order, just "
+                "before the final scoring)",
+                choices=MISSED_SCORING_MODES,
+            ),
+        ),
         points=True,
         # The deal is the opening: a round of matches shares it, with no forced move.
         variation=VariationDefaults(
@@ -65,8 +77,11 @@ class Alhambra(Game):
     )
 
     def __init__(self, players: int, options: Mapping[str, Any]) -> None:
-        super().__init__(players, options)
+        opts = dict(options)
+        opts.setdefault("missed_scoring", SKIP)
+        super().__init__(players, opts)
         self.collector = players == 2
+        self.missed_scoring: str = opts["missed_scoring"]
 
     def new_initial_state(self, seed: int = 0) -> AlhambraState:
         """Tiles and money shuffled from ``seed``, hands dealt, the start player chosen."""
@@ -83,7 +98,7 @@ class AlhambraState(AlhambraTable, State):
     game: Alhambra
 
     def __init__(self, game: Alhambra, rng: random.Random) -> None:
-        super().__init__(game.num_players, rng)
+        super().__init__(game.num_players, rng, score_missed=game.missed_scoring == BEFORE_FINAL)
         self.game = game
 
     def clone(self) -> AlhambraState:

@@ -122,16 +122,18 @@ class AlhambraTable:
         "reserves",
         "rng",
         "round_points",
+        "score_missed",
         "scorings",
         "start",
         "turns",
         "where",
     )
 
-    def __init__(self, players: int, rng: random.Random) -> None:
+    def __init__(self, players: int, rng: random.Random, *, score_missed: bool = False) -> None:
         n = players
         self.players = players
         self.has_collector = players == 2
+        self.score_missed = score_missed  # option ``missed_scoring`` is ``before_final``
         self.rng = rng
         self.bag: list[int] = []  # top at the end
         self.market = [0, 0, 0, 0]  # tile per currency slot, 0 = empty
@@ -281,6 +283,7 @@ class AlhambraTable:
         new = type(self).__new__(type(self))
         new.players = self.players
         new.has_collector = self.has_collector
+        new.score_missed = self.score_missed
         new.rng = random.Random()
         new.rng.setstate(self.rng.getstate())
         new.bag = self.bag[:]
