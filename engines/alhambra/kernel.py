@@ -98,7 +98,7 @@ _TYPE = np.array(TYPE_OF, dtype=np.int64)
 _WALLS = np.array(WALLS, dtype=np.int64)
 
 
-def encode(state: Any, missed_scoring: str | None = None) -> np.ndarray:
+def encode(state: Any) -> np.ndarray:
     """The kernel position of a rules position (an ``AlhambraState``), hidden order included.
 
     Reads the table the rules keep (:mod:`engines.alhambra.table`); the generator for the
@@ -110,9 +110,7 @@ def encode(state: Any, missed_scoring: str | None = None) -> np.ndarray:
     out[kernel_layout_grid(0) :] = EMPTY
     out[PLAYERS] = players
     out[COLLECTOR] = 1 if state.has_collector else 0
-    if missed_scoring is None:
-        missed_scoring = state.game.options.get("missed_scoring", "skip")
-    out[MISSED] = BEFORE_FINAL if missed_scoring == "before_final" else SKIP
+    out[MISSED] = BEFORE_FINAL if state.score_missed else SKIP
     out[PHASE] = state.phase
     out[PLAYER] = state.player
     out[START] = state.start
@@ -176,8 +174,8 @@ def new_state(players: int, seed: int = 0, missed_scoring: str = "skip") -> np.n
     """The opening of the rules' game with ``seed`` (its deal and hidden order)."""
     from engines.registry import load_game
 
-    game = load_game("alhambra", players=players)
-    return encode(game.new_initial_state(seed), missed_scoring)
+    game = load_game("alhambra", players=players, missed_scoring=missed_scoring)
+    return encode(game.new_initial_state(seed))
 
 
 def load_money(out: np.ndarray, state: Any) -> None:
@@ -264,12 +262,9 @@ def evaluate(state: np.ndarray, seat: int) -> float:
 
 @njit(cache=True)
 def random_action(state: np.ndarray, rng: np.ndarray) -> int:
-    """A uniformly random legal action (``pass`` when nothing else is legal)."""
+    """A uniformly random legal action (not called once the game is over)."""
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
-    n = legal_actions(state, buf)
-    if n == 0:
-        return 0
-    return buf[rand_below(rng, n)]
+    return buf[rand_below(rng, legal_actions(state, buf))]
 
 
 @njit(cache=True)

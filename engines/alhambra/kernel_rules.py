@@ -183,7 +183,8 @@ def _placements(
 
 @njit(cache=True)
 def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
-    """The legal action numbers into ``out`` (no repeats); 0 once the game is over."""
+    """The legal action numbers into ``out`` (no repeats; ``pass`` alone when nothing else
+    is legal); 0 once the game is over."""
     phase = state[PHASE]
     if phase == OVER:
         return 0
@@ -230,6 +231,9 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
             for v in range(1, 10):
                 counts[v] = state[s + HAND + slot * 10 + v]
             n = payments(counts, _COST[tile], slot, out, n)
+    if n == 0:
+        out[0] = 0  # pass: only when nothing else is legal
+        return 1
     return n
 
 
@@ -474,27 +478,14 @@ def next_gift(state: np.ndarray) -> None:
         state[PHASE] = FINAL
         return
     if state[MISSED] == BEFORE_FINAL:
-        # Scoring cards still in the deck are scored, in order, before the final scoring.
+        # The scoring cards never drawn, in order (the bag is empty: the collector's gifts
+        # after them are nothing).
         for card in range(2):
             if state[RANGES + 2 * card] >= 0:
-                state[RANGES + 2 * card] = -1
-                state[RANGES + 2 * card + 1] = -1
-                _remove_from_deck(state, -(card + 1))
                 score_round(state, card)
     score_round(state, 2)
     state[PENDING_N] = 0
     state[PHASE] = OVER
-
-
-@njit(cache=True)
-def _remove_from_deck(state: np.ndarray, card: int) -> None:
-    k = 0
-    for i in range(state[DECK_N]):
-        c = state[DECK + i]
-        if c != card:
-            state[DECK + k] = c
-            k += 1
-    state[DECK_N] = k
 
 
 @njit(cache=True)
