@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.alhambra.building import LIMIT, OFFSET, ORIGIN, RING, RING_SPLITS, STRIDE
+from engines.alhambra.building import LIMIT, OFFSET, RING, RING_SPLITS, STRIDE
 from engines.alhambra.tiles import NUM_TILES, WALLS
 from engines.kernel_cache import track
 
@@ -99,11 +99,10 @@ def _splits(state: np.ndarray, g: int, cell: int) -> bool:
 
 
 @njit(cache=True)
-def _reaches_outside(state: np.ndarray, g: int, w: int, cell: int) -> bool:
-    """With ``cell`` built: whether each empty side-neighbour of it still connects to the area
-    outside the Alhambra's bounding box through empty cells."""
-    x0 = x1 = cell % STRIDE
-    y0 = y1 = cell // STRIDE
+def bounds(state: np.ndarray, w: int) -> tuple[int, int, int, int]:
+    """Columns and rows spanned by the Alhambra: (x0, x1, y0, y1) as indices."""
+    x0 = y0 = STRIDE
+    x1 = y1 = -1
     for tile in range(TILE_IDS):
         c = state[w + tile]
         if c == NOWHERE:
@@ -114,14 +113,51 @@ def _reaches_outside(state: np.ndarray, g: int, w: int, cell: int) -> bool:
         x1 = max(x1, x)
         y0 = min(y0, y)
         y1 = max(y1, y)
-    seen = np.zeros(CELLS, dtype=np.bool_)
-    seen[cell] = True  # built for this check
-    todo = np.empty(CELLS, dtype=np.int64)
+    return x0, x1, y0, y1
+
+
+@njit(cache=True)
+def scratch(box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Marks (zeroed) and a stack for :func:`reaches_outside` over ``box`` widened by one."""
+    size = (box[1] - box[0] + 3) * (box[3] - box[2] + 3)
+    return np.zeros(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+
+
+@njit(cache=True)
+def reaches_outside(
+    state: np.ndarray,
+    g: int,
+    cell: int,
+    box: tuple[int, int, int, int],
+    seen: np.ndarray,
+    todo: np.ndarray,
+    stamp: int,
+) -> bool:
+    """With frontier ``cell`` built: whether each empty side-neighbour of it still connects
+    to the area outside the bounding box (``box`` of the Alhambra, widened to ``cell``)
+    through empty cells. ``seen`` and ``todo`` come from :func:`scratch`; a cell counts as
+    seen when it holds ``stamp``, so one scratch serves many checks with distinct stamps."""
+    cx = cell % STRIDE
+    cy = cell // STRIDE
+    x0 = min(box[0], cx)
+    x1 = max(box[1], cx)
+    y0 = min(box[2], cy)
+    y1 = max(box[3], cy)
+    left = box[0] - 1
+    low = box[2] - 1
+    width = box[1] - box[0] + 3
+    seen[(cy - low) * width + cx - left] = stamp  # built for this check
     for k in range(4):
         start = cell + _STEP[k]
-        if state[g + start] != EMPTY or seen[start]:
-            continue  # built, or reached from an earlier start that got out
-        seen[start] = True
+        if state[g + start] != EMPTY:
+            continue
+        x = start % STRIDE
+        y = start // STRIDE
+        if x <= x0 or x >= x1 or y <= y0 or y >= y1:
+            continue  # on the box's edge: the outside is next door
+        if seen[(y - low) * width + x - left] == stamp:
+            continue  # reached from an earlier start that got out
+        seen[(y - low) * width + x - left] = stamp
         todo[0] = start
         top = 1
         out = False
@@ -135,8 +171,9 @@ def _reaches_outside(state: np.ndarray, g: int, w: int, cell: int) -> bool:
                 break
             for j in range(4):
                 nb = c + _STEP[j]
-                if state[g + nb] == EMPTY and not seen[nb]:
-                    seen[nb] = True
+                at = (nb // STRIDE - low) * width + nb % STRIDE - left
+                if state[g + nb] == EMPTY and seen[at] != stamp:
+                    seen[at] = stamp
                     todo[top] = nb
                     top += 1
         if not out:
@@ -151,7 +188,51 @@ def can_place(state: np.ndarray, g: int, w: int, cell: int, walls: int) -> bool:
         return False
     if not _splits(state, g, cell):
         return True  # nothing can be cut off unless the 3 × 3 square around it splits
-    return _reaches_outside(state, g, w, cell)
+    box = bounds(state, w)
+    seen, todo = scratch(box)
+    return reaches_outside(state, g, cell, box, seen, todo, 1)
+
+
+@njit(cache=True)
+def survey(state: np.ndarray, g: int, front: np.ndarray, nf: int, sides: np.ndarray) -> None:
+    """For each frontier cell: the sides with a neighbour (``sides[i, 0]``), the walls a tile
+    there must have on exactly those sides (``sides[i, 1]``), and -1 / 0 / 1 for "no empty
+    cell can be cut off" / "not known yet" / "building it cuts one off" (``sides[i, 2]``)."""
+    for i in range(nf):
+        cell = front[i]
+        touching = 0
+        needed = 0
+        for k in range(4):
+            other = state[g + cell + _STEP[k]]
+            if other != EMPTY:
+                touching |= _SIDE[k]
+                if _WALLS[other] & _OPPOSITE[k]:
+                    needed |= _SIDE[k]
+        sides[i, 0] = touching
+        sides[i, 1] = needed
+        sides[i, 2] = 0 if _splits(state, g, cell) else -1
+
+
+@njit(cache=True)
+def placeable(
+    state: np.ndarray,
+    g: int,
+    front: np.ndarray,
+    sides: np.ndarray,
+    i: int,
+    walls: int,
+    box: tuple[int, int, int, int],
+    seen: np.ndarray,
+    todo: np.ndarray,
+) -> bool:
+    """``can_place`` on frontier cell ``i`` of a :func:`survey` (its hole check remembered;
+    ``seen`` and ``todo`` from :func:`scratch` of ``box``)."""
+    touching = sides[i, 0]
+    if walls & touching != sides[i, 1] or not touching & ~walls:
+        return False
+    if sides[i, 2] == 0:
+        sides[i, 2] = -1 if reaches_outside(state, g, front[i], box, seen, todo, i + 1) else 1
+    return sides[i, 2] < 0
 
 
 @njit(cache=True)
@@ -165,38 +246,45 @@ def touching_sides(state: np.ndarray, g: int, cell: int) -> int:
 
 
 @njit(cache=True)
-def _reached_without(state: np.ndarray, g: int, skip: int, todo: np.ndarray) -> int:
-    """Tiles reachable from the fountain across open sides without crossing ``skip``."""
-    seen = np.zeros(CELLS, dtype=np.bool_)
-    seen[ORIGIN] = True
-    seen[skip] = True
-    todo[0] = ORIGIN
+def _reached_without(
+    state: np.ndarray, g: int, w: int, skip: int, seen: np.ndarray, todo: np.ndarray
+) -> int:
+    """Tiles reachable from the fountain across open sides without crossing tile ``skip``
+    (``seen`` holds ``skip`` for the tiles met: one array serves every tile)."""
+    seen[0] = skip
+    seen[skip] = skip
+    todo[0] = 0
     top = 1
     count = 1
     while top > 0:
         top -= 1
-        c = todo[top]
-        walls = _WALLS[state[g + c]]
+        tile = todo[top]
+        c = state[w + tile]
+        walls = _WALLS[tile]
         for k in range(4):
             if walls & _SIDE[k]:
                 continue
-            nb = c + _STEP[k]
-            if state[g + nb] != EMPTY and not seen[nb]:
-                seen[nb] = True
-                todo[top] = nb
+            other = state[g + c + _STEP[k]]
+            if other != EMPTY and seen[other] != skip:
+                seen[other] = skip
+                todo[top] = other
                 top += 1
                 count += 1
     return count
 
 
 @njit(cache=True)
-def can_remove(state: np.ndarray, g: int, cell: int, built: int, todo: np.ndarray) -> bool:
-    """Whether the tile on ``cell`` may go to the reserve: not the fountain, the freed cell is
-    no hole (it has an empty side-neighbour, which reaches the outside), and the other
-    ``built - 1`` tiles stay reachable."""
-    if cell == ORIGIN or touching_sides(state, g, cell) == 15:
+def can_remove(
+    state: np.ndarray, g: int, w: int, tile: int, built: int, seen: np.ndarray, todo: np.ndarray
+) -> bool:
+    """Whether built ``tile`` may go to the reserve: not the fountain, its freed cell is no
+    hole (it has an empty side-neighbour, which reaches the outside), and the other
+    ``built - 1`` tiles stay reachable. ``seen`` (zeroed, one per tile id) and ``todo`` are
+    scratch arrays of ``TILE_IDS`` entries that serve every tile in turn."""
+    cell = state[w + tile]
+    if tile == 0 or touching_sides(state, g, cell) == 15:
         return False
-    return _reached_without(state, g, cell, todo) == built - 1
+    return _reached_without(state, g, w, tile, seen, todo) == built - 1
 
 
 # --------------------------------------------------------------------------- walls

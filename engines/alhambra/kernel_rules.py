@@ -168,14 +168,22 @@ def payments(counts: np.ndarray, price: int, slot: int, out: np.ndarray, n: int)
 
 @njit(cache=True)
 def _placements(
-    state: np.ndarray, seat: int, tile: int, front: np.ndarray, nf: int, out: np.ndarray, n: int
+    state: np.ndarray,
+    g: int,
+    tile: int,
+    front: np.ndarray,
+    nf: int,
+    sides: np.ndarray,
+    box: tuple[int, int, int, int],
+    seen: np.ndarray,
+    todo: np.ndarray,
+    out: np.ndarray,
+    n: int,
 ) -> int:
-    g = grid_at(seat)
-    w = seat_at(seat) + WHERE
     walls = _WALLS[tile]
     base = PLACE_ACTION + tile * CELLS
     for i in range(nf):
-        if kernel_build.can_place(state, g, w, front[i], walls):
+        if kernel_build.placeable(state, g, front, sides, i, walls, box, seen, todo):
             out[n] = base + front[i]
             n += 1
     return n
@@ -191,13 +199,18 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
     seat = state[PLAYER]
     s = seat_at(seat)
     g = grid_at(seat)
+    w = s + WHERE
     front = np.empty(MAX_FRONT, dtype=np.int64)
-    nf = kernel_build.frontier(state, g, s + WHERE, front)
+    nf = kernel_build.frontier(state, g, w, front)
+    sides = np.empty((nf, 3), dtype=np.int64)
+    kernel_build.survey(state, g, front, nf, sides)
+    box = kernel_build.bounds(state, w)
+    seen, todo = kernel_build.scratch(box)
     n = 0
     if phase != ACTION:
         for i in range(state[PENDING_N]):
             tile = state[PENDING + i]
-            n = _placements(state, seat, tile, front, nf, out, n)
+            n = _placements(state, g, tile, front, nf, sides, box, seen, todo, out, n)
             out[n] = RESERVE + tile
             n += 1
             if phase == PLACE and state[COLLECTOR] == 1:
@@ -207,21 +220,22 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
     n = takes(state, out, n)
     for tile in range(1, TILE_IDS):
         if state[s + RESERVED + tile]:
-            n = _placements(state, seat, tile, front, nf, out, n)
-    todo = np.empty(TILE_IDS, dtype=np.int64)
+            n = _placements(state, g, tile, front, nf, sides, box, seen, todo, out, n)
+    marks = np.zeros(TILE_IDS, dtype=np.int64)
+    stack = np.empty(TILE_IDS, dtype=np.int64)
     built = state[s + BUILT]
     for tile in range(1, TILE_IDS):
-        cell = state[s + WHERE + tile]
+        cell = state[w + tile]
         if cell == NOWHERE:
             continue
-        if kernel_build.can_remove(state, g, cell, built, todo):
+        if kernel_build.can_remove(state, g, w, tile, built, marks, stack):
             out[n] = REMOVE + tile
             n += 1
         # An exchange keeps the old tile's walls on every side with a neighbour.
-        sides = kernel_build.touching_sides(state, g, cell)
+        sides_here = kernel_build.touching_sides(state, g, cell)
         old = _WALLS[tile]
         for r in range(1, TILE_IDS):
-            if state[s + RESERVED + r] and not (_WALLS[r] ^ old) & sides:
+            if state[s + RESERVED + r] and not (_WALLS[r] ^ old) & sides_here:
                 out[n] = SWAP + r * TILE_SPAN + tile
                 n += 1
     counts = np.zeros(10, dtype=np.int64)
