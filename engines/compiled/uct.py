@@ -26,6 +26,9 @@ import numpy as np
 from numba import njit
 
 from engines import kernel_rng
+from engines.alhambra import kernel as alhambra
+from engines.alhambra import kernel_build as alhambra_build
+from engines.alhambra import kernel_rules as alhambra_rules
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
@@ -34,13 +37,14 @@ from engines.kernel_rng import rand_below, seed_rng
 
 ALVEOLES = kernel_id("alveoles")
 ALQUERQUE = kernel_id("alquerque")
+ALHAMBRA = kernel_id("alhambra")
 KERNEL_MODULES: tuple[ModuleType, ...] = tuple(
     importlib.import_module(kernel_module(name)) for name in KERNEL_GAMES
 )
 """The declared kernels by id; each one's ``encode`` gives the position the search takes."""
 RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
 """Playout policies: uniform, the game's ``rollout_action``, its ``strong_rollout_action``."""
-MAX_PLAYERS = 4
+MAX_PLAYERS = 6
 MAX_ACTIONS = max(kernel.MAX_ACTIONS for kernel in KERNEL_MODULES)
 NO_BRANCH = "engines.compiled.uct: no dispatch branch for this kernel id"
 
@@ -51,6 +55,8 @@ def _legal(game: int, state: np.ndarray, out: np.ndarray) -> int:
         return alveoles.legal_actions(state, out)
     if game == ALQUERQUE:
         return alquerque.legal_actions(state, out)
+    if game == ALHAMBRA:
+        return alhambra.legal_actions(state, out)
     raise ValueError(NO_BRANCH)
 
 
@@ -60,6 +66,8 @@ def _apply(game: int, state: np.ndarray, action: int) -> None:
         alveoles.apply(state, action)
     elif game == ALQUERQUE:
         alquerque.apply(state, action)
+    elif game == ALHAMBRA:
+        alhambra.apply(state, action)
     else:
         raise ValueError(NO_BRANCH)
 
@@ -70,6 +78,8 @@ def _player(game: int, state: np.ndarray) -> int:
         return alveoles.current_player(state)
     if game == ALQUERQUE:
         return alquerque.current_player(state)
+    if game == ALHAMBRA:
+        return alhambra.current_player(state)
     raise ValueError(NO_BRANCH)
 
 
@@ -79,6 +89,8 @@ def _returns(game: int, state: np.ndarray, out: np.ndarray) -> None:
         alveoles.returns(state, out)
     elif game == ALQUERQUE:
         alquerque.returns(state, out)
+    elif game == ALHAMBRA:
+        alhambra.returns(state, out)
     else:
         raise ValueError(NO_BRANCH)
 
@@ -89,6 +101,8 @@ def _evaluate(game: int, state: np.ndarray, seat: int) -> float:
         return alveoles.evaluate(state, seat)
     if game == ALQUERQUE:
         return alquerque.evaluate(state, seat)
+    if game == ALHAMBRA:
+        return alhambra.evaluate(state, seat)
     raise ValueError(NO_BRANCH)
 
 
@@ -98,6 +112,8 @@ def _random_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
         return alveoles.random_action(state, rng)
     if game == ALQUERQUE:
         return alquerque.random_action(state, rng)
+    if game == ALHAMBRA:
+        return alhambra.random_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -107,6 +123,8 @@ def _rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
         return alveoles.rollout_action(state, rng)
     if game == ALQUERQUE:
         return alquerque.rollout_action(state, rng)
+    if game == ALHAMBRA:
+        return alhambra.rollout_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -116,6 +134,8 @@ def _strong_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int
         return alveoles.strong_rollout_action(state, rng)
     if game == ALQUERQUE:
         return alquerque.strong_rollout_action(state, rng)
+    if game == ALHAMBRA:
+        return alhambra.strong_rollout_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -306,4 +326,4 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
     return plies
 
 
-track(globals(), kernel_rng, *KERNEL_MODULES)
+track(globals(), kernel_rng, *KERNEL_MODULES, alhambra_rules, alhambra_build)

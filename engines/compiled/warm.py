@@ -12,17 +12,25 @@ from __future__ import annotations
 import random
 
 from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
+from engines.compiled.isagent import CompiledIsMctsAgent
+from engines.compiled.ismcts import HIDDEN_GAMES
 from engines.compiled.kernels import KERNEL_GAMES
+from engines.core import Agent
 from engines.registry import load_game
 
 
 def warm() -> None:
-    """One tiny search per game and rollout kind, with the argument types agents pass."""
+    """One tiny search per game and rollout kind, with the argument types agents pass (the
+    information-set search for games with hidden information)."""
     for name in KERNEL_GAMES:
         game = load_game(name)
         state = game.new_initial_state(0)
-        for rollout in ROLLOUTS:
-            agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
+        for rollout, kind in ROLLOUTS.items():
+            agent: Agent
+            if name in HIDDEN_GAMES:
+                agent = CompiledIsMctsAgent(game, random.Random(0), iterations=2, rollout=kind)
+            else:
+                agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             agent.step(state)
 
 
