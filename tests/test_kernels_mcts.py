@@ -193,19 +193,27 @@ def test_expert_plays_a_whole_alveoles_game() -> None:
 def test_the_search_cache_key_follows_the_kernels_it_calls() -> None:
     from engines import kernel_clock, kernel_rng
     from engines.abalone import kernel as abalone
+    from engines.alhambra import kernel as alhambra
+    from engines.alhambra import kernel_build, kernel_rules
     from engines.alquerque import kernel as alquerque
     from engines.alveoles import kernel as alveoles
     from engines.compiled import uct
     from engines.kernel_cache import digest
 
+    below = [vars(alhambra), vars(kernel_rules), vars(kernel_build)]
     sources = [
         *(vars(uct), vars(kernel_rng), vars(kernel_clock)),
         *(vars(alveoles), vars(alquerque), vars(abalone)),
+        *below,
     ]
     assert uct.search._cache._digest == digest(*sources)
     edited = dict(vars(alveoles), BONUS=alveoles.BONUS + 1)  # a kernel constant changes
     assert digest(*sources[:3], edited, *sources[4:]) != digest(*sources)
+    # A module below a kernel changes: the search's key changes too.
+    walls = dict(vars(kernel_build), MAX_FRONT=kernel_build.MAX_FRONT + 1)
+    changed = [*sources[:-1], walls]
+    assert digest(*changed) != digest(*sources)
     table = dict(vars(alquerque), _JUMP_LAND=alquerque._JUMP_LAND + 1)  # a table changes
-    assert digest(*sources[:4], table, sources[5]) != digest(*sources)
+    assert digest(*sources[:4], table, *sources[5:]) != digest(*sources)
     steps = dict(vars(abalone), NEXT=abalone.NEXT + 1)
-    assert digest(*sources[:5], steps) != digest(*sources)
+    assert digest(*sources[:5], steps, *sources[6:]) != digest(*sources)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from engines.alhambra import heuristics, notation
 from engines.alhambra.flow import ACTION
-from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
 from engines.alhambra.rules import AlhambraState
 from engines.alhambra.tiles import COST, TYPE_OF
 from engines.core import Action, AgentType, Game, Option, State
@@ -208,21 +206,6 @@ BANKER = _greedy_type(
 )
 
 
-def _mcts(game: Game, rng: random.Random, **params: Any) -> IsMctsAgent:
-    """Information-set MCTS whose root candidates and prior come from ``greedy``'s scores."""
-    return IsMctsAgent(game, rng, prior_scores=GreedyAgent(game, rng).scores, **params)
-
-
-MCTS = AgentType(
-    name="mcts",
-    description=(
-        "Information-set MCTS: each iteration re-draws the hidden deck and bag from the seat's "
-        "view; the root searches greedy's best moves with its scores as a prior; short "
-        "playouts scored by projected points."
-    ),
-    factory=_mcts,
-    params=MCTS_PARAMS,
-    games=("alhambra",),
-)
-
-AGENTS: tuple[AgentType, ...] = (GREEDY, BUILDER, COLLECTOR, BANKER, MCTS)
+AGENTS: tuple[AgentType, ...] = (GREEDY, BUILDER, COLLECTOR, BANKER)
+"""Alhambra's ``mcts`` and ``expert`` are in :mod:`engines.compiled.alhambra` (the compiled
+search sits above the games)."""

@@ -80,6 +80,9 @@ class CompiledMctsAgent:
     ) -> None:
         if not has_kernel(game.name):
             raise ValueError(f"{game.name} has no compiled kernel")
+        if not game.game_type.perfect_information:
+            # This search would read the hidden order: such games have their own search.
+            raise ValueError(f"{game.name} hides information: use its information-set search")
         self.rng = rng
         self.game = game
         self.game_id = kernel_id(game.name)

@@ -11,11 +11,31 @@ also orders moves by its transposition table, killers and history, and searches 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from engines.agents.alphabeta import AlphaBetaAgent
 from engines.compiled.kernels import KERNEL_GAMES, has_kernel
 from engines.compiled.mcts import BACKENDS, check_backend
-from engines.core import Agent, AgentType, Game, Option
+from engines.core import Agent, AgentType, Game, Option, OptionError
+
+
+def serves_alphabeta(game: Game) -> bool:
+    """Whether the compiled alpha-beta plays ``game``: a kernel, and every player seeing the
+    whole position (a game with hidden information has the information-set search instead)."""
+    gt = game.game_type
+    return has_kernel(game.name) and gt.perfect_information and not gt.chance
+
+
+def check_alphabeta_backend(game: Game, params: Mapping[str, Any], prefix: str = "") -> None:
+    """``check_backend``, and ``compiled`` refused where the compiled alpha-beta does not play."""
+    check_backend(game, params, prefix)
+    if params.get("backend") == "compiled" and not serves_alphabeta(game):
+        raise OptionError(
+            f"{prefix}backend 'compiled' plays games that every player sees whole, and "
+            f"{game.name} has chance or hidden information; use 'auto' or 'python'",
+            field=f"{prefix}backend",
+        )
 
 
 def make_alphabeta(
@@ -23,8 +43,8 @@ def make_alphabeta(
 ) -> Agent:
     """The ``alphabeta`` agent: the compiled search when the game has a kernel and ``backend``
     allows it (``auto``, ``compiled``), else :class:`AlphaBetaAgent`."""
-    check_backend(game, {"backend": backend})
-    if backend != "python" and has_kernel(game.name):
+    check_alphabeta_backend(game, {"backend": backend})
+    if backend != "python" and serves_alphabeta(game):
         from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
 
         return CompiledAlphaBetaAgent(game, rng, depth=depth, nodes=nodes)
@@ -67,5 +87,5 @@ ALPHABETA = AgentType(
     params=(depth_param(4), nodes_param(0), BACKEND_PARAM),
     min_players=2,
     max_players=2,
-    check=check_backend,
+    check=check_alphabeta_backend,
 )

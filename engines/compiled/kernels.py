@@ -9,7 +9,7 @@ costs nothing. A game's kernel is the module ``engines/<game>/kernel.py`` (ARCHI
 
 from __future__ import annotations
 
-KERNEL_GAMES: tuple[str, ...] = ("alveoles", "alquerque", "abalone")
+KERNEL_GAMES: tuple[str, ...] = ("alveoles", "alquerque", "abalone", "alhambra")
 """Registry names of the games with a kernel, in the order of their ids."""
 
 

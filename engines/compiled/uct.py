@@ -30,6 +30,9 @@ from numba import njit
 
 from engines import kernel_clock, kernel_rng
 from engines.abalone import kernel as abalone
+from engines.alhambra import kernel as alhambra
+from engines.alhambra import kernel_build as alhambra_build
+from engines.alhambra import kernel_rules as alhambra_rules
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
@@ -40,13 +43,14 @@ from engines.kernel_rng import rand_below, seed_rng
 ALVEOLES = kernel_id("alveoles")
 ALQUERQUE = kernel_id("alquerque")
 ABALONE = kernel_id("abalone")
+ALHAMBRA = kernel_id("alhambra")
 KERNEL_MODULES: tuple[ModuleType, ...] = tuple(
     importlib.import_module(kernel_module(name)) for name in KERNEL_GAMES
 )
 """The declared kernels by id; each one's ``encode`` gives the position the search takes."""
 RANDOM_ROLLOUT, GAME_ROLLOUT, STRONG_ROLLOUT = 0, 1, 2
 """Playout policies: uniform, the game's ``rollout_action``, its ``strong_rollout_action``."""
-MAX_PLAYERS = 4
+MAX_PLAYERS = 6
 MAX_ACTIONS = max(kernel.MAX_ACTIONS for kernel in KERNEL_MODULES)
 NO_BRANCH = "engines.compiled.uct: no dispatch branch for this kernel id"
 CHECK_EVERY = 16
@@ -65,6 +69,8 @@ def _legal(game: int, state: np.ndarray, out: np.ndarray) -> int:
         return alquerque.legal_actions(state, out)
     if game == ABALONE:
         return abalone.legal_actions(state, out)
+    if game == ALHAMBRA:
+        return alhambra.legal_actions(state, out)
     raise ValueError(NO_BRANCH)
 
 
@@ -76,6 +82,8 @@ def _apply(game: int, state: np.ndarray, action: int) -> None:
         alquerque.apply(state, action)
     elif game == ABALONE:
         abalone.apply(state, action)
+    elif game == ALHAMBRA:
+        alhambra.apply(state, action)
     else:
         raise ValueError(NO_BRANCH)
 
@@ -88,6 +96,8 @@ def _player(game: int, state: np.ndarray) -> int:
         return alquerque.current_player(state)
     if game == ABALONE:
         return abalone.current_player(state)
+    if game == ALHAMBRA:
+        return alhambra.current_player(state)
     raise ValueError(NO_BRANCH)
 
 
@@ -99,6 +109,8 @@ def _returns(game: int, state: np.ndarray, out: np.ndarray) -> None:
         alquerque.returns(state, out)
     elif game == ABALONE:
         abalone.returns(state, out)
+    elif game == ALHAMBRA:
+        alhambra.returns(state, out)
     else:
         raise ValueError(NO_BRANCH)
 
@@ -111,6 +123,8 @@ def _evaluate(game: int, state: np.ndarray, seat: int) -> float:
         return alquerque.evaluate(state, seat)
     if game == ABALONE:
         return abalone.evaluate(state, seat)
+    if game == ALHAMBRA:
+        return alhambra.evaluate(state, seat)
     raise ValueError(NO_BRANCH)
 
 
@@ -122,6 +136,8 @@ def _random_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
         return alquerque.random_action(state, rng)
     if game == ABALONE:
         return abalone.random_action(state, rng)
+    if game == ALHAMBRA:
+        return alhambra.random_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -133,6 +149,8 @@ def _rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
         return alquerque.rollout_action(state, rng)
     if game == ABALONE:
         return abalone.rollout_action(state, rng)
+    if game == ALHAMBRA:
+        return alhambra.rollout_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -144,6 +162,8 @@ def _strong_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int
         return alquerque.strong_rollout_action(state, rng)
     if game == ABALONE:
         return abalone.strong_rollout_action(state, rng)
+    if game == ALHAMBRA:
+        return alhambra.strong_rollout_action(state, rng)
     raise ValueError(NO_BRANCH)
 
 
@@ -368,4 +388,4 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
     return plies
 
 
-track(globals(), kernel_rng, kernel_clock, *KERNEL_MODULES)
+track(globals(), kernel_rng, kernel_clock, *KERNEL_MODULES, alhambra_rules, alhambra_build)

@@ -14,15 +14,19 @@ from __future__ import annotations
 import random
 
 from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
+from engines.compiled.alphabeta import serves_alphabeta
 from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+from engines.compiled.isagent import CompiledIsMctsAgent
+from engines.compiled.ismcts import HIDDEN_GAMES
 from engines.compiled.kernels import KERNEL_GAMES
+from engines.core import Agent
 from engines.registry import load_game
 
 
 def warm() -> None:
-    """One tiny search per game and rollout kind, and one alpha-beta per game, with the
-    argument types agents pass, through both entry points (``step``, and ``root_values`` for
-    player noise).
+    """One tiny search per game and rollout kind (the information-set search for games with
+    hidden information), and one alpha-beta per game it serves, with the argument types agents
+    pass, through both entry points (``step``, and ``root_values`` for player noise).
 
     Raises :class:`engines.compiled.agent.KernelCompileError` naming the function whose
     compilation failed.
@@ -30,11 +34,16 @@ def warm() -> None:
     for name in KERNEL_GAMES:
         game = load_game(name)
         state = game.new_initial_state(0)
-        for rollout in ROLLOUTS:
-            agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
+        for rollout, kind in ROLLOUTS.items():
+            agent: Agent
+            if name in HIDDEN_GAMES:
+                agent = CompiledIsMctsAgent(game, random.Random(0), iterations=2, rollout=kind)
+            else:
+                agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             agent.step(state)
             agent.root_values(state)
-        CompiledAlphaBetaAgent(game, random.Random(0), depth=2).step(state)
+        if serves_alphabeta(game):
+            CompiledAlphaBetaAgent(game, random.Random(0), depth=2).step(state)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,111 @@
+"""Alhambra's searching players: ``mcts`` (information-set MCTS, compiled or Python) and the
+``expert`` level built on the compiled one.
+
+Declared apart from the search so that listing agents does not load numba: the compiled
+search (:mod:`engines.compiled.isagent`) is imported when such an agent is made. Both read
+only the view the runner hands them; the root's candidates and prior come from ``greedy``'s
+scores.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engines.alhambra.agents import GreedyAgent
+from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
+from engines.compiled.kernels import has_kernel
+from engines.compiled.mcts import BACKENDS, check_backend
+from engines.core import Agent, AgentType, Game, Option
+
+EXPERT_ITERATIONS = 3000
+EXPERT_EXPLORATION = 0.7
+EXPERT_ROLLOUT_PLIES = 10
+EXPERT_WIDTH = 6
+
+
+def make_mcts(game: Game, rng: random.Random, backend: str = "auto", **params: Any) -> Agent:
+    """The compiled information-set search when the kernel is declared and ``backend``
+    allows it, else :class:`IsMctsAgent`; same parameters, same meaning."""
+    check_backend(game, {"backend": backend})
+    prior = GreedyAgent(game, rng).scores
+    if backend != "python" and has_kernel(game.name):
+        from engines.compiled.isagent import CompiledIsMctsAgent
+
+        return CompiledIsMctsAgent(game, rng, prior_scores=prior, **params)  # type: ignore[arg-type]
+    return IsMctsAgent(game, rng, prior_scores=prior, **params)
+
+
+MCTS = AgentType(
+    name="mcts",
+    description=(
+        "Information-set MCTS: each iteration re-draws the hidden deck and bag from the seat's "
+        "view; the root searches greedy's best moves with its scores as a prior; short "
+        "playouts scored by projected points. Compiled ('backend' 'auto') or Python."
+    ),
+    factory=make_mcts,
+    params=(
+        *MCTS_PARAMS,
+        Option(
+            "backend",
+            str,
+            "auto",
+            "'auto' or 'compiled': the compiled search over the game's kernel; 'python': the "
+            "same search in Python (same parameters)",
+            choices=BACKENDS,
+        ),
+    ),
+    games=("alhambra",),
+    check=check_backend,
+)
+
+
+def _expert(
+    game: Game,
+    rng: random.Random,
+    iterations: int = EXPERT_ITERATIONS,
+    exploration: float = EXPERT_EXPLORATION,
+) -> Agent:
+    from engines.compiled import uct
+    from engines.compiled.isagent import CompiledIsMctsAgent
+
+    return CompiledIsMctsAgent(
+        game,
+        rng,
+        iterations=iterations,
+        exploration=exploration,
+        rollout_plies=EXPERT_ROLLOUT_PLIES,
+        width=EXPERT_WIDTH,
+        prior_scores=GreedyAgent(game, rng).scores,  # type: ignore[arg-type]
+        rollout=uct.STRONG_ROLLOUT,
+    )
+
+
+EXPERT = AgentType(
+    name="expert",
+    description=(
+        "Compiled information-set MCTS: every iteration re-draws the hidden deck and bag; "
+        "greedy's best moves at the root with its scores as a prior; short playouts scored "
+        "by projected points."
+    ),
+    factory=_expert,
+    params=(
+        Option(
+            "iterations",
+            int,
+            EXPERT_ITERATIONS,
+            "search iterations per decision",
+            minimum=1,
+            maximum=1_000_000,
+        ),
+        Option(
+            "exploration",
+            float,
+            EXPERT_EXPLORATION,
+            "UCB exploration constant",
+            minimum=0.0,
+            maximum=100.0,
+        ),
+    ),
+    games=("alhambra",),
+)

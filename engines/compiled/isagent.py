@@ -1,0 +1,102 @@
+"""The compiled information-set search behind the agent contract (Alhambra's ``mcts`` with
+``backend`` ``auto`` or ``compiled``, and its ``expert``). Importing this module loads numba.
+
+The agent reads only the view it is handed (the runner's re-drawn copy) and, from it, the
+root's candidates and prior (``greedy``'s scores, as the Python search); the compiled search
+then re-draws the hidden order again in every iteration, from its own generator, so the move
+depends on the seat's information and the seed alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from engines.agents.mcts import root_share_values
+from engines.compiled import ismcts, uct
+from engines.compiled.kernels import kernel_id
+from engines.core import Action, Game, State
+
+RootScorer = Callable[[State, Sequence[Action]], dict[Action, float]]
+
+
+class CompiledIsMctsAgent:
+    """:class:`engines.alhambra.ismcts.IsMctsAgent` played by the game's kernel: same
+    parameters, same meaning, one compiled search per move seeded from the agent's generator.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        rng: random.Random,
+        iterations: int = 100,
+        exploration: float = 0.7,
+        rollout_plies: int = 10,
+        width: int = 6,
+        prior: float = 1.0,
+        prior_scores: RootScorer | None = None,
+        rollout: int = uct.GAME_ROLLOUT,
+    ) -> None:
+        if game.name not in ismcts.HIDDEN_GAMES:
+            raise ValueError(f"{game.name} has no compiled information-set search")
+        self.rng = rng
+        self.game_id = kernel_id(game.name)
+        self.encode = uct.KERNEL_MODULES[self.game_id].encode
+        self.players = game.num_players
+        self.iterations = int(iterations)
+        self.exploration = float(exploration)
+        self.rollout_plies = int(rollout_plies)
+        self.width = min(int(width), ismcts.MAX_WIDTH)
+        self.prior = float(prior)
+        self.prior_scores = prior_scores
+        self.rollout = rollout
+
+    def step(self, state: State) -> Action:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        moves, bias, visits, _ = self._search(state, legal)
+        best = max(range(len(moves)), key=lambda i: (int(visits[i]), float(bias[i]), -i))
+        return int(moves[best])
+
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """The root candidates searched often enough, with their mean result for the seat to
+        move (the same search as ``step``); every value is a mean, so ``within`` changes
+        nothing."""
+        moves, _, visits, totals = self._search(state, state.legal_actions())
+        children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
+        return root_share_values(children, self.players)
+
+    def _root(self, state: State, legal: list[Action]) -> tuple[np.ndarray, np.ndarray]:
+        """The root's candidates, each with its prior in [0, 1] (best heuristic score = 1)."""
+        if self.prior_scores is None:
+            top = state.ordered_actions()[: self.width]
+            return np.array(top, dtype=np.int64), np.zeros(len(top))
+        scores = self.prior_scores(state, legal)
+        top = sorted(legal, key=lambda a: -scores[a])[: self.width]
+        high, low = scores[top[0]], scores[top[-1]]
+        span = high - low
+        bias = [(scores[a] - low) / span if span > 0 else 1.0 for a in top]
+        return np.array(top, dtype=np.int64), np.array(bias, dtype=np.float64)
+
+    def _search(
+        self, state: State, legal: list[Action]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        moves, bias = self._root(state, legal)
+        _, visits, totals = ismcts.root_moves(
+            self.game_id,
+            self.encode(state),
+            self.players,
+            self.iterations,
+            self.exploration,
+            self.rollout_plies,
+            self.width,
+            moves,
+            bias,
+            self.prior,
+            self.rollout,
+            self.rng.getrandbits(63),
+        )
+        return moves, bias, visits, totals
