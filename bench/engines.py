@@ -315,9 +315,9 @@ def ismcts_rate(players: int, iterations: int) -> float:
     bias = np.zeros(len(top))
     root = uct.KERNEL_MODULES[uct.ALHAMBRA].encode(state)
     args = (uct.ALHAMBRA, root, players, iterations, 0.7, 10, 6, moves, bias, 1.0)
-    ismcts.root_moves(*args, uct.GAME_ROLLOUT, 0)  # compiled or loaded before timing
+    ismcts.root_moves(*args, uct.GAME_ROLLOUT, 0, 0.0)  # compiled or loaded before timing
     started = time.process_time()
-    ismcts.root_moves(*args, uct.GAME_ROLLOUT, 1)
+    ismcts.root_moves(*args, uct.GAME_ROLLOUT, 1, 0.0)
     return iterations / (time.process_time() - started)
 
 

@@ -64,7 +64,7 @@ def _search(state: AlhambraState, seed: int) -> tuple[list[int], list[float]]:
     moves, bias = _root(state)
     players = state.game.num_players
     _, visits, totals = ismcts.root_moves(
-        uct.ALHAMBRA, kal.encode(state), players, 300, 0.7, 10, 6, moves, bias, 1.0, 1, seed
+        uct.ALHAMBRA, kal.encode(state), players, 300, 0.7, 10, 6, moves, bias, 1.0, 1, seed, 0.0
     )
     return visits.tolist(), totals.tolist()
 
@@ -82,7 +82,7 @@ def test_the_search_gives_the_same_answer_whatever_the_true_order(players: int) 
         assert other.legal_actions() == state.legal_actions()
         assert _search(state, seed) == _search(other, seed)
         peeking = [
-            uct.root_moves(uct.ALHAMBRA, kal.encode(s), players, 300, 1.4, 1, 60, seed)
+            uct.root_moves(uct.ALHAMBRA, kal.encode(s), players, 300, 1.4, 1, 60, seed, 0.0)
             for s in (state, other)
         ]
         assert peeking[0][2].tolist() != peeking[1][2].tolist()

@@ -232,7 +232,10 @@ def test_a_python_mcts_out_of_time_runs_a_single_iteration() -> None:
 
 @pytest.mark.parametrize(
     ("game_name", "spec", "depth"),
-    [("alquerque", {"name": "alphabeta", "depth": 3}, 3), ("abalone", {"name": "hard"}, 2)],
+    [
+        ("alquerque", {"name": "alphabeta", "depth": 3, "backend": "python"}, 3),
+        ("abalone", {"name": "hard"}, 2),
+    ],
 )
 def test_an_alpha_beta_out_of_time_plays_its_first_depth(
     game_name: str, spec: dict[str, object], depth: int
@@ -249,9 +252,42 @@ def test_an_alpha_beta_out_of_time_plays_its_first_depth(
     assert agent.completed_depth == depth  # type: ignore[attr-defined]
 
 
+def test_the_compiled_alpha_beta_out_of_time_stops_at_its_first_clock_check() -> None:
+    from engines.compiled.negamax import CHECK_EVERY
+
+    game = load_game("abalone")
+    agent = make_agent(game, {"name": "alphabeta", "depth": 4}, random.Random(0))
+    assert isinstance(agent, TimedAgent)
+    state = game.new_initial_state(0)
+    agent.set_move_time(0.0)
+    assert agent.step(state) in state.legal_actions()
+    assert agent.nodes_spent == CHECK_EVERY  # type: ignore[attr-defined]
+    assert 1 <= agent.completed_depth < 4  # type: ignore[attr-defined]
+    agent.set_move_time(None)
+    agent.step(state)
+    assert agent.completed_depth == 4  # type: ignore[attr-defined]
+
+
+def test_the_compiled_alhambra_search_out_of_time_stops_at_its_first_clock_check() -> None:
+    from engines.compiled.uct import CHECK_EVERY
+
+    game = load_game("alhambra", players=2)
+    agent = make_agent(game, {"name": "mcts", "iterations": 500}, random.Random(0))
+    assert isinstance(agent, TimedAgent)
+    state = game.new_initial_state(0)
+    legal = state.legal_actions()
+    agent.set_move_time(0.0)
+    visits = agent._search(state, legal)[2]  # type: ignore[attr-defined]
+    assert int(visits.sum()) <= CHECK_EVERY
+    agent.set_move_time(None)
+    visits = agent._search(state, legal)[2]  # type: ignore[attr-defined]
+    assert int(visits.sum()) > CHECK_EVERY
+
+
 def test_an_alhambra_mcts_out_of_time_searches_once() -> None:
     game = load_game("alhambra", players=2)
-    agent = make_agent(game, {"name": "mcts", "iterations": 50}, random.Random(0))
+    spec = {"name": "mcts", "iterations": 50, "backend": "python"}
+    agent = make_agent(game, spec, random.Random(0))
     assert isinstance(agent, TimedAgent)
     state = game.new_initial_state(0)
     agent.set_move_time(0.0)

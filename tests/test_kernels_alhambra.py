@@ -1,4 +1,4 @@
-"""The Alhambra kernel against the Python rules, ply by ply, and the rules page's facts.
+"""The Alhambra kernel against the Python rules ply by ply, and docs/rules/alhambra.md's facts.
 
 Random games are played through the rules (the reference) and the kernel side by side from the
 same deal and hidden order; on every ply both must agree on the legal set, the seat to move
@@ -108,7 +108,7 @@ def test_alhambra_kernel_encodes_a_position_in_play() -> None:
     _check_end(ks, state)
 
 
-def test_scoring_tables_and_ties_of_the_rules_page() -> None:
+def test_scoring_tables_and_ties_of_docs_rules() -> None:
     """Round 3, towers (21 / 13 / 6): two tied first share 21 + 13 = 34 → 17 each, the next
     takes third place's 6; round 1, pavilions (1): two tied first share 1 → 0 each."""
     counts = np.zeros((7, lay.NUM_TYPES), dtype=np.int64)

@@ -6,7 +6,7 @@ each holding a tile id or ``EMPTY``, and a table of each tile's cell (``NOWHERE`
 is not built). Every function takes the position and the two offsets ``g`` (the grid) and
 ``w`` (the cell of each tile), so this module needs nothing of the rest of the layout.
 
-The rules checked, as on the rules page: a tile shares a side with the Alhambra and every
+The rules checked, as in docs/rules/alhambra.md: a tile shares a side with the Alhambra and every
 touching pair of sides matches; every tile is reachable from the fountain by open sides; no
 empty cell is cut off from the outside.
 """

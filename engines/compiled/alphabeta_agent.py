@@ -69,8 +69,8 @@ class CompiledAlphaBetaAgent:
         """Search each move until ``seconds`` have passed, or the depth or node budget is
         reached, whichever comes first (a time-controlled match sets it before each move);
         ``None`` goes back to the budgets alone. At least depth 1 is always searched."""
-        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"a move time must be a positive number of seconds, not {seconds}")
+        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(f"a move time must be a finite number of seconds, not {seconds}")
         self.move_time = seconds
 
     def step(self, state: State) -> Action:

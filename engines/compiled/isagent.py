@@ -9,7 +9,9 @@ depends on the seat's information and the seed alone.
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -18,6 +20,7 @@ from engines.agents.mcts import root_share_values
 from engines.compiled import ismcts, uct
 from engines.compiled.kernels import kernel_id
 from engines.core import Action, Game, State
+from engines.kernel_clock import NO_DEADLINE
 
 RootScorer = Callable[[State, Sequence[Action]], dict[Action, float]]
 
@@ -52,6 +55,15 @@ class CompiledIsMctsAgent:
         self.prior = float(prior)
         self.prior_scores = prior_scores
         self.rollout = rollout
+        self.move_time: float | None = None
+
+    def set_move_time(self, seconds: float | None) -> None:
+        """Search each move until ``seconds`` have passed or the iterations are spent,
+        whichever comes first (a clocked match sets it before each move; ``TimedAgent``);
+        ``None`` goes back to the iterations alone. One iteration always runs."""
+        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(f"a move time must be a finite number of seconds, not {seconds}")
+        self.move_time = seconds
 
     def step(self, state: State) -> Action:
         legal = state.legal_actions()
@@ -98,5 +110,6 @@ class CompiledIsMctsAgent:
             self.prior,
             self.rollout,
             self.rng.getrandbits(63),
+            NO_DEADLINE if self.move_time is None else time.perf_counter() + self.move_time,
         )
         return moves, bias, visits, totals

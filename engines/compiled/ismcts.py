@@ -24,12 +24,24 @@ import math
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
+from engines import kernel_clock, kernel_rng
 from engines.alhambra import kernel as alhambra
 from engines.alhambra import kernel_build, kernel_rules
 from engines.compiled import uct
 from engines.compiled.kernels import kernel_id
+from engines.compiled.uct import (
+    CHECK_EVERY,
+    _apply,
+    _evaluate,
+    _legal,
+    _player,
+    _random_action,
+    _returns,
+    _rollout_action,
+    _strong_rollout_action,
+)
 from engines.kernel_cache import track
+from engines.kernel_clock import past
 from engines.kernel_rng import rand_below, seed_rng
 
 ALHAMBRA = kernel_id("alhambra")
@@ -60,13 +72,13 @@ def _quick_score(game: int, state: np.ndarray, action: int) -> float:
 def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None:
     """Per-seat shares in [0, 1], as the Python search's: the returns once over, else the
     evaluation rescaled and normalised."""
-    if uct._player(game, state) < 0:
-        uct._returns(game, state, out)
+    if _player(game, state) < 0:
+        _returns(game, state, out)
         return
     scale = (players - 1) / players
     total = 0.0
     for s in range(players):
-        raw = max(0.0, uct._evaluate(game, state, s) * scale + 1.0 / players)
+        raw = max(0.0, _evaluate(game, state, s) * scale + 1.0 / players)
         out[s] = raw
         total += raw
     for s in range(players):
@@ -76,7 +88,7 @@ def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None
 @njit(cache=True)
 def _candidates(game: int, state: np.ndarray, width: int, buf: np.ndarray, out: np.ndarray) -> int:
     """The ``width`` legal moves with the best quick score (ties: the lower action number)."""
-    n = uct._legal(game, state, buf)
+    n = _legal(game, state, buf)
     scores = np.empty(n, dtype=np.float64)
     for i in range(n):
         scores[i] = _quick_score(game, state, buf[i])
@@ -111,10 +123,13 @@ def root_moves(
     prior: float,
     rollout: int,
     seed: int,
+    deadline: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run ``iterations`` iterations from the seat to move's information set (``root_state``
-    is left untouched; its hidden order is re-drawn before every use); return the visits and
-    total shares of each of ``root_actions`` (0 visits: never tried)."""
+    is left untouched; its hidden order is re-drawn before every use), or fewer when
+    ``deadline`` (a ``perf_counter`` time; ``NO_DEADLINE`` for none) passes first, checked
+    every ``CHECK_EVERY`` iterations after the first; return the visits and total shares of
+    each of ``root_actions`` (0 visits: never tried)."""
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
     capacity = iterations + 2
@@ -135,13 +150,15 @@ def root_moves(
     action[0] = -1
     mover[0] = -1
     n_root = root_actions.shape[0]
-    for _ in range(iterations):
+    for iteration in range(iterations):
+        if iteration > 0 and iteration % CHECK_EVERY == 0 and past(deadline):
+            break
         sim[:] = root_state
         _redraw(game, sim, rng)
         node = 0
         depth = 0
         path[0] = 0
-        while uct._player(game, sim) >= 0:
+        while _player(game, sim) >= 0:
             if node == 0:
                 k = n_root
                 options[:k] = root_actions
@@ -170,13 +187,13 @@ def root_moves(
                 child = nodes
                 nodes += 1
                 action[child] = move
-                mover[child] = uct._player(game, sim)
+                mover[child] = _player(game, sim)
                 next_sibling[child] = first_child[node]
                 first_child[node] = child
                 for i in range(k):
                     if child_of[i] >= 0:
                         avail[child_of[i]] += 1
-                uct._apply(game, sim, move)
+                _apply(game, sim, move)
                 depth += 1
                 path[depth] = child
                 break
@@ -194,18 +211,18 @@ def root_moves(
                     best_score = score
                     best = c
             node = best
-            uct._apply(game, sim, action[node])
+            _apply(game, sim, action[node])
             depth += 1
             path[depth] = node
         plies = 0
-        while plies < rollout_plies and uct._player(game, sim) >= 0:
+        while plies < rollout_plies and _player(game, sim) >= 0:
             if rollout == uct.STRONG_ROLLOUT:
-                move = uct._strong_rollout_action(game, sim, rng)
+                move = _strong_rollout_action(game, sim, rng)
             elif rollout == uct.GAME_ROLLOUT:
-                move = uct._rollout_action(game, sim, rng)
+                move = _rollout_action(game, sim, rng)
             else:
-                move = uct._random_action(game, sim, rng)
-            uct._apply(game, sim, move)
+                move = _random_action(game, sim, rng)
+            _apply(game, sim, move)
             plies += 1
         _shares(game, sim, players, shares)
         for d in range(depth + 1):
@@ -225,4 +242,4 @@ def root_moves(
     return root_actions.copy(), seen, sums
 
 
-track(globals(), kernel_rng, uct, alhambra, kernel_rules, kernel_build)
+track(globals(), kernel_rng, kernel_clock, uct, alhambra, kernel_rules, kernel_build)
