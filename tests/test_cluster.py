@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -280,7 +281,25 @@ def test_a_lost_host_and_a_joining_host(cluster: Cluster) -> None:
         f"{lost} to write a chunk",
     )
     cluster.kill_host(lost)
-    joined = cluster.add_worker()
+    # The others are frozen while the new host starts, so the batch cannot end before it is
+    # up: it must take work, and nothing races its start.
+    survivors = [cluster.network.hosts[name] for name in cluster.workers]
+    for host in survivors:
+        host.signal_all(signal.SIGSTOP)
+    try:
+        joined = cluster.add_worker()
+        wait_until(
+            lambda: cluster.sql(
+                "SELECT 1 FROM chunk WHERE batch_id = %s AND worker = %s",
+                submitted["id"],
+                f"celery@{joined}",
+            ),
+            180,
+            f"{joined} to write a chunk",
+        )
+    finally:
+        for host in survivors:
+            host.signal_all(signal.SIGCONT)
     batch = cluster.wait_finished(submitted["id"], timeout=180)
     assert batch["status"] == "done" and batch["progress"]["failed"] == 0
     assert_exactly_once(cluster, batch)

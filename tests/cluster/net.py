@@ -113,6 +113,13 @@ class Host:
         out = _run("ip", "netns", "pids", self.namespace, check=False).stdout
         return [int(p) for p in out.split()]
 
+    def signal_all(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to every process of the host: SIGSTOP freezes it as a hung machine would,
+        SIGCONT lets it go on."""
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+
     def kill_all(self) -> None:
         """SIGKILL every process of the host, as a power cut would; wait until none is left."""
         for _ in range(50):
