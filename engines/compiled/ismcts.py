@@ -32,12 +32,11 @@ from engines.compiled.kernels import kernel_id
 from engines.compiled.uct import (
     CHECK_EVERY,
     _apply,
-    _evaluate,
     _legal,
     _player,
     _random_action,
-    _returns,
     _rollout_action,
+    _shares,
     _strong_rollout_action,
 )
 from engines.kernel_cache import track
@@ -66,23 +65,6 @@ def _quick_score(game: int, state: np.ndarray, action: int) -> float:
     if game == ALHAMBRA:
         return alhambra.quick_score(state, action)
     raise ValueError(NO_BRANCH)
-
-
-@njit(cache=True)
-def _shares(game: int, state: np.ndarray, players: int, out: np.ndarray) -> None:
-    """Per-seat shares in [0, 1], as the Python search's: the returns once over, else the
-    evaluation rescaled and normalised."""
-    if _player(game, state) < 0:
-        _returns(game, state, out)
-        return
-    scale = (players - 1) / players
-    total = 0.0
-    for s in range(players):
-        raw = max(0.0, _evaluate(game, state, s) * scale + 1.0 / players)
-        out[s] = raw
-        total += raw
-    for s in range(players):
-        out[s] = out[s] / total if total > 0 else 1.0 / players
 
 
 @njit(cache=True)
