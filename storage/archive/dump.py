@@ -27,6 +27,7 @@ from storage.archive.layout import (
 from storage.crud.ids import NotFound
 from storage.crud.tally import aware
 from storage.models import BATCH, CHUNK, MATCH, SEAT_RESULT
+from storage.records import split_moves
 
 JSON_TEXT_COLUMNS = frozenset({"stats", "move_ms"})
 """Result columns kept as their stored JSON text: read and written without a parse, so what
@@ -100,9 +101,8 @@ def export_batch(
                 SEAT_SCHEMA,
             ),
         }
-    if not moves:
-        match_columns = tables[MATCHES][0]
-        match_columns["moves"] = [""] * len(match_columns["moves"])
+    match_columns = tables[MATCHES][0]
+    match_columns["moves"] = [split_moves(m) if moves else [] for m in match_columns["moves"]]
     folder.mkdir(parents=True, exist_ok=True)
     digests = {}
     for name, (columns, schema) in tables.items():

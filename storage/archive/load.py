@@ -44,6 +44,7 @@ from storage.models import (
     BatchBase,
     BatchStatus,
 )
+from storage.records import join_moves
 
 DEFINITION = tuple(name for name in BatchBase.model_fields if name != "id")
 """The batch columns a request decides: an archive's must equal the stored batch's."""
@@ -296,8 +297,9 @@ def _add_results(conn: Connection, archive: Archive, added: list[Range]) -> None
         return
     batch_id = archive.batch_id
     match_names = MATCH_COLUMNS[1:]
+    moves_at = match_names.index("moves")
     matches = [
-        (batch_id, *values)
+        (batch_id, *values[:moves_at], join_moves(values[moves_at]), *values[moves_at + 1 :])
         for values in zip(*(archive.matches[name] for name in match_names), strict=True)
         if _covered(added, values[0])
     ]
@@ -322,7 +324,7 @@ def _fill_moves(conn: Connection, archive: Archive) -> int:
     if not bare:
         return 0
     fills = [
-        {"b": archive.batch_id, "i": index, "m": moves}
+        {"b": archive.batch_id, "i": index, "m": join_moves(moves)}
         for index, moves in zip(
             archive.matches["match_index"], archive.matches["moves"], strict=True
         )
