@@ -50,7 +50,7 @@ import csv
 import io
 import math
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -94,7 +94,9 @@ def clean(value: Any) -> Any:
         f = float(value)
         return f if math.isfinite(f) else None
     if isinstance(value, datetime):
-        return value.isoformat()
+        # Stored times are UTC; SQLite hands them back without their zone, and the report of
+        # one batch must read the same from either database.
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     return value
 
 

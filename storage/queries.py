@@ -69,6 +69,17 @@ def find_match(engine: Engine, batch_id: str, match_index: int) -> StoredMatch:
     return stored
 
 
+def played_match_indices(engine: Engine, batch_id: str) -> list[int]:
+    """The indices of a batch's stored matches that were played (not failed), in order."""
+    query = (
+        select(MATCH.c.match_index)
+        .where(MATCH.c.batch_id == batch_id, MATCH.c.ok.is_(True))
+        .order_by(MATCH.c.match_index)
+    )
+    with engine.connect() as conn:
+        return [int(i) for i in conn.execute(query).scalars()]
+
+
 def _with_seats(
     engine: Engine, batch_id: str, query: Select[Any], limit: int, offset: int
 ) -> list[StoredMatch]:

@@ -3,6 +3,7 @@
 - ``run``: ``run``, ``resume`` (play a batch on this machine)
 - ``batches``: ``games``, ``batches``, ``show``, ``replay``
 - ``reports``: ``report``, ``compare``
+- ``archive``: ``export``, ``import`` (batches as files), ``verify`` (replay from seeds)
 - ``service``: ``serve``, ``worker``, ``submit``, ``status`` (the HTTP API and its workers)
 - ``tune``: ``tune`` (search a game's options for the fairest variant)
 - ``db``: ``db upgrade``
@@ -20,7 +21,7 @@ import sys
 import typer
 from rich.markup import escape
 
-from api.cli import batches, db, docs, reports, run, service, study, tune
+from api.cli import archive, batches, db, docs, reports, run, service, study, tune
 from api.cli.common import describe_error, err
 
 app = typer.Typer(
@@ -30,7 +31,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
-for commands in (run.app, batches.app, reports.app, service.app, tune.app):
+for commands in (run.app, batches.app, reports.app, archive.app, service.app, tune.app):
     app.add_typer(commands)  # no name: the commands sit at the top level
 app.add_typer(db.app, name="db")
 app.add_typer(study.app, name="study")

@@ -80,8 +80,9 @@ _COPY_MATCH = f"COPY match ({', '.join(MATCH_COLUMNS)}) FROM STDIN"
 _COPY_SEAT = f"COPY seat_result ({', '.join(SEAT_COLUMNS)}) FROM STDIN"
 
 
-def _bulk_insert(conn: Connection, matches: list[tuple], seats: list[tuple]) -> None:
-    """Insert result rows, ignoring any already there, as fast as the driver allows.
+def insert_rows(conn: Connection, matches: list[tuple], seats: list[tuple]) -> None:
+    """Insert result rows (``match_rows``' tuples), ignoring any already there, as fast as the
+    driver allows (the chunk writer and ``storage.archive``'s import share it).
 
     SQLite: the driver's executemany of plain tuples (type processing per value would cost
     more than the insert itself). PostgreSQL: COPY, the fastest load path; COPY cannot skip
@@ -178,7 +179,7 @@ def write_chunk(
     try:
         with engine.begin() as conn:
             if conn.dialect.name == "postgresql":
-                _bulk_insert(conn, matches, seats)
+                insert_rows(conn, matches, seats)
                 conn.execute(
                     select(BATCH.c.id).where(BATCH.c.id == batch_id).with_for_update(key_share=True)
                 )
@@ -187,7 +188,7 @@ def write_chunk(
             if overlaps_written(conn, batch_id, start, stop, besides=start):
                 raise _OverlapError
             if conn.dialect.name != "postgresql":
-                _bulk_insert(conn, matches, seats)
+                insert_rows(conn, matches, seats)
     except _OverlapError:
         return False  # the range, or part of it, is already stored: rolled back
     return True

@@ -1,0 +1,25 @@
+"""Batches as files that outlive the database: ``export_batch`` writes a stored batch (its
+definition and state, chunk rows, matches and seat results) to a folder of Parquet tables and a
+JSON manifest; ``import_batch`` merges such a folder into a database, idempotently.
+
+- ``layout``: the folder's files, the format version, the Parquet schemas and writer options;
+- ``dump``: ``export_batch``;
+- ``load``: ``read_archive`` and ``import_batch``.
+"""
+
+from storage.archive.dump import ExportSummary, export_batch
+from storage.archive.layout import FORMAT, MANIFEST, VERSION, ArchiveError
+from storage.archive.load import Archive, ImportSummary, import_batch, read_archive
+
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "VERSION",
+    "Archive",
+    "ArchiveError",
+    "ExportSummary",
+    "ImportSummary",
+    "export_batch",
+    "import_batch",
+    "read_archive",
+]
