@@ -1,13 +1,16 @@
-"""A small HTTP client of the playtester API, used by ``playtester submit`` and ``status``."""
+"""A small HTTP client of the playtester API, used by ``playtester submit``, ``status``,
+``study`` and ``tune``."""
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
+
+from engines.core import OptionError
 
 TRANSIENT_STATUS = frozenset({502, 503, 504})
 """Answers that mean "try again": a proxy without its server, a database or broker outage."""
@@ -100,6 +103,17 @@ class ServiceClient:
                 if not exc.transient or not delays:
                     raise
                 time.sleep(delays.pop(0))
+
+    def check_batch(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """POST /batches/check: the batch as the server would store it, nothing stored;
+        ``OptionError`` naming the field the server refuses."""
+        try:
+            result: dict[str, Any] = self._call("POST", "/batches/check", json=dict(body))
+        except ServiceError as exc:
+            if exc.status == 422:
+                raise OptionError(str(exc), field=exc.field or "batch") from None
+            raise
+        return result
 
     def batch(self, batch_id: str) -> dict[str, Any]:
         """GET /batches/{id}: the batch with its progress."""

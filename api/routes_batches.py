@@ -36,9 +36,10 @@ from api.schemas import (
 )
 from storage import submissions
 from storage.crud import cancel_batch, find_batch, list_batches, progress
-from storage.models import Batch, BatchStatus
+from storage.models import Batch, BatchPlan, BatchStatus
 from storage.queries import StoredMatch, find_match, list_matches
 from storage.records import split_moves
+from storage.settings import Settings
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -106,6 +107,41 @@ IdempotencyKeyHeader = Annotated[
 ]
 
 
+def plan_request(body: BatchCreate, settings: Settings) -> BatchPlan:
+    """The batch ``body`` asks for, validated with this server's limits: what a submission
+    stores and what a check answers."""
+    from workers.batches import plan_batch
+
+    return plan_batch(
+        game=body.game,
+        players=body.players,
+        options=body.options,
+        agents=body.agents,
+        matches=body.matches,
+        seed=body.seed,
+        seat_policy=body.seat_policy,
+        chunk_size=body.chunk_size,
+        max_plies=body.max_plies,
+        stop_rule=body.stop_rule,
+        variation=body.variation,
+        settings=settings,
+    )
+
+
+@router.post(
+    "/check",
+    dependencies=[Depends(require_write)],
+    summary="Check a batch without storing it",
+    responses={200: {"description": "The batch as it would be stored (no id): nothing was."}},
+)
+def check_batch(body: BatchCreate, settings: SettingsDep) -> dict[str, Any]:
+    """Validate a batch exactly as a submission would, with this server's limits, and store
+    nothing: 200 with the plan (every agent parameter filled in), or the 422 naming the
+    field that a submission would get. A client sending several batches checks them all
+    first, so a refusal never leaves some of them made."""
+    return plan_request(body, settings).model_dump(mode="json", exclude={"id"})
+
+
 @router.post(
     "",
     status_code=status.HTTP_202_ACCEPTED,
@@ -133,22 +169,7 @@ def submit_batch(
     The work done here does not depend on the number of matches: no row and no task is
     created per match; chunks are queued progressively by the workers.
     """
-    from workers.batches import plan_batch
-
-    plan = plan_batch(
-        game=body.game,
-        players=body.players,
-        options=body.options,
-        agents=body.agents,
-        matches=body.matches,
-        seed=body.seed,
-        seat_policy=body.seat_policy,
-        chunk_size=body.chunk_size,
-        max_plies=body.max_plies,
-        stop_rule=body.stop_rule,
-        variation=body.variation,
-        settings=settings,
-    )
+    plan = plan_request(body, settings)
     keyed = None
     if idempotency_key is not None:
         keyed = Idempotency(

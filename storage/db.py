@@ -193,16 +193,20 @@ def _create_engine(url: str) -> Engine:
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    # An unreachable server should fail in seconds, not hang a command or a worker.
-    engine = create_engine(
-        url,
-        pool_pre_ping=True,
-        pool_size=5,
-        max_overflow=10,
-        connect_args=postgres_connect_args(connection_options(), url),
-    )
+    engine = create_engine(url, **engine_options(url))
     event.listen(engine, "handle_error", _session_ended)
     return engine
+
+
+def engine_options(url: str, *, search_path: str | None = None) -> dict[str, Any]:
+    """``create_engine``'s keywords for the PostgreSQL database ``url``: this process's
+    connection options (:func:`connection_options`), with ``search_path`` for the session
+    when given. Another library's engine (Optuna's) takes them too."""
+    args = postgres_connect_args(connection_options(), url)
+    if search_path is not None:
+        args["options"] = f"{args.get('options', '')} -c search_path={search_path}".strip()
+    # An unreachable server should fail in seconds, not hang a command or a worker.
+    return {"pool_pre_ping": True, "pool_size": 5, "max_overflow": 10, "connect_args": args}
 
 
 def get_engine(url: str | None = None) -> Engine:

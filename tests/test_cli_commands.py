@@ -9,13 +9,13 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from api.cli import app
-from api.cli.common import split_agents
 from engines.core import replay as replay_moves
 from engines.registry import load_game
 from storage import crud
 from storage.db import current_revision, get_engine, head_revision
 from storage.records import split_moves
 from workers.play import play_chunk
+from workers.request_text import split_agents
 
 runner = CliRunner()
 

@@ -9,13 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from api_support import client_for, make_api
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from analysis.compare import compare
 from analysis.report import build_report
+from analysis.studies.page import interval, p_text, pct
 from api.cli import app
-from api.cli.studies.page import interval, p_text, pct
 from storage.db import get_engine
 from storage.models import BATCH
 from storage.submissions import OUTBOX
@@ -110,6 +111,20 @@ BAD = [
     ('figure = "agents"', 'figure = "luck"', 29, "question[2].figure"),
     ('batch = "easy-random"', 'batch = "missing"', 30, "question[2].batch"),
     ('name = "random"', 'name = "random"\nwidth = 3', 15, "batch[1].width"),
+    # Each key's errors at its own line, named by the key written in the file.
+    ('name = "random"', 'name = "random"\nbook = "no-such-book.txt"', 15, "random.book"),
+    ('name = "random"', 'name = "random"\nnoise = "x:0.1"', 15, "random.noise"),
+    ('name = "random"', 'name = "random"\nstop = "sprt:nonsense"', 15, "random.stop"),
+    ("seed = 5", "seed = 5\nnoise = 2.5", 8, "easy-random.noise"),
+    # Values of the wrong kind, and nesting deeper than any study needs.
+    ('name = "random"', 'name = "random"\ngame = ["alquerque"]', 15, "random.game"),
+    ("seed = 5", "seed = 5\nplayers = true", 8, "defaults.players"),
+    (
+        "options = { no_capture_limit = 30 }",
+        "options = { x = " + "[" * 2000 + "]" * 2000 + " }",
+        16,
+        "toml",
+    ),
 ]
 """(text replaced, replacement, the line the error must name, the field it must start with)."""
 
@@ -142,6 +157,30 @@ def test_a_study_file_that_is_not_toml_or_missing_is_refused(
     assert code == 2 and "no such study file" in output
 
 
+ONE_BATCH = '[[batch]]\nname = "a"\ngame = "alquerque"\nagents = "random"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field"),
+    [
+        ('title = "t"\nquestion = 5\n' + ONE_BATCH, 2, "question"),
+        ('title = "t"\nbatch = "a"\n', 2, "batch"),
+        ("defaults = [1]\n" + ONE_BATCH, 1, "defaults"),
+        ('description = ["x"]\n' + ONE_BATCH, 1, "description"),
+        ("tune = 3\n" + ONE_BATCH, 1, "tune"),
+    ],
+)
+def test_a_study_whose_tables_are_not_tables_is_refused_by_line_and_field(
+    tmp_path: Path, sqlite_url: str, text: str, line: int, field: str
+) -> None:
+    path = tmp_path / "shape.toml"
+    path.write_text(text)
+    code, output = invoke("study", "check", str(path), "--db", sqlite_url)
+    assert code == 2, output
+    assert f"{path}:{line}: {field}: " in " ".join(output.split())
+    assert "Traceback" not in output
+
+
 def test_the_report_of_a_study_not_yet_run_says_so(tiny: Path, sqlite_url: str) -> None:
     code, output = invoke("study", "report", str(tiny), "--db", sqlite_url)
     assert code == 2
@@ -154,3 +193,30 @@ def test_every_shipped_study_is_valid(path: Path, migrated_sqlite_url: str) -> N
     code, output = invoke("study", "check", str(path), "--db", sqlite_url)
     assert code == 0, output
     assert batch_count(sqlite_url) == 0
+
+
+def test_a_study_is_checked_whole_by_the_server_before_its_first_batch_is_sent(
+    tmp_path: Path, migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import api.cli.study as study_cli
+    from api.client import ServiceClient
+
+    # The second batch is within this machine's limits but over the server's.
+    app, dispatcher = make_api(migrated_sqlite_url, max_matches_per_batch=20)
+    monkeypatch.setattr(
+        study_cli,
+        "client_for",
+        lambda server, key: ServiceClient(server, api_key=key, http=client_for(app)),
+    )
+    study = tmp_path / "two.toml"
+    study.write_text(
+        '[defaults]\ngame = "alquerque"\nagents = "random"\n\n'
+        '[[batch]]\nname = "small"\nmatches = 10\n\n'
+        '[[batch]]\nname = "large"\nmatches = 30\n'
+    )
+    code, output = invoke("study", "run", str(study), "--service", "http://playtester.test")
+    assert code == 2, output
+    flat = " ".join(output.split())
+    assert f"{study}:11: large.matches: matches must be between 1 and 20, not 30" in flat
+    assert output.count("error:") == 1
+    assert dispatcher.started == [] and batch_count(migrated_sqlite_url) == 0

@@ -64,5 +64,8 @@ def test_a_study_asking_more_than_the_servers_caps_is_refused_before_anything_is
     result = runner.invoke(app, ["study", "run", str(study), "--service", service.api.url])
     assert result.exit_code == 2, result.output
     flat = " ".join(result.output.split())
-    assert f"{study}:5: deep.agents[0].iterations: 400 is above the server's limit of 50" in flat
+    assert (
+        f"{study}:5: deep.agents[0].iterations: agents[0].iterations must be at most 50 "
+        "(MAX_AGENT_ITERATIONS), not 400" in flat
+    )
     assert service.api.client.get("/batches").json()["items"] == []

@@ -10,19 +10,20 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from api_support import client_for, make_api
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
+from analysis.studies.definition import StudyError, load_study
 from api.cli import app
-from api.cli.studies.definition import StudyError, load_study
-from api.cli.studies.plan import plan_one
-from api.cli.studies.runner import trial_here
-from api.cli.studies.tuning import clearly_unfair, decode_layout, parse_tune
 from engines.alveoles.layouts import CLASSIC
 from storage.db import ensure_schema, get_engine
 from storage.models import BATCH
 from storage.settings import Settings
 from workers.local import run_local
+from workers.studies.plan import plan_one
+from workers.studies.runner import trial_here
+from workers.studies.tuning import Symmetry, clearly_unfair, decode_layout, parse_tune
 
 runner = CliRunner()
 TUNE = Path(__file__).parent / "data" / "tiny_tune.toml"
@@ -38,7 +39,7 @@ def batch_count(url: str) -> int:
 def test_a_half_turn_layout_keeps_the_values_and_the_symmetry(seed: int) -> None:
     rng = random.Random(seed)
     keys = [rng.random() for _ in range(32)]
-    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, "half_turn") for v in row]
+    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, Symmetry.HALF_TURN) for v in row]
     assert Counter(grid) == Counter(CLASSIC_VALUES)
     assert all(grid[i] == grid[63 - i] for i in range(64))
     # The pair with the smallest key takes the largest value, the largest key a white square.
@@ -48,10 +49,10 @@ def test_a_half_turn_layout_keeps_the_values_and_the_symmetry(seed: int) -> None
 
 def test_a_free_layout_is_a_permutation_and_odd_counts_cannot_be_symmetric() -> None:
     keys = [i / 64 for i in range(64)][::-1]
-    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, "none") for v in row]
+    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, Symmetry.NONE) for v in row]
     assert grid == sorted(CLASSIC_VALUES)  # the last cell has the smallest key
     with pytest.raises(ValueError, match="even number"):
-        decode_layout([0.5] * 32, [7] + [1] * 63, "half_turn")
+        decode_layout([0.5] * 32, [7] + [1] * 63, Symmetry.HALF_TURN)
 
 
 @pytest.mark.parametrize(
@@ -151,9 +152,10 @@ def test_trials_in_postgresql_keep_to_their_own_schema(pg_url: str) -> None:
     with get_engine(pg_url).connect() as conn:
         ours = conn.execute(select(func.count()).select_from(BATCH)).scalar_one()
         revision = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one()
-    study = optuna.create_study(storage=optuna_storage(pg_url), study_name="s")
+    settings = Settings(database_url=pg_url)
+    study = optuna.create_study(storage=optuna_storage(settings), study_name="s")
     study.optimize(lambda trial: trial.suggest_float("x", 0, 1), n_trials=2)
-    again = optuna.load_study(storage=optuna_storage(pg_url), study_name="s")
+    again = optuna.load_study(storage=optuna_storage(settings), study_name="s")
     assert len(again.trials) == 2
     with get_engine(pg_url).connect() as conn:
         assert (
@@ -165,3 +167,90 @@ def test_trials_in_postgresql_keep_to_their_own_schema(pg_url: str) -> None:
             {"s": OPTUNA_SCHEMA},
         ).scalar_one()
     assert tables > 5
+
+
+@pytest.mark.integration
+def test_trials_in_postgresql_go_through_the_projects_connection_options(pg_url: str) -> None:
+    from storage.db import ConnectionOptions, configure_connections
+    from storage.tuning import OPTUNA_SCHEMA, optuna_storage
+
+    configure_connections(ConnectionOptions(tcp_timeout=8.0))
+    try:
+        storage = optuna_storage(Settings(database_url=pg_url))
+        with storage.engine.connect() as conn:
+            shown = {
+                name: conn.exec_driver_sql(f"SHOW {name}").scalar_one()
+                for name in ("tcp_user_timeout", "tcp_keepalives_count", "search_path")
+            }
+        storage.engine.dispose()
+    finally:
+        configure_connections(None)
+    # As storage.db sets them for the session: 8 s of silence (shown in ms), three probes.
+    assert shown == {
+        "tcp_user_timeout": "8000",
+        "tcp_keepalives_count": "3",
+        "search_path": OPTUNA_SCHEMA,
+    }
+
+
+def tune_file(tmp_path: Path, old: str, new: str) -> Path:
+    path = tmp_path / "t.toml"
+    text = TUNE.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+CHOICES = 'space = "choices"\nchoices = ["classic", "nowhere"]'
+BAD_SEARCHES = [
+    # A choice the game refuses, an option it does not have, a confirmation over the cap.
+    ('space = "permute"', CHOICES, 15, "tune.choices", "layout"),
+    (
+        'option = "layout"\nspace = "permute"',
+        'option = "width"\nspace = "choices"\nchoices = [3, 4]',
+        15,
+        "tune.choices",
+        "width",
+    ),
+    ("confirm_matches = 24", "confirm_matches = 20000001", 21, "tune.confirm_matches", "matches"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "line", "field", "named"), BAD_SEARCHES)
+def test_a_search_that_cannot_run_is_refused_before_anything_is_stored(
+    tmp_path: Path, migrated_sqlite_url: str, old: str, new: str, line: int, field: str, named: str
+) -> None:
+    path = tune_file(tmp_path, old, new)
+    result = runner.invoke(app, ["tune", str(path), "--db", migrated_sqlite_url, "--workers", "1"])
+    assert result.exit_code == 2, result.output
+    flat = " ".join(result.output.split())
+    assert f"{path}:{line}: {field}: " in flat and named in flat.split(field, 1)[1]
+    assert result.output.count("error:") == 1, result.output
+    assert batch_count(migrated_sqlite_url) == 0
+    database = migrated_sqlite_url.removeprefix("sqlite:///")
+    assert not Path(f"{database}.optuna.db").exists()
+
+
+def test_a_search_over_a_servers_cap_is_refused_before_anything_is_sent(
+    tmp_path: Path, migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import api.cli.tune as tune_cli
+    from api.client import ServiceClient
+
+    server_db = f"sqlite:///{tmp_path}/server.db"
+    ensure_schema(server_db)
+    app_, dispatcher = make_api(server_db, max_matches_per_batch=20)
+    monkeypatch.setattr(
+        tune_cli,
+        "client_for",
+        lambda server, key: ServiceClient(server, api_key=key, http=client_for(app_)),
+    )
+    path = tmp_path / "t.toml"
+    shutil.copy(TUNE, path)
+    args = ["tune", str(path), "--db", migrated_sqlite_url, "--service", "http://playtester.test"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    flat = " ".join(result.output.split())
+    assert f"{path}:21: tune.confirm_matches: " in flat and "between 1 and 20" in flat
+    assert dispatcher.started == [] and batch_count(server_db) == 0
+    assert not Path(f"{migrated_sqlite_url.removeprefix('sqlite:///')}.optuna.db").exists()

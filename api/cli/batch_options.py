@@ -11,13 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli.common import parse_options, parse_stop, parse_variation, split_agents
+from api.cli.common import parse_options
 from engines.clock import FIELD as TIME_CONTROL_FIELD
 from engines.core import OptionError
 from engines.registry import spec_from_text
 from workers.batches import TIME_CONTROL
-
-DEFAULT_MATCHES = 100
+from workers.request_text import DEFAULT_MATCHES as DEFAULT_MATCHES  # the --matches default
+from workers.request_text import parse_stop, parse_variation, split_agents
 
 Game = Annotated[str, typer.Argument(help="Game name (see `playtester games`).")]
 Agents = Annotated[

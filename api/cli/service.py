@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
@@ -34,7 +34,7 @@ def client_for(server: str, api_key: str | None) -> ServiceClient:
     return ServiceClient(server, api_key=api_key or get_settings().api_key)
 
 
-def service_error(exc: ServiceError) -> None:
+def service_error(exc: ServiceError) -> NoReturn:
     where = f" ({exc.field})" if exc.field else ""
     fail(f"{exc}{where}")
 

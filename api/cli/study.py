@@ -1,8 +1,10 @@
 """``study check|run|report``: a study file's batches run here or on a server, and its page.
 
-A study (``studies/<name>.toml``, see :mod:`api.cli.studies.definition`) is checked whole before
-anything runs. ``run`` plays what is missing and reuses what already ran (found by the content
-key of each batch's definition); ``report`` writes the page from the stored batches.
+A study (``studies/<name>.toml``, see :mod:`analysis.studies.definition`) is checked whole
+before anything runs (on a server, by the server too). ``run`` plays what is missing and
+reuses what already ran (found by the content key of each batch's definition); ``report``
+writes the page from the stored batches. The work is done by ``workers.studies`` and
+``analysis.studies``; this module parses arguments, shows progress and prints.
 """
 
 from __future__ import annotations
@@ -14,22 +16,15 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analysis.studies.definition import Study, StudyError, load_study
+from analysis.studies.page import LocalSource, render_page
 from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
 from api.cli.run import progress_runner
 from api.cli.service import DEFAULT_SERVER, KeyOption, client_for, service_error
-from api.cli.studies.definition import Study, StudyError, load_study
-from api.cli.studies.page import render_page
-from api.cli.studies.plan import PlannedBatch, check_server_caps, plan_study
-from api.cli.studies.runner import (
-    LocalSource,
-    ServiceSource,
-    StudyRun,
-    find_here,
-    find_on_service,
-    run_here,
-    run_on_service,
-)
 from api.client import ServiceError
+from workers.studies.plan import PlannedBatch, check_on_server, plan_study
+from workers.studies.remote import find_on_service, run_on_service
+from workers.studies.runner import StudyRun, find_here, run_here
 
 app = typer.Typer(help="Study files: named sets of batches and the questions they answer.")
 
@@ -120,7 +115,7 @@ def _run_on_service(
     with client_for(service, api_key) as client:
         try:
             with user_errors():
-                check_server_caps(study, planned, client.games())
+                check_on_server(study, planned, client)
             columns = (
                 TextColumn("[bold]matches"),
                 BarColumn(),
@@ -156,15 +151,13 @@ def report(
             engine = open_db(db)
             ids = find_here(engine, planned)
             _require_all(study, planned, ids)
-            page = render_page(study, planned, ids, LocalSource(engine), _commands(path, None))
+            page = render_page(study, ids, LocalSource(engine), _commands(path, None))
     else:
         with client_for(service, api_key) as client:
             try:
                 ids = find_on_service(client, planned)
                 _require_all(study, planned, ids)
-                page = render_page(
-                    study, planned, ids, ServiceSource(client), _commands(path, service)
-                )
+                page = render_page(study, ids, client, _commands(path, service))
             except ServiceError as exc:
                 service_error(exc)
                 raise AssertionError("unreachable") from exc

@@ -1,5 +1,5 @@
 """``tune``: search a game's options for the fairest variant, each trial a batch (here or on
-a server), then confirm the best one (see :mod:`api.cli.studies.tuning`)."""
+a server), then confirm the best one (see :mod:`workers.studies.tuning`)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,46 @@ from typing import Annotated
 
 import typer
 
+from analysis.studies.definition import load_study
 from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
 from api.cli.run import progress_runner
 from api.cli.service import KeyOption, client_for, service_error
-from api.cli.studies.definition import StudyError, load_study
-from api.cli.studies.runner import trial_here, trial_on_service
-from api.cli.studies.search import result_lines, run_search
-from api.cli.studies.tuning import parse_tune
 from api.cli.study import Service, StudyFile, Workers
 from api.client import ServiceError
 from storage.tuning import optuna_storage
+from workers.studies.plan import plan_study
+from workers.studies.remote import trial_on_service
+from workers.studies.runner import trial_here
+from workers.studies.search import (
+    Confirmed,
+    SearchError,
+    SearchResult,
+    check_search_on_server,
+    plan_search,
+    run_search,
+)
+from workers.studies.tuning import TuneSpec, parse_tune
 
 app = typer.Typer()
+
+
+def _figure(confirmed: Confirmed) -> str:
+    f = confirmed.report["first_player_advantage"]
+    return (
+        f"{f['estimate'] * 100:+.2f} % [{f['ci_low'] * 100:+.2f}, {f['ci_high'] * 100:+.2f}] "
+        f"(95 %, {f['interval']}; p = {f['p_value']:.3g}; batch {confirmed.batch_id}, "
+        f"{confirmed.report['batch']['matches_done']:,} matches)"
+    )
+
+
+def _print(spec: TuneSpec, result: SearchResult) -> None:
+    lines = [f"{result.trials} trials, {result.pruned} stopped as clearly unfair"]
+    lines.append(f"best {spec.option}: first-player advantage {_figure(result.best)}")
+    if result.base is not None:
+        lines.append(f"base {spec.option}: first-player advantage {_figure(result.base)}")
+    lines.append(f"best {spec.option}: {json.dumps(result.best.value)}")
+    for line in lines:
+        out.print(line, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -40,55 +68,40 @@ def tune(
 ) -> None:
     """Search a study's [tune] option for the smallest first-player advantage."""
     with user_errors(db):
+        # The whole file, every kind of batch the search makes, and the server's own check
+        # of them come first: nothing is stored (no batch, no Optuna study) before.
         study = load_study(path)
         spec = parse_tune(study)
         settings = settings_for(db)
-        from api.cli.studies.plan import plan_study
-
-        plan_study(study, settings)  # the whole file is checked before anything runs
-        storage = optuna_storage(settings.database_url)
+        plan_study(study, settings)
+        search = plan_search(study, spec, settings)
     announce = lambda line: err.print(line, highlight=False)  # noqa: E731
-    try:
-        if service is None:
-            with user_errors(db):
-                engine = open_db(db)
-                runner = trial_here(
-                    engine,
-                    lambda batch_id, progress: progress_runner(batch_id, workers, db, progress),
-                    spec.check_every,
-                )
-                result = run_search(study, spec, settings, runner, storage, announce, confirm_base)
-        else:
-            with client_for(service, api_key) as client:
+    if service is None:
+        with user_errors(db):
+            runner = trial_here(
+                open_db(db),
+                lambda batch_id, progress: progress_runner(batch_id, workers, db, progress),
+                spec.check_every,
+            )
+            storage = optuna_storage(settings)
+            try:
+                result = run_search(search, settings, runner, storage, announce, confirm_base)
+            except SearchError as exc:
+                fail(str(exc))
+    else:
+        with client_for(service, api_key) as client:
+            try:
+                with user_errors(db):
+                    check_search_on_server(search, client)
+                    storage = optuna_storage(settings)
                 runner = trial_on_service(client, spec.check_every)
-                result = run_search(study, spec, settings, runner, storage, announce, confirm_base)
-    except ServiceError as exc:
-        service_error(exc)
-    except (RuntimeError, StudyError) as exc:
-        fail(str(exc))
-    for line in result_lines(spec, result):
-        out.print(line, highlight=False, soft_wrap=True)
-    out.print(
-        f"best {spec.option}: {json.dumps(result.best.value)}", highlight=False, soft_wrap=True
-    )
+                result = run_search(search, settings, runner, storage, announce, confirm_base)
+            except ServiceError as exc:
+                service_error(exc)
+            except SearchError as exc:
+                fail(str(exc))
+    _print(spec, result)
     if out_file is not None:
-        document = {
-            "study": str(path),
-            "option": spec.option,
-            "best": {
-                "value": result.best.value,
-                "batch_id": result.best.batch_id,
-                "first_player_advantage": result.best.report["first_player_advantage"],
-            },
-            "base": None
-            if result.base is None
-            else {
-                "value": result.base.value,
-                "batch_id": result.base.batch_id,
-                "first_player_advantage": result.base.report["first_player_advantage"],
-            },
-            "trials": result.trials,
-            "pruned": result.pruned,
-        }
+        document = result.document(str(path), spec.option)
         out_file.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         out.print(f"wrote {out_file}", highlight=False)

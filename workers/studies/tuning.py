@@ -4,9 +4,10 @@ batch, with Optuna choosing the next one.
 A study file's ``[tune]`` table names a base batch (its game, agents, players and matches per
 trial) and the option searched. First of all Les Alvéoles' ``layout``:
 
-- ``space = "permute"`` keeps the base layout's multiset of square values and places them anew.
-  Optuna proposes one number in [0, 1) per cell (per pair of cells with ``symmetry =
-  "half_turn"``, which keeps the layout symmetric under a half-turn as the classic one is);
+- ``space = "permute"`` (the default) keeps the base layout's multiset of square values and
+  places them anew. Optuna proposes one number in [0, 1) per cell (per pair of cells with
+  ``symmetry = "half_turn"``, which keeps the layout symmetric under a half-turn as the
+  classic one is);
   the cells sorted by their numbers take the values sorted from the largest (the random-key
   encoding of a permutation, which suits both TPE and CMA-ES).
 - ``space = "choices"`` with ``choices = [...]`` picks among declared values (named layouts or
@@ -27,143 +28,151 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
-from api.cli.studies.definition import Study, StudyBatch, StudyError, _key_line
-from api.cli.studies.plan import PlannedBatch
+from analysis.studies.definition import Study, StudyBatch, StudyError, TopKey, header_line, key_line
+from workers.studies.plan import PlannedBatch
 
-SPACES = ("permute", "choices")
-SYMMETRIES = ("half_turn", "none")
-SAMPLERS = ("tpe", "cmaes")
-TUNE_KEYS = frozenset(
-    {
-        "batch",
-        "option",
-        "space",
-        "symmetry",
-        "choices",
-        "trials",
-        "sampler",
-        "seed",
-        "prune_outside",
-        "check_every",
-        "confirm_matches",
-    }
-)
+
+class TuneKey(StrEnum):
+    """What a ``[tune]`` table may say."""
+
+    BATCH = "batch"
+    OPTION = "option"
+    SPACE = "space"
+    SYMMETRY = "symmetry"
+    CHOICES = "choices"
+    TRIALS = "trials"
+    SAMPLER = "sampler"
+    SEED = "seed"
+    PRUNE_OUTSIDE = "prune_outside"
+    CHECK_EVERY = "check_every"
+    CONFIRM_MATCHES = "confirm_matches"
+
+
+class Space(StrEnum):
+    """How a trial's value of the option is proposed (the first is the default)."""
+
+    PERMUTE = "permute"
+    CHOICES = "choices"
+
+
+class Symmetry(StrEnum):
+    HALF_TURN = "half_turn"
+    NONE = "none"
+
+
+class Sampler(StrEnum):
+    """Optuna's sampler for the search: TPE or CMA-ES."""
+
+    TPE = "tpe"
+    CMAES = "cmaes"
+
+
 CELLS = 64
+LAYOUT = "layout"
+"""The option the ``permute`` space places the values of."""
 
 
 @dataclass(frozen=True)
 class TuneSpec:
     batch: str
     option: str
-    space: str
-    symmetry: str
+    space: Space
+    symmetry: Symmetry
     choices: tuple[Any, ...]
     trials: int
-    sampler: str
+    sampler: Sampler
     seed: int
     prune_outside: float
     check_every: int
     confirm_matches: int
 
 
-def _number(
-    study: Study, line: int, raw: Mapping[str, Any], key: str, default: float, kind: type
-) -> Any:
-    value = raw.get(key, default)
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value <= 0 or (kind is int and value != int(value)):
-        where = _key_line(study.text, line, key) or line
-        raise StudyError(
-            study.path, where, f"tune.{key}", f"{value!r}: give a positive {kind.__name__}"
-        )
-    return kind(value)
+_E = TypeVar("_E", bound=StrEnum)
 
 
-def _choice(
-    study: Study, line: int, raw: Mapping[str, Any], key: str, allowed: Sequence[str]
-) -> str:
-    value = raw.get(key, allowed[0])
-    if value not in allowed:
-        where = _key_line(study.text, line, key) or line
-        raise StudyError(
-            study.path, where, f"tune.{key}", f"{value!r}; use one of {', '.join(allowed)}"
-        )
-    return str(value)
+def tune_error(study: Study, key: str, message: str) -> StudyError:
+    """An error about ``key`` of the ``[tune]`` table, at the line where it is written."""
+    line = header_line(study.text, TopKey.TUNE, 0) or 1
+    return StudyError(study.path, key_line(study.text, line, key) or line, f"tune.{key}", message)
+
+
+class _Table:
+    """The ``[tune]`` table of ``study`` being read: each error at its key's line."""
+
+    def __init__(self, study: Study, raw: Mapping[str, Any]) -> None:
+        self.study = study
+        self.raw = raw
+
+    def error(self, key: TuneKey, message: str) -> StudyError:
+        return tune_error(self.study, key, message)
+
+    def number(self, key: TuneKey, default: float, kind: type) -> Any:
+        value = self.raw.get(key, default)
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if (
+            not ok
+            or not math.isfinite(value)
+            or value <= 0
+            or (kind is int and value != int(value))
+        ):
+            raise self.error(key, f"{value!r}: give a positive {kind.__name__}")
+        return kind(value)
+
+    def choice(self, key: TuneKey, allowed: type[_E]) -> _E:
+        value = self.raw.get(key, next(iter(allowed)))
+        if value not in set(allowed):
+            raise self.error(key, f"{value!r}; use one of {', '.join(allowed)}")
+        return allowed(value)
 
 
 def parse_tune(study: Study) -> TuneSpec:
     """The study's ``[tune]`` table, checked; ``StudyError`` names the line and field."""
-    raw = study.tune
-    line = next(
-        (n for n, text in enumerate(study.text.splitlines(), 1) if text.strip() == "[tune]"), 1
-    )
-    if raw is None:
+    if study.tune is None:
         raise StudyError(study.path, 1, "tune", "this study has no [tune] table")
-    unknown = sorted(set(raw) - TUNE_KEYS)
+    table = _Table(study, study.tune)
+    unknown = sorted(set(study.tune) - set(TuneKey))
     if unknown:
-        where = _key_line(study.text, line, unknown[0]) or line
-        raise StudyError(
-            study.path,
-            where,
-            f"tune.{unknown[0]}",
-            f"unknown key; use one of {', '.join(sorted(TUNE_KEYS))}",
-        )
-    batch = raw.get("batch")
+        raise tune_error(study, unknown[0], f"unknown key; use one of {', '.join(TuneKey)}")
+    batch = study.tune.get(TuneKey.BATCH)
     if batch not in {b.name for b in study.batches}:
-        raise StudyError(
-            study.path,
-            _key_line(study.text, line, "batch") or line,
-            "tune.batch",
-            f"no batch named {batch!r}",
-        )
-    space = _choice(study, line, raw, "space", SPACES)
-    choices = raw.get("choices", [])
-    if space == "choices" and (not isinstance(choices, list) or len(choices) < 2):
-        raise StudyError(
-            study.path,
-            _key_line(study.text, line, "choices") or line,
-            "tune.choices",
-            "give at least two values to choose among",
-        )
-    option = raw.get("option", "layout")
+        raise table.error(TuneKey.BATCH, f"no batch named {batch!r}")
+    space = table.choice(TuneKey.SPACE, Space)
+    choices = study.tune.get(TuneKey.CHOICES, [])
+    if space == Space.CHOICES and (not isinstance(choices, list) or len(choices) < 2):
+        raise table.error(TuneKey.CHOICES, "give at least two values to choose among")
+    option = study.tune.get(TuneKey.OPTION, LAYOUT)
     if not isinstance(option, str) or not option:
-        raise StudyError(
-            study.path,
-            _key_line(study.text, line, "option") or line,
-            "tune.option",
-            "name the option searched",
+        raise table.error(TuneKey.OPTION, "name the option searched")
+    if space == Space.PERMUTE and option != LAYOUT:
+        raise table.error(
+            TuneKey.SPACE, "permute places the values of a `layout`; use choices for other options"
         )
-    spec = TuneSpec(
+    return TuneSpec(
         batch=str(batch),
         option=option,
         space=space,
-        symmetry=_choice(study, line, raw, "symmetry", SYMMETRIES),
-        choices=tuple(choices),
-        trials=_number(study, line, raw, "trials", 30, int),
-        sampler=_choice(study, line, raw, "sampler", SAMPLERS),
-        seed=_number(study, line, raw, "seed", 1, int),
-        prune_outside=_number(study, line, raw, "prune_outside", 0.05, float),
-        check_every=_number(study, line, raw, "check_every", 200, int),
-        confirm_matches=_number(study, line, raw, "confirm_matches", 10_000, int),
+        symmetry=table.choice(TuneKey.SYMMETRY, Symmetry),
+        choices=tuple(choices) if space == Space.CHOICES else (),
+        trials=table.number(TuneKey.TRIALS, 30, int),
+        sampler=table.choice(TuneKey.SAMPLER, Sampler),
+        seed=table.number(TuneKey.SEED, 1, int),
+        prune_outside=table.number(TuneKey.PRUNE_OUTSIDE, 0.05, float),
+        check_every=table.number(TuneKey.CHECK_EVERY, 200, int),
+        confirm_matches=table.number(TuneKey.CONFIRM_MATCHES, 10_000, int),
     )
-    if spec.space == "permute" and spec.option != "layout":
-        raise StudyError(
-            study.path,
-            _key_line(study.text, line, "space") or line,
-            "tune.space",
-            "permute places the values of a `layout`; use choices for other options",
-        )
-    return spec
 
 
 def key_count(spec: TuneSpec) -> int:
     """How many numbers Optuna proposes per trial in the ``permute`` space."""
-    return CELLS // 2 if spec.symmetry == "half_turn" else CELLS
+    return CELLS // 2 if spec.symmetry == Symmetry.HALF_TURN else CELLS
 
 
-def decode_layout(keys: Sequence[float], values: Sequence[int], symmetry: str) -> list[list[int]]:
+def decode_layout(
+    keys: Sequence[float], values: Sequence[int], symmetry: Symmetry
+) -> list[list[int]]:
     """The layout (8 rows of 8, row 8 first) that places ``values`` (64 square values in any
     order) by the random keys ``keys``: the cell with the smallest key takes the largest value.
 
@@ -171,7 +180,7 @@ def decode_layout(keys: Sequence[float], values: Sequence[int], symmetry: str) -
     so every value must occur an even number of times."""
     ordered = sorted(values, reverse=True)
     grid = [0] * CELLS
-    if symmetry == "half_turn":
+    if symmetry == Symmetry.HALF_TURN:
         pairs = ordered[::2]
         if ordered[1::2] != pairs:
             raise ValueError(

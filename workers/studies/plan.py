@@ -11,21 +11,36 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from api.cli.batch_options import DEFAULT_MATCHES
-from api.cli.common import parse_stop, parse_variation, split_agents
-from api.cli.studies.definition import Study, StudyBatch, StudyError
+from analysis.studies.definition import (
+    VARIATION_KEYS,
+    BatchKey,
+    Study,
+    StudyBatch,
+    StudyError,
+    key_line,
+)
 from engines.core import GameError, OptionError
 from engines.registry import spec_from_text
 from storage.models import BatchPlan
 from storage.settings import Settings
+from workers.batches import plan_batch
+from workers.request_text import DEFAULT_MATCHES, parse_stop, parse_variation, split_agents
 
 KEY_PREFIX = "study-"
 """Study batches carry ``study-<digest>`` as their idempotency key, here and on a server."""
+
+
+class Checker(Protocol):
+    """A server that checks a batch request without storing it (``POST /batches/check``),
+    raising ``OptionError`` naming the field it refuses."""
+
+    def check_batch(self, body: Mapping[str, Any]) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -49,11 +64,8 @@ def definition_key(plan: BatchPlan) -> str:
 
 
 def _agents(value: Any) -> list[dict[str, Any]]:
-    if isinstance(value, str):
-        pieces = split_agents(value)
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        pieces = list(value)
-    else:
+    pieces = split_agents(value) if isinstance(value, str) else list(value)
+    if not all(isinstance(piece, str) for piece in pieces):
         raise OptionError(
             'write agents as in --agents: "hard,easy" or ["hard", "easy"]', field="agents"
         )
@@ -61,44 +73,40 @@ def _agents(value: Any) -> list[dict[str, Any]]:
 
 
 def _stop(value: Any) -> dict[str, Any] | None:
-    if value is None or isinstance(value, dict):
-        return value
-    if not isinstance(value, str):
-        raise OptionError("write stop as in --stop, or as a table", field="stop")
-    return parse_stop(value)
+    return value if value is None or isinstance(value, dict) else parse_stop(value)
 
 
-def _book(value: Any, base: Path) -> str | None:
+def _book(value: str | None, base: Path) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str):
-        raise OptionError("book is the path of an openings file", field="book")
     path = Path(value)
     return str(path if path.is_absolute() else base / path)
 
 
+def _noise(value: str | float | None) -> str | None:
+    return None if value is None else str(value)
+
+
 def batch_request(keys: Mapping[str, Any], base: Path) -> dict[str, Any]:
-    """``plan_batch``'s keywords (and a ``POST /batches`` body) from a study batch's keys;
-    ``book`` is read relative to the study file's folder ``base``."""
-    options = keys.get("options", {})
-    if not isinstance(options, dict):
-        raise OptionError("options is a table of game options", field="options")
+    """``plan_batch``'s keywords (and a ``POST /batches`` body) from a study batch's keys
+    (their types checked by ``load_study``); ``book`` is read relative to the study file's
+    folder ``base``."""
     return {
-        "game": keys["game"],
-        "players": keys.get("players"),
-        "options": options,
-        "agents": _agents(keys["agents"]),
-        "matches": keys.get("matches", DEFAULT_MATCHES),
-        "seed": keys.get("seed"),
-        "seat_policy": keys.get("seat_policy"),
+        "game": keys[BatchKey.GAME],
+        "players": keys.get(BatchKey.PLAYERS),
+        "options": keys.get(BatchKey.OPTIONS, {}),
+        "agents": _agents(keys[BatchKey.AGENTS]),
+        "matches": keys.get(BatchKey.MATCHES, DEFAULT_MATCHES),
+        "seed": keys.get(BatchKey.SEED),
+        "seat_policy": keys.get(BatchKey.SEAT_POLICY),
         "chunk_size": None,
-        "max_plies": keys.get("max_plies"),
-        "stop_rule": _stop(keys.get("stop")),
+        "max_plies": keys.get(BatchKey.MAX_PLIES),
+        "stop_rule": _stop(keys.get(BatchKey.STOP)),
         "variation": parse_variation(
-            keys.get("openings"),
-            _book(keys.get("book"), base),
-            keys.get("noise"),
-            bool(keys.get("no_variation", False)),
+            keys.get(BatchKey.OPENINGS),
+            _book(keys.get(BatchKey.BOOK), base),
+            _noise(keys.get(BatchKey.NOISE)),
+            bool(keys.get(BatchKey.NO_VARIATION, False)),
         ),
     }
 
@@ -108,20 +116,46 @@ def _derived_seed(request: Mapping[str, Any]) -> int:
     return int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
 
 
+REQUEST_KEYS = {"stop_rule": BatchKey.STOP}
+"""A request's field named otherwise in a study file."""
+VARIATION_FIELDS = {
+    "book": (BatchKey.BOOK,),
+    "plies": (BatchKey.OPENINGS, BatchKey.NOISE),
+    "margin": (BatchKey.NOISE,),
+    "temperature": (BatchKey.NOISE,),
+}
+"""Which study keys a ``variation.<field>`` of the request is read from."""
+
+
+def study_field(batch: StudyBatch, field: str) -> tuple[str, str]:
+    """The study key that a request's ``field`` (as an ``OptionError`` names it) comes from,
+    and the rest of the field's path: ``variation.book[2]`` -> (``book``, ``[2]``),
+    ``options.layout`` -> (``options``, ``.layout``)."""
+    head, _, rest = field.partition(".")
+    name, bracket, index = head.partition("[")
+    detail = (bracket + index) + ("." + rest if rest else "")
+    if name != "variation":
+        return str(REQUEST_KEYS.get(name, name)), detail
+    sub = re.split(r"[.\[]", rest, maxsplit=1)[0] if rest else ""
+    written = [key for key in VARIATION_KEYS if key in batch.keys]
+    candidates = VARIATION_FIELDS.get(sub, ())
+    key = next((k for k in candidates if k in batch.keys), written[0] if written else None)
+    if key is None:  # the game's default variation, written nowhere
+        return "variation", detail
+    return str(key), rest[len(sub) :] if sub == "book" else ""
+
+
 def plan_one(study: Study, batch: StudyBatch, settings: Settings) -> PlannedBatch:
     """One batch of ``study`` validated as ``playtester run`` would; ``StudyError`` names the
     file, line and field when it is bad."""
-    from workers.batches import plan_batch
-
     try:
         request = batch_request(batch.keys, study.path.parent)
         if request["seed"] is None:
             request["seed"] = _derived_seed(request)
         plan = plan_batch(**request, settings=settings)
     except OptionError as exc:
-        field = exc.field or "batch"
-        line = study.field_line(batch, field)
-        raise StudyError(study.path, line, f"{batch.name}.{field}", str(exc)) from None
+        key, detail = study_field(batch, exc.field or "batch")
+        raise study.error(batch, key, str(exc), detail) from None
     except GameError as exc:
         raise StudyError(study.path, batch.line, batch.name, str(exc)) from None
     return PlannedBatch(batch, {k: v for k, v in request.items() if v is not None}, plan)
@@ -137,35 +171,24 @@ def plan_study(study: Study, settings: Settings) -> list[PlannedBatch]:
             continue
         a, b = by_name[question.batch].plan, by_name[question.against].plan
         if (a.game, a.players) != (b.game, b.players):
+            where = f"question[{study.questions.index(question)}].against"
             raise StudyError(
                 study.path,
-                question.line,
-                "against",
+                key_line(study.text, question.line, "against") or question.line,
+                where,
                 f"{question.batch} and {question.against} are not of one game and player "
                 "count; a comparison needs the same seats",
             )
     return planned
 
 
-def check_server_caps(
-    study: Study, planned: Sequence[PlannedBatch], games: Sequence[Mapping[str, Any]]
-) -> None:
-    """Refuse, before anything is sent, a batch whose agents ask more than the server allows
-    (``games``: its ``GET /games``, where budgets show the server's caps as their maximum)."""
-    maxima: dict[tuple[str, str, str], float] = {}
-    for game in games:
-        for agent in game.get("agents", []):
-            for param in agent.get("params", []):
-                if param.get("maximum") is not None:
-                    maxima[(game["name"], agent["name"], param["name"])] = param["maximum"]
+def check_on_server(study: Study, planned: Sequence[PlannedBatch], server: Checker) -> None:
+    """Have the server check every batch as it would a submission (its own limits, games and
+    agents) before one is sent: ``StudyError`` names the file, line and field of the first it
+    refuses."""
     for p in planned:
-        for seat, spec in enumerate(p.plan.agents):
-            for name, value in spec.items():
-                cap = maxima.get((p.plan.game, spec["name"], name))
-                if cap is not None and isinstance(value, int | float) and value > cap:
-                    raise StudyError(
-                        study.path,
-                        study.field_line(p.batch, "agents"),
-                        f"{p.batch.name}.agents[{seat}].{name}",
-                        f"{value} is above the server's limit of {cap}",
-                    )
+        try:
+            server.check_batch(p.request)
+        except OptionError as exc:
+            key, detail = study_field(p.batch, exc.field or "batch")
+            raise study.error(p.batch, key, str(exc), detail) from None

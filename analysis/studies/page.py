@@ -8,16 +8,39 @@ never computes a figure the report does not give.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
+from sqlalchemy import Engine
 
 from analysis import plots
-from api.cli.studies.definition import FIGURES, Question, Study
-from api.cli.studies.plan import PlannedBatch
-from api.cli.studies.runner import Source
+from analysis.studies.definition import Figure, Question, Study
+
+
+class Source(Protocol):
+    """Where a study's batches are read back from: this machine's database
+    (:class:`LocalSource`) or a server (``api.client.ServiceClient`` has both calls)."""
+
+    def report(self, batch_id: str) -> Any: ...
+
+    def compare(self, batch_a: str, batch_b: str) -> Any: ...
+
+
+class LocalSource:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def report(self, batch_id: str) -> dict[str, Any]:
+        from analysis.report import build_report
+
+        return build_report(self.engine, batch_id)
+
+    def compare(self, batch_a: str, batch_b: str) -> dict[str, Any]:
+        from analysis.compare import compare
+
+        return compare(self.engine, batch_a, batch_b)
 
 
 @dataclass
@@ -45,19 +68,19 @@ def p_text(value: float | None) -> str:
 
 
 def _batch_table(
-    planned: Sequence[PlannedBatch], ids: Mapping[str, str], reports: Mapping[str, Any]
+    names: Sequence[str], ids: Mapping[str, str], reports: Mapping[str, Any]
 ) -> list[str]:
     lines = [
         "| batch | id | game | players | agents | options | matches | seed | variation | status |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for p in planned:
-        b = reports[p.batch.name]["batch"]
+    for name in names:
+        b = reports[name]["batch"]
         options = ", ".join(f"{k}={v}" for k, v in sorted((b.get("options") or {}).items()))
         variation = b.get("variation") or {}
         varied = ", ".join(f"{k}={v}" for k, v in variation.items() if k != "default") or "none"
         lines.append(
-            f"| {p.batch.name} | `{ids[p.batch.name]}` | {b['game']} | {b['players']} | "
+            f"| {name} | `{ids[name]}` | {b['game']} | {b['players']} | "
             f"{' vs '.join(b['labels'])} | {options or '–'} | {b['matches_done']:,} of "
             f"{b['matches']:,} | {b['seed']} | {varied} | {b['status']} |"
         )
@@ -153,15 +176,36 @@ def _game_length(q: Question, report: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _seats_figure(page: Page, study: Study, number: int, q: Question, report: Any) -> list[str]:
+    name = f"{study.name}-{number}-seats.svg"
+    page.figures[name] = plots.to_svg(plots.seat_shares(pd.DataFrame(report["seats"])))
+    return ["", f"![Seat balance of {q.batch}]({name})"]
+
+
+def _agents_figure(page: Page, study: Study, number: int, q: Question, report: Any) -> list[str]:
+    name = f"{study.name}-{number}-agents.svg"
+    page.figures[name] = plots.to_svg(plots.agent_scores(pd.DataFrame(report["agents"])))
+    return ["", f"![Agent scores in {q.batch}]({name})"]
+
+
+Text = Callable[[Question, Mapping[str, Any], Mapping[str, Any] | None], list[str]]
+Plot = Callable[[Page, Study, int, Question, Any], list[str]]
+SECTIONS: dict[Figure, tuple[Text, Plot | None]] = {
+    Figure.FIRST_PLAYER_ADVANTAGE: (_first_player, None),
+    Figure.SEATS: (_seats, _seats_figure),
+    Figure.AGENTS: (lambda _q, report, _c: _agents(report), _agents_figure),
+    Figure.DRAW_RATE: (lambda q, report, _c: _draw_rate(q, report), None),
+    Figure.GAME_LENGTH: (lambda q, report, _c: _game_length(q, report), None),
+}
+"""Each figure's text on the page, and its plot when it has one."""
+
+
 def render_page(
-    study: Study,
-    planned: Sequence[PlannedBatch],
-    ids: Mapping[str, str],
-    source: Source,
-    commands: Sequence[str],
+    study: Study, ids: Mapping[str, str], source: Source, commands: Sequence[str]
 ) -> Page:
     """The study's page from its stored batches (``ids``: study batch name -> batch id)."""
-    reports = {p.batch.name: source.report(ids[p.batch.name]) for p in planned}
+    names = [b.name for b in study.batches]
+    reports = {name: source.report(ids[name]) for name in names}
     page = Page("")
     out = [f"# {study.title}", ""]
     if study.description:
@@ -171,30 +215,15 @@ def render_page(
     for number, q in enumerate(study.questions, start=1):
         report = reports[q.batch]
         compared = source.compare(ids[q.batch], ids[q.against]) if q.against else None
-        out += [f"### {number}. {q.title}", ""]
-        if q.figure == "first_player_advantage":
-            out += _first_player(q, report, compared)
-        elif q.figure == "seats":
-            out += _seats(q, report, compared)
-            name = f"{study.name}-{number}-seats.svg"
-            page.figures[name] = plots.to_svg(plots.seat_shares(pd.DataFrame(report["seats"])))
-            out += ["", f"![Seat balance of {q.batch}]({name})"]
-        elif q.figure == "agents":
-            out += _agents(report)
-            name = f"{study.name}-{number}-agents.svg"
-            page.figures[name] = plots.to_svg(plots.agent_scores(pd.DataFrame(report["agents"])))
-            out += ["", f"![Agent scores in {q.batch}]({name})"]
-        elif q.figure == "draw_rate":
-            out += _draw_rate(q, report)
-        elif q.figure == "game_length":
-            out += _game_length(q, report)
-        else:  # load_study admits only FIGURES
-            raise ValueError(f"unknown figure {q.figure!r}; known: {', '.join(FIGURES)}")
+        text, plot = SECTIONS[q.figure]
+        out += [f"### {number}. {q.title}", "", *text(q, report, compared)]
+        if plot is not None:
+            out += plot(page, study, number, q, report)
         out.append("")
-    out += ["## Batches", "", *_batch_table(planned, ids, reports), ""]
-    method = reports[planned[0].batch.name].get("method") or {}
+    out += ["## Batches", "", *_batch_table(names, ids, reports), ""]
+    method = reports[names[0]].get("method") or {}
     if method:
-        out += ["## Methods", "", f"As the report of **{planned[0].batch.name}** states them:", ""]
+        out += ["## Methods", "", f"As the report of **{names[0]}** states them:", ""]
         out += [f"- **{name}**: {note}" for name, note in method.items()]
         out.append("")
     page.markdown = "\n".join(out).rstrip() + "\n"

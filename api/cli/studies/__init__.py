@@ -1,2 +1,0 @@
-"""Study files: named sets of batches, the questions they answer, and the page that answers
-them (``playtester study check|run|report``)."""

@@ -1,0 +1,116 @@
+"""A batch request written as text: agents as typed on a command line, a stop rule's short
+form, a variation (``--openings``, ``--book``, ``--noise``) and a book of openings. One reading
+for ``playtester run``/``submit`` and for study files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engines.core import OptionError
+
+DEFAULT_MATCHES = 100
+"""Matches in a batch that does not say."""
+
+
+def split_agents(text: str) -> list[str]:
+    """``hard,mcts:iterations=200,exploration=1.2,random`` -> one spec text per agent.
+
+    A comma-separated piece with ``=`` but no ``:`` continues the previous agent's parameters.
+    """
+    pieces = [p.strip() for p in text.split(",")]
+    specs: list[str] = []
+    for piece in pieces:
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    if not specs:
+        raise OptionError("give at least one agent, e.g. --agents hard,easy", field="agents")
+    return specs
+
+
+def parse_stop(text: str | None) -> dict[str, Any] | None:
+    """``--stop`` text (JSON, or the short form of ``analysis.sprt.parse_stop_rule``)."""
+    if text is None:
+        return None
+    from analysis.sprt import parse_stop_rule
+
+    return parse_stop_rule(text)
+
+
+def read_book(path: str) -> list[list[str]]:
+    """A book of openings: one line per opening, its moves separated by commas or spaces;
+    blank lines and text after ``#`` are ignored."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise OptionError(
+            f"cannot read the book {path!r}: {exc.strerror}", field="variation.book"
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise OptionError(f"the book {path!r} is not UTF-8 text", field="variation.book") from exc
+    lines = []
+    for raw in text.splitlines():
+        line = raw.partition("#")[0].replace(",", " ").split()
+        if line:
+            lines.append(line)
+    return lines
+
+
+def parse_variation(
+    openings: int | None, book: str | None, noise: str | None, no_variation: bool
+) -> dict[str, Any] | None:
+    """``--openings K``, ``--book FILE`` (with ``--openings K`` to cut its lines),
+    ``--noise M[:MARGIN]`` or ``--noise M:temperature=T``, ``--no-variation``: the request's
+    ``variation``, or None for the default."""
+    asked = [
+        name
+        for name, given in (
+            ("--openings/--book", openings is not None or book is not None),
+            ("--noise", noise is not None),
+            ("--no-variation", no_variation),
+        )
+        if given
+    ]
+    if len(asked) > 1:
+        raise OptionError(f"give one variation, not {' and '.join(asked)}", field="variation")
+    if no_variation:
+        return {"kind": "none"}
+    if book is not None:
+        request: dict[str, Any] = {"kind": "openings", "source": "book", "book": read_book(book)}
+        if openings is not None:
+            request["plies"] = openings
+        return request
+    if openings is not None:
+        return {"kind": "openings", "source": "random", "plies": openings}
+    if noise is not None:
+        return _noise_request(noise)
+    return None
+
+
+def _noise_request(text: str) -> dict[str, Any]:
+    plies, _, how = text.partition(":")
+    request: dict[str, Any] = {"kind": "noise", "plies": _cli_number(plies, "variation.plies")}
+    if how:
+        key, eq, value = how.partition("=")
+        key = key.strip() if eq else "margin"
+        if key not in ("margin", "temperature"):
+            raise OptionError(
+                f"--noise {text!r}: after the plies give MARGIN, margin=X or temperature=X",
+                field="variation",
+            )
+        request[key] = _cli_number(value if eq else how, f"variation.{key}")
+    return request
+
+
+def _cli_number(text: str, field: str) -> int | float:
+    """A number typed after ``--noise``: whole when written as one (NaN and infinities are
+    left for the planner to refuse by name)."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise OptionError(f"{field} must be a number, not {text.strip()!r}", field=field) from None
+    return int(text) if text.strip().lstrip("+-").isdigit() else number

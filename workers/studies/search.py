@@ -1,0 +1,214 @@
+"""The Optuna side of ``playtester tune``: the search checked whole before anything is stored,
+how a trial turns Optuna's proposal into a batch, and the confirmation of the best variant."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from analysis.studies.definition import Study, StudyBatch, StudyError
+from storage.settings import Settings
+from workers.studies.plan import Checker, PlannedBatch, check_on_server, definition_key, plan_one
+from workers.studies.tuning import (
+    LAYOUT,
+    Runner,
+    Sampler,
+    Space,
+    TuneKey,
+    TuneSpec,
+    clearly_unfair,
+    decode_layout,
+    key_count,
+    trial_batch,
+    tune_error,
+)
+
+
+class SearchError(Exception):
+    """A search that ran but has no answer (every trial stopped as clearly unfair)."""
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """A search whose every kind of batch was planned before anything is stored."""
+
+    study: Study
+    spec: TuneSpec
+    base: PlannedBatch
+    values: tuple[int, ...]
+    """The base layout's square values, placed anew by the ``permute`` space."""
+    checks: tuple[tuple[TuneKey | None, PlannedBatch], ...]
+    """One batch of each kind the search makes (the base, each choice or a placed layout,
+    a confirmation), with the ``[tune]`` key behind it (None: the base batch as written):
+    what a server is asked to check before the first is sent."""
+
+    @property
+    def name(self) -> str:
+        """The Optuna study's name: the study's and its base batch's definition."""
+        return f"{self.study.name}:{definition_key(self.base.plan)[:16]}"
+
+
+def _planned(study: Study, key: TuneKey, batch: StudyBatch, settings: Settings) -> PlannedBatch:
+    try:
+        return plan_one(study, batch, settings)
+    except StudyError as exc:
+        raise tune_error(study, key, f"{exc.field}: {exc.message}") from None
+
+
+def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
+    """Plan the base batch, a trial of each choice (or one placed layout) and a confirmation of
+    ``confirm_matches``, as ``playtester run`` would: ``StudyError`` names the ``[tune]`` key
+    behind the first bad one, before an Optuna study or a batch exists."""
+    base = plan_one(study, study.batch(spec.batch), settings)
+    base_batch = study.batch(spec.batch)
+    values: tuple[int, ...] = ()
+    if spec.space == Space.PERMUTE:
+        from engines.alveoles.layouts import normalise_layout
+
+        try:
+            values = tuple(normalise_layout(base.plan.options.get(LAYOUT)))
+            sample: Any = decode_layout([0.5] * key_count(spec), values, spec.symmetry)
+        except (ValueError, TypeError) as exc:
+            raise tune_error(study, TuneKey.SPACE, f"{spec.batch}'s layout: {exc}") from None
+        trials = [trial_batch(base_batch, spec, "trial", sample)]
+    else:
+        sample = spec.choices[0]
+        trials = [
+            trial_batch(base_batch, spec, f"choice-{i}", value)
+            for i, value in enumerate(spec.choices)
+        ]
+    confirm = trial_batch(base_batch, spec, "confirm", sample, matches=spec.confirm_matches)
+    keyed = [(TuneKey.CHOICES, batch) for batch in trials] + [(TuneKey.CONFIRM_MATCHES, confirm)]
+    checks = [(key, _planned(study, key, batch, settings)) for key, batch in keyed]
+    return SearchPlan(study, spec, base, values, ((None, base), *checks))
+
+
+def check_search_on_server(search: SearchPlan, server: Checker) -> None:
+    """Have the server check one batch of each kind the search makes before the first is
+    sent: ``StudyError`` names the ``[tune]`` key behind the first it refuses."""
+    for key, planned in search.checks:
+        try:
+            check_on_server(search.study, [planned], server)
+        except StudyError as exc:
+            if key is None:
+                raise
+            raise tune_error(search.study, key, f"{exc.field}: {exc.message}") from None
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """A variant confirmed by its own batch: the option's value and the batch's report."""
+
+    value: Any
+    batch_id: str
+    report: dict[str, Any]
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "batch_id": self.batch_id,
+            "first_player_advantage": self.report["first_player_advantage"],
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    trials: int
+    pruned: int
+    best: Confirmed
+    base: Confirmed | None
+
+    def document(self, study: str, option: str) -> dict[str, Any]:
+        """The result as JSON data: the best value and the base one, with their figures."""
+        return {
+            "study": study,
+            "option": option,
+            "best": self.best.document(),
+            "base": None if self.base is None else self.base.document(),
+            "trials": self.trials,
+            "pruned": self.pruned,
+        }
+
+
+def _proposal(trial: Any, spec: TuneSpec, values: tuple[int, ...]) -> Any:
+    if spec.space == Space.CHOICES:
+        index = trial.suggest_categorical("choice", list(range(len(spec.choices))))
+        return spec.choices[index]
+    keys = [trial.suggest_float(f"key_{i}", 0.0, 1.0) for i in range(key_count(spec))]
+    return decode_layout(keys, values, spec.symmetry)
+
+
+def _sampler(spec: TuneSpec) -> Any:
+    import optuna
+
+    if spec.sampler == Sampler.CMAES:
+        return optuna.samplers.CmaEsSampler(seed=spec.seed)
+    return optuna.samplers.TPESampler(seed=spec.seed)
+
+
+def run_search(
+    search: SearchPlan,
+    settings: Settings,
+    runner: Runner,
+    storage: Any,
+    announce: Callable[[str], None] = lambda _line: None,
+    confirm_base: bool = True,
+) -> SearchResult:
+    """Run ``spec.trials`` trials (counting those an earlier run stored), then confirm the
+    best variant, and the base one when ``confirm_base``, with ``confirm_matches`` each."""
+    import optuna
+
+    study, spec = search.study, search.spec
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    base = study.batch(spec.batch)
+    stored = optuna.create_study(
+        storage=storage,
+        sampler=_sampler(spec),
+        study_name=search.name,
+        direction="minimize",
+        load_if_exists=True,
+    )
+
+    def objective(trial: Any) -> float:
+        value = _proposal(trial, spec, search.values)
+        planned = plan_one(study, trial_batch(base, spec, f"trial-{trial.number}", value), settings)
+        outcome = runner(
+            planned,
+            lambda report: clearly_unfair(report["first_player_advantage"], spec.prune_outside),
+        )
+        first = outcome.report["first_player_advantage"]
+        trial.set_user_attr("batch_id", outcome.batch_id)
+        trial.set_user_attr("value", value)
+        trial.set_user_attr("first_player_advantage", first)
+        announce(
+            f"trial {trial.number}: batch {outcome.batch_id}, first-player advantage "
+            f"{first['estimate'] * 100:+.1f} % [{first['ci_low'] * 100:+.1f}, "
+            f"{first['ci_high'] * 100:+.1f}]"
+            + (" — clearly unfair, stopped" if outcome.stopped else "")
+        )
+        if outcome.stopped:
+            raise optuna.TrialPruned()
+        return abs(float(first["estimate"]))
+
+    done = len([t for t in stored.trials if t.state.is_finished()])
+    if done < spec.trials:
+        stored.optimize(objective, n_trials=spec.trials - done)
+    complete = [t for t in stored.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    if not complete:
+        raise SearchError("every trial was stopped as clearly unfair: widen prune_outside")
+    best_value = stored.best_trial.user_attrs["value"]
+
+    def confirm(label: str, value: Any) -> Confirmed:
+        batch = trial_batch(base, spec, label, value, matches=spec.confirm_matches)
+        outcome = runner(plan_one(study, batch, settings), lambda _report: False)
+        return Confirmed(value, outcome.batch_id, outcome.report)
+
+    announce(f"confirming the best variant with {spec.confirm_matches:,} matches")
+    best = confirm("confirm-best", best_value)
+    base_confirmed = None
+    if confirm_base:
+        announce(f"confirming the base variant with {spec.confirm_matches:,} matches")
+        base_confirmed = confirm("confirm-base", search.base.plan.options.get(spec.option))
+    pruned = len([t for t in stored.trials if t.state == optuna.trial.TrialState.PRUNED])
+    return SearchResult(len(stored.trials), pruned, best, base_confirmed)
