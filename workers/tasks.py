@@ -94,7 +94,7 @@ def play_chunk_task(self: Task, batch_id: str, start: int, stop: int) -> dict[st
     outcome = delivery.outcome
     if delivery.deferred:
         waiting = ", ".join(map(str, delivery.deferred))
-        log.info("batch %s chunk %d-%d: deferred until %s compiled", batch_id, start, stop, waiting)
+        log.debug("batch %s chunk %d-%d waits for %s", batch_id, start, stop, waiting)
         return {**where, "deferred": [str(need) for need in delivery.deferred]}
     if outcome is None:
         return {**where, "skipped": True, "reason": "another delivery holds the chunk"}
