@@ -1,29 +1,58 @@
-"""A worker host that joins with an empty numba cache compiles before it takes work: its first
-compiled match is played under a short time limit, against the real service (prefork worker,
-private Redis and PostgreSQL), and stored as the same match played here."""
+"""A worker host that joins with an empty numba cache takes work at once: against the real
+service (prefork worker, private Redis and PostgreSQL), a batch of agents that call no compiled
+code is played while the worker compiles the alpha-beta another batch needs, and that batch's
+chunk is played once the compilation is over, never inside it.
+
+One cold compilation, of the one search the compiled batch needs (the worker's own cache)."""
 
 from __future__ import annotations
 
+import os
+import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
-from service_fixtures import pg_cluster, redis_server, service_factory
+from service_fixtures import pg_cluster, redis_server, service_factory, wait_for
 from sqlalchemy import text
 
 __all__ = ["pg_cluster", "redis_server", "service_factory"]
 
-pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(400)]
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(900)]
 
 COMPILED = {
     "game": "alquerque",
-    "agents": [{"name": "mcts", "iterations": 200, "backend": "compiled"}, "medium"],
+    "agents": [{"name": "alphabeta", "depth": 2, "backend": "compiled"}, "random"],
     "seed": 17,
 }
-SOFT, HARD = 3, 5
-"""Far below the tens of seconds a cold compilation takes."""
+PLAIN = {"game": "alveoles", "agents": ["random", "greedy"], "seed": 5, "matches": 40}
+SOFT, HARD = 20, 30
+"""Far below what a cold compilation takes (minutes here), above loading it from the cache."""
+EVENT = re.compile(r"^\[(?P<at>[\d-]+ [\d:,]+): \w+/MainProcess\] (?P<what>.*)$", re.M)
 
 
-def test_a_worker_with_an_empty_cache_plays_its_first_compiled_match_correctly(
+def events(log: Path, what: str) -> list[datetime]:
+    """When the worker's main process logged a line starting with ``what`` (local time)."""
+    found = EVENT.finditer(log.read_text(errors="replace"))
+    return [
+        datetime.strptime(m["at"], "%Y-%m-%d %H:%M:%S,%f").astimezone()
+        for m in found
+        if m["what"].startswith(what)
+    ]
+
+
+def process_start(pid: int) -> float:
+    """When process ``pid`` started, in seconds since the epoch (Linux's /proc; to a second)."""
+    ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    boot = next(
+        int(line.split()[1])
+        for line in Path("/proc/stat").read_text().splitlines()
+        if line.startswith("btime ")
+    )
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_worker_with_an_empty_cache_plays_plain_work_while_it_compiles(
     service_factory, tmp_path: Path
 ) -> None:
     cache = tmp_path / "numba-cache"
@@ -36,30 +65,41 @@ def test_a_worker_with_an_empty_cache_plays_its_first_compiled_match_correctly(
         TASK_TIME_LIMIT=str(HARD),
         STALL_SECONDS="30",
     )
-    submitted = service.submit(**COMPILED, matches=2, chunk_size=2)
-    batch = service.wait_finished(submitted["id"], timeout=360)
+    log = tmp_path / "worker0.log"
+    (worker,) = service.workers.processes
+    assert worker is not None
+    began = process_start(worker.pid)
+    compiled = service.submit(**COMPILED, matches=2, chunk_size=2)
+    # The compiled batch's chunk came, found the search missing, and set its compilation going.
+    wait_for(lambda: events(log, "compiling alquerque:negamax"), 120, "the compilation")
+    plain = service.submit(**PLAIN)
+    done = service.wait_finished(plain["id"], timeout=120)
+    assert done["status"] == "done" and done["progress"]["done"] == PLAIN["matches"], done
+    finished = datetime.fromisoformat(done["finished_at"])
+    print(f"plain batch done {finished.timestamp() - began:.1f} s after its worker started")
+
+    batch = service.wait_finished(compiled["id"], timeout=840)
     assert batch["status"] == "done" and batch["progress"]["done"] == 2, batch
+    (ready,) = events(log, "compiled alquerque:negamax")
+    # The plain batch was played while the search was being compiled.
+    assert finished < ready
     from storage.db import get_engine
 
     with get_engine(service.database_url).connect() as conn:
-        rows = conn.execute(
-            text(
-                "SELECT match_index, ok, ended_by, plies, moves, error FROM match "
-                "WHERE batch_id = :b ORDER BY match_index"
-            ),
-            {"b": submitted["id"]},
+        (start, finished_at, duration), *more = conn.execute(
+            text("SELECT start, finished_at, duration FROM chunk WHERE batch_id = :b"),
+            {"b": compiled["id"]},
         ).all()
-    # The same matches played here, in this process (its own cache): move for move.
-    from storage.crud import get_batch
-    from workers.play import build_game, play_one
+    assert not more
+    # The compiled chunk started playing after the compilation had ended: none of its time
+    # went to compiling (its time limit started a moment before, with the delivery).
+    assert finished_at.timestamp() - duration > ready.timestamp()
+    import redis
 
-    stored = get_batch(get_engine(service.database_url), submitted["id"])
-    assert stored is not None
-    game = build_game(stored)
-    for index, ok, ended_by, plies, moves, error in rows:
-        expected = play_one(game, stored, index)
-        assert expected.ok and expected.plies > 0
-        assert (ok, ended_by, error) == (True, expected.ended_by, None)
-        assert (plies, moves.split()) == (expected.plies, list(expected.moves))
-    # The worker filled its own cache while warming up.
+    from workers import attempts
+
+    client = redis.Redis.from_url(service.redis.url)
+    # Deferred while its search compiled, the chunk was taken, and counted, once.
+    assert attempts.attempts(client, compiled["id"], start) == 1
+    print(f"the search compiled {ready.timestamp() - began:.1f} s after the worker started")
     assert any(cache.rglob("*.nbi"))

@@ -16,7 +16,7 @@ from kombu import Queue
 
 from storage.db import ConnectionOptions, configure_connections
 from storage.settings import Settings, get_settings
-from workers.warmup import warm_before_work
+from workers.warmup import install_before_work, start_compiler
 
 CHUNK_QUEUE = "playtester"
 """Chunk tasks: the bulk of the work."""
@@ -95,8 +95,10 @@ def make_celery(settings: Settings) -> Celery:
 app = make_celery(get_settings())
 """The worker process's app (``celery -A workers worker``), built from its environment."""
 
-# A worker compiles the compiled search before its pool starts and its consumer takes work.
-signals.worker_init.connect(warm_before_work, weak=False)
+# A worker compiles what its chunks need beside its work (workers.warmup): the state it shares
+# with the pool's children is made before they are forked, its thread starts once they run.
+signals.worker_init.connect(install_before_work, weak=False)
+signals.worker_ready.connect(start_compiler, weak=False)
 
 
 @signals.worker_init.connect

@@ -69,13 +69,14 @@ def run_chunk(
     database_url: str | None = None,
     worker: str | None = None,
     give_up: str | None = None,
+    give_up_as: Ending = Ending.ABANDONED,
     then: Callable[[ChunkOutcome], object] | None = None,
 ) -> ChunkOutcome:
     """Play matches [start, stop) of a batch and store them in one idempotent transaction.
 
     ``give_up``: play nothing and store every match of the range as failed
-    (``Ending.ABANDONED``) with this reason, so that a chunk no worker can finish still
-    ends. Matches cut short by the soft time limit are stored as failed by ``play_chunk``.
+    (``give_up_as``) with this reason, so that a chunk no worker can finish still ends.
+    Matches cut short by the soft time limit are stored as failed by ``play_chunk``.
     ``then`` is called with the outcome once the chunk is stored, still shielded from the soft
     time limit (the Celery task queues the next chunk there).
     """
@@ -101,7 +102,7 @@ def run_chunk(
         # Only the matches a time limit left unstarted carry no playing time.
         played = sum(1 for r in records if r.ok or r.duration > 0)
     else:
-        records = [failed_record(batch, i, Ending.ABANDONED, give_up) for i in range(start, stop)]
+        records = [failed_record(batch, i, give_up_as, give_up) for i in range(start, stop)]
         played = 0
     seconds = time.perf_counter() - began
     # The matches are played: from here on the soft time limit must not undo their write.

@@ -1,29 +1,36 @@
 """One delivery of a chunk task in distributed mode: lease, play and store, queue the next.
 
 The Celery task is a shell around ``deliver_chunk``; this is where a delivery decides whether to
-play (``workers.attempts``), gives up on a chunk no worker could finish, and keeps the batch's
-pipeline going (``workers.dispatch``).
+play: not before this host has compiled what the chunk's agents call (``workers.warmup``: the
+chunk is deferred meanwhile), and not while another delivery holds it (``workers.attempts``).
+It gives up on a chunk no worker could finish, and keeps the batch's pipeline going
+(``workers.dispatch``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engines.compiled.warm import Need
+from engines.core import Ending
 from storage.crud import get_batch
 from storage.db import get_engine
 from storage.models import BatchStatus
 from storage.settings import Settings
-from workers import attempts, dispatch
+from workers import attempts, dispatch, warmup
 from workers.chunks import ChunkOutcome, default_worker_name, run_chunk
 from workers.outages import TRANSIENT_ERRORS
+from workers.sizing import chunk_time_limits
 
 
 @dataclass(frozen=True)
 class Delivery:
-    """What one delivery did: ``outcome`` None when another delivery held the chunk's lease."""
+    """What one delivery did: ``outcome`` None when another delivery held the chunk's lease,
+    or when the chunk was deferred until this host has compiled ``deferred``."""
 
     attempt: int
     outcome: ChunkOutcome | None
+    deferred: tuple[Need, ...] = ()
 
 
 def give_up_reason(start: int, stop: int, failed_attempts: int) -> str:
@@ -50,18 +57,31 @@ def deliver_chunk(
     """Play and store matches ``[start, stop)`` unless another delivery is at it, then queue
     the next chunk. Past ``max_chunk_attempts`` attempts the range is stored as failed unplayed.
 
+    A chunk whose agents call a compiled search this host has not compiled yet is queued again
+    ``warmup.DEFER_SECONDS`` later instead, neither counted as a delivery nor as an attempt;
+    one whose search failed to compile here is stored as failed with that error.
+
     Raises what ``run_chunk`` raises; an attempt ending on one of ``TRANSIENT_ERRORS`` is not
     counted.
     """
+    batch = get_batch(get_engine(settings.database_url), batch_id)
+    ready = warmup.Readiness() if batch is None else warmup.readiness(batch)
+    if batch is not None and ready.pending and batch.status not in BatchStatus.FINISHED:
+        limits = chunk_time_limits(batch, stop - start, settings)
+        dispatch.defer(batch_id, start, stop, settings, limits, warmup.DEFER_SECONDS)
+        return Delivery(attempt=0, outcome=None, deferred=ready.pending)
     dispatch.count_delivery(batch_id, start, settings)
     lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
     if lease is None:
         return Delivery(attempt=0, outcome=None)
     try:
+        dispatch.taken(batch_id, start, settings)
         dispatch.active_workers(batch_id, default_worker_name(), settings)
-        give_up = None
+        give_up, ending = None, Ending.ABANDONED
         if lease.attempt > settings.max_chunk_attempts:
             give_up = give_up_reason(start, stop, lease.attempt - 1)
+        elif ready.failure is not None:
+            give_up, ending = f"{ready.failure} (on {default_worker_name()})", Ending.ERROR
         outcome = run_chunk(
             batch_id,
             start,
@@ -69,6 +89,7 @@ def deliver_chunk(
             database_url=settings.database_url,
             worker=worker,
             give_up=give_up,
+            give_up_as=ending,
             then=lambda done: _advance(done, settings),
         )
         if outcome.written:

@@ -113,6 +113,12 @@ def lease_key(batch_id: str, start: int) -> str:
     return f"{KEY_PREFIX}{batch_id}:lease:{start}"
 
 
+def deferred_key(batch_id: str, start: int) -> str:
+    """Set while the chunk starting at ``start`` waits for a worker to compile what it needs
+    (``defer``)."""
+    return f"{KEY_PREFIX}{batch_id}:deferred:{start}"
+
+
 def attempts_key(batch_id: str) -> str:
     """Attempts per chunk of a batch: ``start -> count``; a chunk with one was taken."""
     return f"{KEY_PREFIX}{batch_id}:attempts"
@@ -161,11 +167,39 @@ def send_chunk(
     stop: int,
     settings: Settings,
     limits: tuple[float, float] | None = None,
+    countdown: float = 0.0,
 ) -> None:
     """Queue one chunk task (by name, so callers need not import the task module), under the
-    worker's time limits or, given ``limits``, under these (soft, hard) seconds."""
-    extra = {} if limits is None else {"soft_time_limit": limits[0], "time_limit": limits[1]}
+    worker's time limits or, given ``limits``, under these (soft, hard) seconds; ``countdown``
+    seconds from now when given."""
+    extra: dict[str, float] = {}
+    if limits is not None:
+        extra = {"soft_time_limit": limits[0], "time_limit": limits[1]}
+    if countdown:
+        extra["countdown"] = countdown
     celery_for(settings).send_task("playtester.play_chunk", args=[batch_id, start, stop], **extra)
+
+
+def defer(
+    batch_id: str,
+    start: int,
+    stop: int,
+    settings: Settings,
+    limits: tuple[float, float] | None,
+    seconds: float,
+) -> None:
+    """Queue a chunk again ``seconds`` from now, under the same ``limits``: the worker that had
+    it has not compiled what it needs yet (``workers.warmup``). Until the chunk is taken, the
+    sweep counts it as being played, not lost: while it waits as a message held for later, the
+    chunk queue may stand empty without it."""
+    hold = max(2 * settings.stall_seconds, 10 * seconds)
+    broker(settings).set(deferred_key(batch_id, start), 1, ex=math.ceil(hold))
+    send_chunk(batch_id, start, stop, settings, limits, countdown=seconds)
+
+
+def taken(batch_id: str, start: int, settings: Settings) -> None:
+    """A delivery took the chunk starting at ``start``: it waits no more (``defer``)."""
+    broker(settings).delete(deferred_key(batch_id, start))
 
 
 def start(batch_id: str, settings: Settings, *, retry: bool = True) -> None:
@@ -402,7 +436,8 @@ def stalled(
     """Which missing ranges below the cursor (``below``, cut by ``lost_ranges``) are stalled,
     and the starts of the ranges idle now (never taken, with the chunk queue empty).
 
-    A range being played (its lease ``held``) is not stalled, however long it takes. A range
+    A range being played (its lease ``held``), or waiting for a worker to compile what it needs
+    (deferred, counted in ``held`` too), is not stalled, however long it takes. A range
     ``taken`` whose lease is free again is stalled: its worker is gone. A range never taken
     waits in the queue behind other work and is not stalled, unless the queue stands empty now
     and stood empty at the sweep before with the range untaken then too (``idle_before``): its
@@ -441,7 +476,7 @@ def _stalled_now(
     taken = {a for a, n in counts.items() if n > marks.get(a, 0)}
     pipe = client.pipeline()
     for a in starts:
-        pipe.exists(lease_key(batch.id, a))
+        pipe.exists(lease_key(batch.id, a), deferred_key(batch.id, a))
     held = {a for a, holds in zip(starts, pipe.execute(), strict=True) if holds}
     untaken = [a for a in starts if a not in taken and a not in held]
     queue_empty = bool(untaken) and chunks_waiting(settings) == 0

@@ -92,6 +92,10 @@ def play_chunk_task(self: Task, batch_id: str, start: int, stop: int) -> dict[st
         log.warning("batch %s chunk %d-%d: %s; retrying", batch_id, start, stop, exc)
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
     outcome = delivery.outcome
+    if delivery.deferred:
+        waiting = ", ".join(map(str, delivery.deferred))
+        log.debug("batch %s chunk %d-%d waits for %s", batch_id, start, stop, waiting)
+        return {**where, "deferred": [str(need) for need in delivery.deferred]}
     if outcome is None:
         return {**where, "skipped": True, "reason": "another delivery holds the chunk"}
     return {

@@ -1,50 +1,157 @@
-"""Compile every kernel the compiled search uses, so numba's on-disk cache holds them.
+"""Which compiled searches an agent calls, and compiling them so numba's on-disk cache holds them.
 
-    python -m engines.compiled.warm
+    python -m engines.compiled.warm                    # every search of every game
+    python -m engines.compiled.warm alquerque:uct ...  # these only
 
-The Docker image runs it at build time with ``NUMBA_CACHE_DIR`` set, so workers load the
-compiled code instead of compiling it (numba recompiles, once, on a machine whose CPU differs
-from the one that built the cache). A Celery worker runs it too, before it takes any work
-(``workers.warmup``): a host that joins with an empty cache compiles there, outside every
-chunk's time limit.
+What a compiled agent calls is a :class:`Need`: a game with a kernel and one of the compiled
+searches (``uct``, the information-set ``ismcts``, the alpha-beta ``negamax``), whose entry
+points its ``step`` and ``root_values`` reach. :func:`needs` derives a spec's from the agent it
+builds, so no list of agent names can disagree with the factories; an agent that calls no
+compiled code needs nothing. :func:`compile_need` runs a need's entry points once on a tiny
+search, with the argument types agents pass: numba compiles them (or loads them from its cache)
+and stores them in its cache, so any later process on the host loads them instead.
+
+Importing this module loads no numba: a worker asks what a batch needs before it has any.
+
+The Docker image runs the whole of it at build time with ``NUMBA_CACHE_DIR`` set, so workers
+load the compiled code instead of compiling it (numba recompiles, once, on a machine whose CPU
+differs from the one that built the cache). A Celery worker runs it per need, in a process of
+its own, when a chunk first needs one (``workers.warmup``): no chunk's time limit counts it.
 """
 
 from __future__ import annotations
 
 import random
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
-from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
-from engines.compiled.alphabeta import serves_alphabeta
-from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
-from engines.compiled.isagent import CompiledIsMctsAgent
-from engines.compiled.ismcts import HIDDEN_GAMES
 from engines.compiled.kernels import KERNEL_GAMES
-from engines.core import Agent
-from engines.registry import load_game
+from engines.core import Agent, Game
+from engines.registry import load_game, make_agent
+
+SEARCHES = ("uct", "ismcts", "negamax")
+"""The compiled searches, each its own set of entry points."""
 
 
-def warm() -> None:
-    """One tiny search per game and rollout kind (the information-set search for games with
-    hidden information), and one alpha-beta per game it serves, with the argument types agents
-    pass, through both entry points (``step``, and ``root_values`` for player noise).
+@dataclass(frozen=True, order=True)
+class Need:
+    """One compiled search for one game: ``alquerque:uct``."""
 
-    Raises :class:`engines.compiled.agent.KernelCompileError` naming the function whose
-    compilation failed.
+    game: str
+    search: str
+
+    def __str__(self) -> str:
+        return f"{self.game}:{self.search}"
+
+    @classmethod
+    def parse(cls, text: str) -> Need:
+        """``game:search`` back to a need; ``ValueError`` naming what is not one."""
+        game, _, search = text.partition(":")
+        need = cls(game, search)
+        if need not in all_needs():
+            known = ", ".join(map(str, all_needs()))
+            raise ValueError(f"{text!r} is not a compiled search of a game (known: {known})")
+        return need
+
+
+def _searches_of(game: Game) -> tuple[str, ...]:
+    """The compiled searches that play ``game``: the information-set search where players do
+    not see everything, else UCT, and the alpha-beta on two-player games without chance."""
+    gt = game.game_type
+    if not gt.perfect_information:
+        return ("ismcts",)
+    if gt.chance or gt.min_players > 2:
+        return ("uct",)
+    return ("uct", "negamax")
+
+
+def all_needs() -> tuple[Need, ...]:
+    """Every compiled search of every game with a kernel, in a fixed order."""
+    return tuple(Need(name, s) for name in KERNEL_GAMES for s in _searches_of(load_game(name)))
+
+
+def _search_classes() -> Mapping[str, type]:
+    """The compiled agents by the search they call (loads numba)."""
+    from engines.compiled.agent import CompiledMctsAgent
+    from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+    from engines.compiled.isagent import CompiledIsMctsAgent
+
+    return {
+        "uct": CompiledMctsAgent,
+        "ismcts": CompiledIsMctsAgent,
+        "negamax": CompiledAlphaBetaAgent,
+    }
+
+
+def agent_needs(game: Game, agent: Agent) -> frozenset[Need]:
+    """The compiled searches ``agent`` (built for ``game``) calls: per game and agent kind.
+
+    Only an agent of this package can call one: any other is answered without loading numba.
     """
-    for name in KERNEL_GAMES:
-        game = load_game(name)
-        state = game.new_initial_state(0)
-        for rollout, kind in ROLLOUTS.items():
-            agent: Agent
-            if name in HIDDEN_GAMES:
-                agent = CompiledIsMctsAgent(game, random.Random(0), iterations=2, rollout=kind)
-            else:
-                agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
-            agent.step(state)
-            agent.root_values(state)
-        if serves_alphabeta(game):
-            CompiledAlphaBetaAgent(game, random.Random(0), depth=2).step(state)
+    if not type(agent).__module__.startswith(__package__ + "."):
+        return frozenset()
+    return frozenset(
+        Need(game.name, search)
+        for search, kind in _search_classes().items()
+        if isinstance(agent, kind)
+    )
+
+
+def needs(game: Game, specs: Iterable[str | Mapping[str, Any]]) -> frozenset[Need]:
+    """What the agents of ``specs`` (validated specs, as a batch stores them) need compiled
+    to play ``game``; building an agent compiles nothing."""
+    found: set[Need] = set()
+    for spec in specs:
+        found |= agent_needs(game, make_agent(game, spec, random.Random(0)))
+    return frozenset(found)
+
+
+def _tiny_agent(need: Need, game: Game) -> Any:
+    """The smallest search of ``need``, with the parameter types its agents pass."""
+    kind = _search_classes()[need.search]
+    if need.search == "negamax":
+        return kind(game, random.Random(0), depth=2)
+    return kind(game, random.Random(0), iterations=2)
+
+
+def compile_need(need: Need) -> None:
+    """Compile (or load from numba's cache) the entry points of ``need``: a tiny search through
+    ``step`` and ``root_values`` (player noise), the first also under a move time (clocks).
+
+    Raises :class:`engines.compiled.agent.KernelCompileError` naming the need and the error.
+    """
+    from numba.core.errors import NumbaError
+
+    from engines.compiled.agent import KernelCompileError
+
+    game = load_game(need.game)
+    state = game.new_initial_state(0)
+    agent = _tiny_agent(need, game)
+    steps: list[Callable[[], object]] = [
+        lambda: agent.root_values(state),
+        lambda: agent.set_move_time(60.0),
+        lambda: agent.step(state),
+    ]
+    try:
+        for run in steps:
+            run()
+    except KernelCompileError:
+        raise
+    except (NumbaError, RuntimeError) as exc:
+        raise KernelCompileError(
+            f"compiling the {need.search} search for {need.game} failed "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def warm(selected: Iterable[Need] | None = None) -> None:
+    """Compile every need of ``selected`` (default: all of them), in order."""
+    for need in all_needs() if selected is None else selected:
+        compile_need(need)
 
 
 if __name__ == "__main__":
-    warm()
+    # A failure ends the command with the error naming the search (the image's build stops).
+    warm([Need.parse(arg) for arg in sys.argv[1:]] or None)

@@ -31,7 +31,6 @@ from cluster.servers import (
     Database,
     Worker,
     python_env,
-    seed_cache,
     wait_until,
 )
 
@@ -136,7 +135,7 @@ class Cluster:
         host = self.network.add_host(name, self._next)
         self._next += 1
         self.workers[name] = Worker(
-            self.network, host, python_env(**{**self.connection_env(), **env}), seed_cache()
+            self.network, host, python_env(**{**self.connection_env(), **env})
         )
         return name
 

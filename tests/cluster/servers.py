@@ -10,7 +10,6 @@ with ``openssl``), and the URLs the clients get ask them to verify it (``rediss:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import signal
@@ -324,39 +323,14 @@ class Api:
         self.process = Process(net, host, argv, env=env, log=net.folder / f"{host.name}.log")
 
 
-SEED_CACHE = Path("/tmp/playtester-cluster-numba-seed")
-"""A numba cache the worker hosts start from (each gets its own copy): a worker compiles the
-compiled search before it takes work, about a minute of CPU from an empty cache, which every
-host of every cluster would otherwise pay. Stale entries are harmless: numba keys them on the
-code (``engines.kernel_cache``)."""
-
-
-def seed_cache() -> Path:
-    """:data:`SEED_CACHE`, filled once by the warm-up a worker runs (under a lock, so parallel
-    test processes fill it once)."""
-    SEED_CACHE.mkdir(parents=True, exist_ok=True)
-    with open(SEED_CACHE / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(
-            [sys.executable, "-m", "engines.compiled.warm"],
-            env={**os.environ, "NUMBA_CACHE_DIR": str(SEED_CACHE)},
-            cwd=ROOT,
-            check=True,
-            timeout=900,
-        )
-    return SEED_CACHE
-
-
 class Worker:
-    """``celery -A workers worker`` in a worker host, one task at a time, as compose runs it."""
+    """``celery -A workers worker`` in a worker host, one task at a time, as compose runs it,
+    with a numba cache of its own that starts empty, as on a machine that joins: it plays work
+    without compiled code at once."""
 
-    def __init__(
-        self, net: Network, host: Host, env: Mapping[str, str], seed: Path | None = None
-    ) -> None:
+    def __init__(self, net: Network, host: Host, env: Mapping[str, str]) -> None:
         self.net, self.host = net, host
         cache = net.folder / host.name / "numba-cache"
-        if seed is not None:
-            shutil.copytree(seed, cache, ignore=shutil.ignore_patterns(".lock"))
         cache.mkdir(parents=True, exist_ok=True)
         argv = [
             *(tool("celery"), "-A", "workers", "worker", "--concurrency=1"),
