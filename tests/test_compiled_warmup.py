@@ -1,12 +1,12 @@
 """A compilation that fails names the function, and a worker that cannot compile does not
-start (``engines.compiled.agent.call_compiled``, ``workers.warmup``)."""
+start (``engines.compiled.agent_base.call_compiled``, ``workers.warmup``)."""
 
 from __future__ import annotations
 
 import pytest
 from numba import njit
 
-from engines.compiled.agent import KernelCompileError, call_compiled
+from engines.compiled.agent_base import KernelCompileError, call_compiled
 from workers import warmup
 
 
@@ -58,7 +58,9 @@ def test_a_worker_that_cannot_compile_stops_before_taking_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def fails() -> float:
-        raise KernelCompileError("compiling engines.compiled.uct.search failed (LoweringError)")
+        raise KernelCompileError(
+            "compiling engines.compiled.search_uct.search failed (LoweringError)"
+        )
 
     monkeypatch.setattr(warmup, "warm_compiled", fails)
     with pytest.raises(SystemExit, match=r"not started: compiling engines\.compiled\.uct\.search"):

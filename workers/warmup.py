@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 
 def warm_compiled() -> float:
     """Compile, or load from numba's cache, every compiled function an agent calls; return the
-    seconds it took. Raises ``engines.compiled.agent.KernelCompileError`` naming a function that
-    failed to compile."""
+    seconds it took. Raises ``engines.compiled.agent_base.KernelCompileError`` naming a function
+    that failed to compile."""
     # Imported here: loading numba and the kernels is the work this function is for.
     from engines.compiled.warm import warm
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import random
 
-from engines.compiled.agent import ROLLOUTS, CompiledMctsAgent
-from engines.compiled.alphabeta import serves_alphabeta
-from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
-from engines.compiled.isagent import CompiledIsMctsAgent
-from engines.compiled.ismcts import HIDDEN_GAMES
-from engines.compiled.kernels import KERNEL_GAMES
+from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
+from engines.compiled.agent_base import ROLLOUTS
+from engines.compiled.agent_ismcts import CompiledIsMctsAgent
+from engines.compiled.agent_mcts import CompiledMctsAgent
+from engines.compiled.choose_alphabeta import serves_alphabeta
+from engines.compiled.kernels import HIDDEN_GAMES, KERNEL_GAMES
 from engines.core import Agent
 from engines.registry import load_game
 
@@ -28,16 +28,16 @@ def warm() -> None:
     hidden information), and one alpha-beta per game it serves, with the argument types agents
     pass, through both entry points (``step``, and ``root_values`` for player noise).
 
-    Raises :class:`engines.compiled.agent.KernelCompileError` naming the function whose
+    Raises :class:`engines.compiled.agent_base.KernelCompileError` naming the function whose
     compilation failed.
     """
     for name in KERNEL_GAMES:
         game = load_game(name)
         state = game.new_initial_state(0)
-        for rollout, kind in ROLLOUTS.items():
+        for rollout in ROLLOUTS:
             agent: Agent
             if name in HIDDEN_GAMES:
-                agent = CompiledIsMctsAgent(game, random.Random(0), iterations=2, rollout=kind)
+                agent = CompiledIsMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             else:
                 agent = CompiledMctsAgent(game, random.Random(0), iterations=2, rollout=rollout)
             agent.step(state)
