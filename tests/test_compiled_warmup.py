@@ -63,5 +63,7 @@ def test_a_worker_that_cannot_compile_stops_before_taking_work(
         )
 
     monkeypatch.setattr(warmup, "warm_compiled", fails)
-    with pytest.raises(SystemExit, match=r"not started: compiling engines\.compiled\.uct\.search"):
+    with pytest.raises(
+        SystemExit, match=r"not started: compiling engines\.compiled\.search_uct\.search"
+    ):
         warmup.warm_before_work(sender=None)

@@ -34,7 +34,7 @@ def test_each_search_key_covers_every_game_kernel_it_dispatches_to(search: str) 
         "engines.alveoles.kernel.apply",
         "engines.alquerque.kernel.legal_actions",
         "engines.abalone.kernel.apply",
-        "engines.alhambra.kernel.apply",
+        "engines.alhambra.kernel_rules.apply",  # re-exported by Alhambra's kernel
         "engines.kernel_rng.next_u64",  # below rand_below, below every kernel
         "engines.kernel_clock.now",  # below past, the clock check
         "engines.kernel_bits._popcount",  # an intrinsic, below Abalone's move generator
