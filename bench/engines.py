@@ -22,9 +22,9 @@ alpha-beta (``compiled_alphabeta``): its nodes per CPU second over ``hard``'s on
 positions, and the depth it completes within one second there and at the opening.
 
 For games with a compiled kernel it adds ``kernel``: random playouts run inside the kernel
-(``engines.compiled.uct.random_playouts``), the compiled ``mcts`` with random rollouts, their
-ratios to OpenSpiel's C++ loop and ``MCTSBot``, and first the kernels' compile time in a fresh
-process (cold cache, then cached).
+(``engines.compiled.search_uct.random_playouts``), the compiled ``mcts`` with random rollouts,
+their ratios to OpenSpiel's C++ loop and ``MCTSBot``, and first the kernels' compile time in a
+fresh process (cold cache, then cached).
 Results go to ``bench/results/engines.json``. Needs the ``bench`` extra (``open_spiel``).
 
 Alhambra (``--game alhambra``, or with every game) adds its own figures: random 3-player games
@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from engines.agents.mcts import MctsAgent
-from engines.compiled import uct
+from engines.compiled import dispatch, search_ismcts, search_parts, search_uct
 from engines.compiled.kernels import has_kernel, kernel_id
 from engines.registry import game_names, load_game
 
@@ -112,11 +112,13 @@ def kernel_loop(name: str, batch: int = 200, players: int | None = None) -> Loop
     """Random playouts inside the compiled kernel: ``batch`` games per call, one call."""
     game = load_game(name, players=players)
     game_id = kernel_id(name)
-    root = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
+    root = dispatch.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
     cap = game.game_type.max_game_length
 
     def loop(rng: random.Random) -> tuple[int, int]:
-        return batch, int(uct.random_playouts(game_id, root, batch, cap, rng.getrandbits(63)))
+        return batch, int(
+            search_uct.random_playouts(game_id, root, batch, cap, rng.getrandbits(63))
+        )
 
     return loop
 
@@ -145,10 +147,12 @@ def compiled_mcts_rate(name: str, iterations: int) -> float:
     """Compiled UCT iterations per CPU second from the opening, uniform random rollouts."""
     game = load_game(name)
     game_id = kernel_id(name)
-    root = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
+    root = dispatch.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
     cap = game.game_type.max_game_length
     started = time.process_time()
-    uct.search(game_id, root, game.num_players, iterations, 1.4, uct.RANDOM_ROLLOUT, cap, 1, 0.0)
+    search_uct.search(
+        game_id, root, game.num_players, iterations, 1.4, search_parts.RANDOM_ROLLOUT, cap, 1, 0.0
+    )
     return iterations / (time.process_time() - started)
 
 
@@ -303,7 +307,6 @@ def ismcts_rate(players: int, iterations: int) -> float:
     moves at the root."""
     from engines.alhambra.agents import GreedyAgent
     from engines.alhambra.rules import AlhambraState
-    from engines.compiled import ismcts
 
     game = load_game("alhambra", players=players)
     state = game.new_initial_state(0)
@@ -313,11 +316,12 @@ def ismcts_rate(players: int, iterations: int) -> float:
     top = sorted(legal, key=lambda a: -scores[a])[:6]
     moves = np.array(top, dtype=np.int64)
     bias = np.zeros(len(top))
-    root = uct.KERNEL_MODULES[uct.ALHAMBRA].encode(state)
-    args = (uct.ALHAMBRA, root, players, iterations, 0.7, 10, 6, moves, bias, 1.0)
-    ismcts.root_moves(*args, uct.GAME_ROLLOUT, 0, 0.0)  # compiled or loaded before timing
+    root = dispatch.KERNEL_MODULES[dispatch.ALHAMBRA].encode(state)
+    args = (dispatch.ALHAMBRA, root, players, iterations, 0.7, 10, 6, moves, bias, 1.0)
+    # Compiled or loaded before timing.
+    search_ismcts.root_moves(*args, search_parts.GAME_ROLLOUT, 0, 0.0)
     started = time.process_time()
-    ismcts.root_moves(*args, uct.GAME_ROLLOUT, 1, 0.0)
+    search_ismcts.root_moves(*args, search_parts.GAME_ROLLOUT, 1, 0.0)
     return iterations / (time.process_time() - started)
 
 
@@ -495,7 +499,7 @@ def compiled_alphabeta(rounds: int) -> dict[str, Any]:
     and the depth it completes within one second at the standard opening and at each position:
     by the clock (``set_move_time(1.0)``, wall time, so machine load lowers it) and within the
     nodes it searches in one CPU second (as measured here, so load does not)."""
-    from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+    from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
     from engines.registry import make_agent
 
     game = load_game("abalone")

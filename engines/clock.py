@@ -167,9 +167,11 @@ class MoveTimer:
         self.seconds: float | None = None
 
     def set(self, seconds: float | None) -> None:
-        if seconds is not None and not math.isfinite(seconds):
-            raise ValueError(f"a move time must be finite, not {seconds!r}")
-        self.seconds = None if seconds is None else max(0.0, float(seconds))
+        """The next moves' allowance: a finite number of seconds, not negative (0.0: no time
+        at all, one iteration or depth), or ``None`` for the search's budget alone."""
+        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(f"a move time must be finite and not negative, not {seconds!r}")
+        self.seconds = None if seconds is None else float(seconds)
 
     def deadline(self) -> float:
         """The deadline of a search starting now (``NO_DEADLINE`` without an allowance)."""

@@ -239,7 +239,8 @@ class State(ABC):
 class Agent(Protocol):
     """A computer player. It must not mutate the state it is handed. A search agent may also
     offer the optional ``root_values`` (``SearchAgent``), which player noise needs, and the
-    optional ``set_move_time`` (``TimedAgent``), which clocked matches use."""
+    optional ``set_move_time`` (``TimedAgent``), which clocked matches use, and the optional
+    ``preload`` (``LoadingAgent``)."""
 
     def step(self, state: State) -> Action: ...
 
@@ -259,6 +260,17 @@ class TimedAgent(Agent, Protocol):
     """
 
     def set_move_time(self, seconds: float | None) -> None: ...
+
+
+@runtime_checkable
+class LoadingAgent(Agent, Protocol):
+    """An agent whose first move would otherwise load code (the compiled searches: numba
+    compiles them, or loads them from its cache, on first call). ``preload()`` does that
+    loading, and nothing a later move would notice: the agent's generator and budgets are
+    left as they were. ``play_match`` calls it before a clocked match's first clock starts, so
+    no move is charged for loading."""
+
+    def preload(self) -> None: ...
 
 
 @runtime_checkable
@@ -398,8 +410,9 @@ def play_match(
     from ``clock``, is taken off it and the increment added after the move. A step that takes
     longer than the seat's clock holds loses the match on time (``Ending.TIME``: the move is
     not played, the others share the win). An agent offering ``set_move_time``
-    (``TimedAgent``) is told before each step how long the move may take. ``clock`` is there
-    for tests; play reads the wall clock.
+    (``TimedAgent``) is told before each step how long the move may take, and every agent
+    offering ``preload`` (``LoadingAgent``) loads before the first clock starts. ``clock`` is
+    there for tests; play reads the wall clock.
     """
     if len(agents) != game.num_players:
         raise OptionError(
@@ -410,6 +423,10 @@ def play_match(
     cap = game.game_type.max_game_length if max_plies is None else max_plies
     hidden = not game.game_type.perfect_information
     view_rng = random.Random(derive_seed("view", seed))
+    if time_control is not None:
+        for agent in agents:  # every clock starts after every player has loaded
+            if isinstance(agent, LoadingAgent):
+                agent.preload()
     started = time.perf_counter()
     state = game.new_initial_state(seed)
     first_player = max(state.current_player(), 0)

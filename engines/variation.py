@@ -39,6 +39,7 @@ from engines.core import (
     Agent,
     Game,
     IllegalActionError,
+    LoadingAgent,
     OptionError,
     SearchAgent,
     State,
@@ -433,6 +434,11 @@ class VariedAgent:
         one (``TimedAgent``); forced opening plies take no time anyway."""
         if isinstance(self.inner, TimedAgent):
             self.inner.set_move_time(seconds)
+
+    def preload(self) -> None:
+        """The player's own loading, when it has any (``LoadingAgent``)."""
+        if isinstance(self.inner, LoadingAgent):
+            self.inner.preload()
 
 
 def vary_agents(agents: Sequence[Agent], varied: MatchVariation, seed: int) -> list[Agent]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from alhambra_views import midgame, other_hidden_order, scoring_cards_moved
 
-from engines.alhambra.money import SCORING_CARDS
-from engines.alhambra.rules import Alhambra, AlhambraState
 from engines.core import agent_rng, match_seed, play_match
 from engines.registry import agent_types, load_game, make_agent
 
@@ -18,38 +17,19 @@ SPECS: list[dict[str, object]] = [
     {"name": "collector"},
     {"name": "banker"},
     {"name": "mcts", "iterations": 30, "rollout_plies": 8},
+    {"name": "mcts", "iterations": 30, "backend": "python"},
+    {"name": "expert", "iterations": 60},
 ]
-
-
-def _midgame(players: int, seed: int, plies: int) -> AlhambraState:
-    state = Alhambra(players, {}).new_initial_state(seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        state.apply(state.rollout_action(rng))
-    return state
-
-
-def _other_hidden_order(state: AlhambraState, seed: int) -> AlhambraState:
-    """The same position with the bag and the money deck in another order (each scoring card
-    kept inside its pile), and another generator for future chance."""
-    other = state.clone()
-    rng = random.Random(seed)
-    rng.shuffle(other.bag)
-    money = [c for c in other.deck if c >= 0]
-    rng.shuffle(money)
-    it = iter(money)
-    other.deck = [c if c in SCORING_CARDS else next(it) for c in other.deck]
-    other.rng = random.Random(seed + 1)
-    return other
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[str(s["name"]) for s in SPECS])
 def test_agents_never_peek_at_the_hidden_order(spec: dict[str, object]) -> None:
     game = load_game("alhambra", players=3)
     for seed in range(3):
-        state = _midgame(3, seed, 40 + 7 * seed)
-        other = _other_hidden_order(state, 100 + seed)
+        state = midgame(3, seed, 40 + 7 * seed)
+        other = other_hidden_order(state, 100 + seed)
         assert other.bag != state.bag and other.deck != state.deck
+        assert scoring_cards_moved(state, other)
         assert other.legal_actions() == state.legal_actions()
         first = make_agent(game, spec, random.Random(seed)).step(state)
         second = make_agent(game, spec, random.Random(seed)).step(other)

@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from alhambra_views import midgame, other_hidden_order, scoring_cards_moved
 from scipy import stats
 
 from engines.alhambra import kernel as kal
@@ -15,44 +16,15 @@ from engines.alhambra import kernel_layout as lay
 from engines.alhambra.ismcts import IsMctsAgent
 from engines.alhambra.money import SCORING_1, SCORING_2
 from engines.alhambra.rules import AlhambraState
-from engines.compiled import ismcts, uct
-from engines.compiled.agent import CompiledMctsAgent
-from engines.compiled.isagent import CompiledIsMctsAgent
+from engines.compiled import dispatch, search_ismcts, search_uct
+from engines.compiled.agent_ismcts import CompiledIsMctsAgent
+from engines.compiled.agent_mcts import CompiledMctsAgent
 from engines.core import play_match
 from engines.kernel_rng import seed_rng
 from engines.registry import load_game, make_agent
 
 DRAWS = 3000
 """Re-draws per side in the chi-square tests."""
-
-
-def _midgame(players: int, seed: int, plies: int) -> AlhambraState:
-    state = load_game("alhambra", players=players).new_initial_state(seed)
-    rng = random.Random(seed)
-    for _ in range(plies):
-        state.apply(state.rollout_action(rng))
-    return state
-
-
-def _other_hidden_order(state: AlhambraState, seed: int) -> AlhambraState:
-    """The same information set with another true order: the bag and the deck's money
-    shuffled, each scoring card not yet drawn moved elsewhere in what is left of its pile,
-    another generator for future chance."""
-    other = state.clone()
-    rng = random.Random(seed)
-    rng.shuffle(other.bag)
-    size = len(other.deck)
-    money = [c for c in other.deck if c >= 0]
-    rng.shuffle(money)
-    spots = {}
-    for card, (lo, hi) in other.ranges.items():
-        now = other.deck.index(card)
-        choices = [i for i in range(lo, min(hi, size)) if i != now and i not in spots]
-        spots[rng.choice(choices) if choices else now] = card
-    it = iter(money)
-    other.deck = [spots[i] if i in spots else next(it) for i in range(size)]
-    other.rng = random.Random(seed + 1)
-    return other
 
 
 def _root(state: AlhambraState) -> tuple[np.ndarray, np.ndarray]:
@@ -63,8 +35,20 @@ def _root(state: AlhambraState) -> tuple[np.ndarray, np.ndarray]:
 def _search(state: AlhambraState, seed: int) -> tuple[list[int], list[float]]:
     moves, bias = _root(state)
     players = state.game.num_players
-    _, visits, totals = ismcts.root_moves(
-        uct.ALHAMBRA, kal.encode(state), players, 300, 0.7, 10, 6, moves, bias, 1.0, 1, seed, 0.0
+    _, visits, totals = search_ismcts.root_moves(
+        dispatch.ALHAMBRA,
+        kal.encode(state),
+        players,
+        300,
+        0.7,
+        10,
+        6,
+        moves,
+        bias,
+        1.0,
+        1,
+        seed,
+        0.0,
     )
     return visits.tolist(), totals.tolist()
 
@@ -76,13 +60,15 @@ def test_the_search_gives_the_same_answer_whatever_the_true_order(players: int) 
     perfect-information UCT search, which plays the true order, tells them apart: a search
     that read it would fail here."""
     for seed in range(2):
-        state = _midgame(players, seed, 30 + 11 * seed)
-        other = _other_hidden_order(state, 50 + seed)
-        assert other.bag != state.bag and other.deck != state.deck
+        state = midgame(players, seed, 30 + 11 * seed)
+        other = other_hidden_order(state, 50 + seed)
+        assert other.bag != state.bag and scoring_cards_moved(state, other)
         assert other.legal_actions() == state.legal_actions()
         assert _search(state, seed) == _search(other, seed)
         peeking = [
-            uct.root_moves(uct.ALHAMBRA, kal.encode(s), players, 300, 1.4, 1, 60, seed, 0.0)
+            search_uct.root_moves(
+                dispatch.ALHAMBRA, kal.encode(s), players, 300, 1.4, 1, 60, seed, 0.0
+            )
             for s in (state, other)
         ]
         assert peeking[0][2].tolist() != peeking[1][2].tolist()
@@ -90,8 +76,8 @@ def test_the_search_gives_the_same_answer_whatever_the_true_order(players: int) 
 
 def test_mcts_and_expert_choose_alike_on_two_true_orders() -> None:
     game = load_game("alhambra", players=3)
-    state = _midgame(3, 4, 45)
-    other = _other_hidden_order(state, 9)
+    state = midgame(3, 4, 45)
+    other = other_hidden_order(state, 9)
     for spec in ({"name": "mcts", "iterations": 200}, {"name": "expert", "iterations": 200}):
         first = make_agent(game, spec, random.Random(1))
         second = make_agent(game, spec, random.Random(1))
@@ -139,7 +125,7 @@ def _same_distribution(a: list[int], b: list[int]) -> float:
 def test_the_compiled_redraw_matches_the_rules_one() -> None:
     """Scoring cards anywhere in what is left of their piles, with the rules' frequencies
     (a chi-square test of homogeneity), and the bag's top tile likewise."""
-    state = _midgame(3, 2, 6)
+    state = midgame(3, 2, 6)
     assert set(state.ranges) == {SCORING_1, SCORING_2}
     kernel = _kernel_positions(state, DRAWS)
     rules = _rules_positions(state, DRAWS)

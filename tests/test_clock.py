@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 from engines.clock import FIELD, MAX_BASE, MAX_INCREMENT, TimeControl, moves_to_go
@@ -253,7 +254,7 @@ def test_an_alpha_beta_out_of_time_plays_its_first_depth(
 
 
 def test_the_compiled_alpha_beta_out_of_time_stops_at_its_first_clock_check() -> None:
-    from engines.compiled.negamax import CHECK_EVERY
+    from engines.compiled.search_negamax import CHECK_EVERY
 
     game = load_game("abalone")
     agent = make_agent(game, {"name": "alphabeta", "depth": 4}, random.Random(0))
@@ -269,7 +270,7 @@ def test_the_compiled_alpha_beta_out_of_time_stops_at_its_first_clock_check() ->
 
 
 def test_the_compiled_alhambra_search_out_of_time_stops_at_its_first_clock_check() -> None:
-    from engines.compiled.uct import CHECK_EVERY
+    from engines.compiled.search_parts import CHECK_EVERY
 
     game = load_game("alhambra", players=2)
     agent = make_agent(game, {"name": "mcts", "iterations": 500}, random.Random(0))
@@ -297,24 +298,41 @@ def test_an_alhambra_mcts_out_of_time_searches_once() -> None:
 
 
 def test_the_compiled_search_out_of_time_stops_at_its_first_clock_check() -> None:
-    from engines.compiled import uct
+    from engines.compiled import dispatch, search_parts, search_uct
     from engines.compiled.kernels import kernel_id
 
     game = load_game("alquerque")
     game_id = kernel_id("alquerque")
-    position = uct.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
-    args = (game_id, position, 2, 5000, 1.4, uct.GAME_ROLLOUT, 400, 7)
+    position = dispatch.KERNEL_MODULES[game_id].encode(game.new_initial_state(0))
+    args = (game_id, position, 2, 5000, 1.4, search_parts.GAME_ROLLOUT, 400, 7)
     # A deadline long past: the iterations before the first check run, then it stops.
-    _moves, visits, _totals = uct.root_moves(*args, 1.0)
-    assert int(visits.sum()) == uct.CHECK_EVERY
-    moves, visits, totals = uct.root_moves(*args, 0.0)
+    _moves, visits, _totals = search_uct.root_moves(*args, 1.0)
+    assert int(visits.sum()) == search_parts.CHECK_EVERY
+    moves, visits, totals = search_uct.root_moves(*args, 0.0)
     assert int(visits.sum()) == 5000
     # A deadline that never comes: the same search, its tree grown step by step past
     # TIMED_NODES instead of made room for at once.
-    assert uct.TIMED_NODES < 5000
-    timed = uct.root_moves(*args, time.perf_counter() + 1e6)
+    assert search_parts.TIMED_NODES < 5000
+    timed = search_uct.root_moves(*args, time.perf_counter() + 1e6)
     assert [x.tolist() for x in timed] == [moves.tolist(), visits.tolist(), totals.tolist()]
     agent = make_agent(game, "mcts", random.Random(0))
     assert isinstance(agent, TimedAgent)
     agent.set_move_time(0.0)
     assert agent.step(game.new_initial_state(0)) in game.new_initial_state(0).legal_actions()
+
+
+def test_the_information_set_search_grows_its_tree_under_a_deadline() -> None:
+    """Like UCT, a search with a deadline makes room for ``TIMED_NODES`` nodes and grows: with
+    a deadline that never comes it gives what the same search without one gives."""
+    from engines.alhambra import kernel as alhambra
+    from engines.compiled import dispatch, search_ismcts, search_parts
+
+    state = load_game("alhambra", players=2).new_initial_state(3)
+    moves = np.array(state.legal_actions()[:6], dtype=np.int64)
+    iterations = search_parts.TIMED_NODES + 300
+    args = (dispatch.ALHAMBRA, alhambra.encode(state), 2, iterations, 0.7, 4, 6, moves)
+    rest = (np.zeros(len(moves)), 1.0, search_parts.GAME_ROLLOUT, 11)
+    untimed = search_ismcts.root_moves(*args, *rest, 0.0)
+    timed = search_ismcts.root_moves(*args, *rest, time.perf_counter() + 1e6)
+    assert int(untimed[1].sum()) == iterations
+    assert [x.tolist() for x in timed] == [x.tolist() for x in untimed]

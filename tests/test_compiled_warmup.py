@@ -1,4 +1,4 @@
-"""A compilation that fails names the function (``engines.compiled.agent.call_compiled``); what
+"""A compilation that fails names the function (``engines.compiled.agent_base.call_compiled``); what
 a batch's agents need compiled follows from the agents (``engines.compiled.warm``); a worker's
 compiler is shared with the processes it forks and keeps a failure's reason
 (``workers.warmup``)."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from numba import njit
 
-from engines.compiled.agent import KernelCompileError, call_compiled
+from engines.compiled.agent_base import KernelCompileError, call_compiled
 from engines.compiled.warm import Need, all_needs, needs
 from engines.registry import agent_types, load_game, make_agent
 from workers import warmup

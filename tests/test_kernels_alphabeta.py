@@ -1,4 +1,4 @@
-"""The compiled alpha-beta (``engines.compiled.negamax``) and the ``alphabeta`` agent on it.
+"""The compiled alpha-beta (``engines.compiled.search_negamax``) and the ``alphabeta`` agent on it.
 
 Its values are checked against a plain full-width minimax written here over the Python rules
 (every move, no table, no ordering, no cut-off), with the kernel's evaluation at the horizon and
@@ -25,9 +25,9 @@ from engines.alquerque.rules import AlquerqueGame, AlquerqueState
 from engines.alveoles import kernel as alveoles_kernel
 from engines.alveoles.layouts import CELLS
 from engines.alveoles.rules import AlveolesState
-from engines.compiled import negamax
-from engines.compiled.alphabeta import make_alphabeta
-from engines.compiled.alphabeta_agent import QUIESCENCE, CompiledAlphaBetaAgent
+from engines.compiled import search_negamax
+from engines.compiled.agent_alphabeta import QUIESCENCE, CompiledAlphaBetaAgent
+from engines.compiled.choose_alphabeta import make_alphabeta
 from engines.compiled.kernels import kernel_id
 from engines.core import Action, Agent, Game, OptionError, Seat, State, agent_rng, play_match
 from engines.registry import load_game, make_agent, normalise_agent_spec
@@ -112,7 +112,7 @@ def random_positions(game: Game, count: int, seed: int, max_plies: int) -> list[
 def compiled(
     game_name: str, encoded: np.ndarray, depth: int, quiet: int, spread: float, seed: int = 0
 ) -> tuple[list[int], list[float], int, int]:
-    moves, values, completed, nodes = negamax.search(
+    moves, values, completed, nodes = search_negamax.search(
         kernel_id(game_name), encoded, depth, 0, quiet, NO_WEIGHTS, 0.0, seed, spread, 14, 0.0
     )
     return moves.tolist(), values.tolist(), completed, nodes
@@ -132,7 +132,7 @@ def test_alquerque_values_are_the_plain_minimax_at_fixed_depth(depth: int, quiet
             assert value == pytest.approx(want[move], abs=1e-12)
         # Proving one move best gives the same best value.
         best_moves, best_values, _, _ = compiled(
-            "alquerque", encoded, depth, quiet, negamax.BEST_ONLY
+            "alquerque", encoded, depth, quiet, search_negamax.BEST_ONLY
         )
         assert best_values[0] == pytest.approx(max(want.values()), abs=1e-12)
         assert want[best_moves[0]] == pytest.approx(max(want.values()), abs=1e-12)
@@ -205,7 +205,7 @@ def test_abalone_values_are_the_plain_minimax_at_fixed_depth(
     for index, state in enumerate(abalone_positions(count, seed=depth)):
         want = minimax_root(state, depth, quiet, ABALONE_EVALUATE, ejects)
         encoded = abalone_kernel.encode(state)
-        moves, values, _, _ = negamax.search(
+        moves, values, _, _ = search_negamax.search(
             kernel_id("abalone"), encoded, depth, 0, quiet, abalone_kernel.DEFAULT_WEIGHTS,
             0.0, index, math.inf, 14, 0.0,
         )  # fmt: skip
@@ -289,9 +289,11 @@ def test_a_deadline_stops_the_search_at_the_next_reading_of_the_clock() -> None:
     timed = CompiledAlphaBetaAgent(game, random.Random(0), depth=30)
     timed.set_move_time(1e-9)
     move = timed.step(state)
-    budget = CompiledAlphaBetaAgent(game, random.Random(0), depth=30, nodes=negamax.CHECK_EVERY - 1)
+    budget = CompiledAlphaBetaAgent(
+        game, random.Random(0), depth=30, nodes=search_negamax.CHECK_EVERY - 1
+    )
     assert (move, timed.completed_depth) == (budget.step(state), budget.completed_depth)
-    assert timed.nodes_spent == budget.nodes_spent == negamax.CHECK_EVERY
+    assert timed.nodes_spent == budget.nodes_spent == search_negamax.CHECK_EVERY
     assert 1 <= timed.completed_depth < 30
     timed.set_move_time(None)  # back to the budgets alone
     timed.depth = 2

@@ -13,10 +13,10 @@ import pytest
 
 from engines.agents.mcts import MctsAgent
 from engines.alquerque.rules import AlquerqueGame, AlquerqueState
-from engines.compiled import uct
-from engines.compiled.agent import CompiledMctsAgent
+from engines.compiled import dispatch
+from engines.compiled.agent_mcts import CompiledMctsAgent
+from engines.compiled.choose_mcts import make_mcts
 from engines.compiled.kernels import KERNEL_GAMES, kernel_id, kernel_module
-from engines.compiled.mcts import make_mcts
 from engines.core import OptionError, play_match
 from engines.kernel_rng import seed_rng
 from engines.registry import load_game, make_agent
@@ -37,7 +37,7 @@ def test_a_fresh_process_finds_the_kernel_without_listing_agents() -> None:
     script = (
         "import random\n"
         "from engines.registry import load_game\n"
-        "from engines.compiled.mcts import make_mcts\n"
+        "from engines.compiled.choose_mcts import make_mcts\n"
         "game = load_game('alquerque')\n"
         "for backend in ('compiled', 'auto'):\n"
         "    agent = make_mcts(game, random.Random(0), iterations=5, backend=backend)\n"
@@ -63,34 +63,34 @@ def test_every_declared_kernel_has_its_branch_in_each_dispatch_function(name: st
     game_id = kernel_id(name)
     state = load_game(name).new_initial_state(1)
     chooser = random.Random(2)
-    ours = np.empty(uct.MAX_ACTIONS, dtype=np.int64)
-    theirs = np.empty(uct.MAX_ACTIONS, dtype=np.int64)
+    ours = np.empty(dispatch.MAX_ACTIONS, dtype=np.int64)
+    theirs = np.empty(dispatch.MAX_ACTIONS, dtype=np.int64)
     plies = 0
     while not state.is_terminal():  # a whole random game, every dispatch at every ply
         plies += 1
         position = kernel.encode(state)
-        assert uct._player(game_id, position) == kernel.current_player(position)
-        n = uct._legal(game_id, position, ours)
+        assert dispatch.current_player(game_id, position) == kernel.current_player(position)
+        n = dispatch.legal_actions(game_id, position, ours)
         assert n == kernel.legal_actions(position, theirs)
         assert sorted(ours[:n]) == sorted(theirs[:n]) == state.legal_actions()
         seat = state.current_player()
-        assert uct._evaluate(game_id, position, seat) == kernel.evaluate(position, seat)
-        for dispatch, own in (
-            (uct._random_action, kernel.random_action),
-            (uct._rollout_action, kernel.rollout_action),
-            (uct._strong_rollout_action, kernel.strong_rollout_action),
+        assert dispatch.evaluate(game_id, position, seat) == kernel.evaluate(position, seat)
+        for dispatched, own in (
+            (dispatch.random_action, kernel.random_action),
+            (dispatch.rollout_action, kernel.rollout_action),
+            (dispatch.strong_rollout_action, kernel.strong_rollout_action),
         ):
             rng_a, rng_b = _same_rng(plies)
-            assert dispatch(game_id, position.copy(), rng_a) == own(position.copy(), rng_b)
+            assert dispatched(game_id, position.copy(), rng_a) == own(position.copy(), rng_b)
         action = chooser.choice(state.legal_actions())
         played, expected = position.copy(), position.copy()
-        uct._apply(game_id, played, action)
+        dispatch.apply(game_id, played, action)
         kernel.apply(expected, action)
         assert played.tolist() == expected.tolist()
         state.apply(action)
     final = kernel.encode(state)
-    got, want = np.zeros(uct.MAX_PLAYERS), np.zeros(uct.MAX_PLAYERS)
-    uct._returns(game_id, final, got)
+    got, want = np.zeros(dispatch.MAX_PLAYERS), np.zeros(dispatch.MAX_PLAYERS)
+    dispatch.returns(game_id, final, got)
     kernel.returns(final, want)
     assert got.tolist() == want.tolist()
     assert got[: state.game.num_players].tolist() == state.returns()
@@ -101,7 +101,7 @@ def test_an_id_no_branch_takes_is_refused() -> None:
         load_game(KERNEL_GAMES[0]).new_initial_state(0)
     )
     with pytest.raises(ValueError, match="no dispatch branch"):
-        uct._player(len(KERNEL_GAMES), position)
+        dispatch.current_player(len(KERNEL_GAMES), position)
 
 
 def test_listing_and_making_other_agents_does_not_load_numba() -> None:
@@ -188,32 +188,3 @@ def test_expert_plays_a_whole_alveoles_game() -> None:
     result = play_match(game, agents, seed=3)
     assert result.plies == 144
     assert sum(result.stats["per_seat"][s]["square_points"] for s in range(2)) == 500
-
-
-def test_the_search_cache_key_follows_the_kernels_it_calls() -> None:
-    from engines import kernel_clock, kernel_rng
-    from engines.abalone import kernel as abalone
-    from engines.alhambra import kernel as alhambra
-    from engines.alhambra import kernel_build, kernel_rules
-    from engines.alquerque import kernel as alquerque
-    from engines.alveoles import kernel as alveoles
-    from engines.compiled import uct
-    from engines.kernel_cache import digest
-
-    below = [vars(alhambra), vars(kernel_rules), vars(kernel_build)]
-    sources = [
-        *(vars(uct), vars(kernel_rng), vars(kernel_clock)),
-        *(vars(alveoles), vars(alquerque), vars(abalone)),
-        *below,
-    ]
-    assert uct.search._cache._digest == digest(*sources)
-    edited = dict(vars(alveoles), BONUS=alveoles.BONUS + 1)  # a kernel constant changes
-    assert digest(*sources[:3], edited, *sources[4:]) != digest(*sources)
-    # A module below a kernel changes: the search's key changes too.
-    walls = dict(vars(kernel_build), MAX_FRONT=kernel_build.MAX_FRONT + 1)
-    changed = [*sources[:-1], walls]
-    assert digest(*changed) != digest(*sources)
-    table = dict(vars(alquerque), _JUMP_LAND=alquerque._JUMP_LAND + 1)  # a table changes
-    assert digest(*sources[:4], table, *sources[5:]) != digest(*sources)
-    steps = dict(vars(abalone), NEXT=abalone.NEXT + 1)
-    assert digest(*sources[:5], steps, *sources[6:]) != digest(*sources)

@@ -17,8 +17,8 @@ import pytest
 
 from engines import registry
 from engines.agents.random_agent import RANDOM
-from engines.compiled.alphabeta import ALPHABETA
-from engines.compiled.mcts import MCTS
+from engines.compiled.choose_alphabeta import ALPHABETA
+from engines.compiled.choose_mcts import MCTS
 from engines.core import Action, AgentType, Game, GameType, Seat, State
 from engines.registry import (
     GAME_MODULES,

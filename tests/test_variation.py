@@ -153,19 +153,19 @@ def test_mcts_root_values_are_mean_results_of_the_well_searched_moves() -> None:
 
 
 def test_the_compiled_search_lists_its_root_moves_and_picks_the_most_visited() -> None:
-    from engines.compiled import uct
+    from engines.compiled import dispatch, search_parts, search_uct
     from engines.compiled.kernels import kernel_id
 
     game = load_game("alquerque")
     state = played(game, 6, seed=3)
     game_id = kernel_id("alquerque")
-    encode = uct.KERNEL_MODULES[game_id].encode
-    args = (game_id, encode(state), 2, 500, 1.4, uct.GAME_ROLLOUT, 400, 77, 0.0)
-    moves, visits, totals = uct.root_moves(*args)
+    encode = dispatch.KERNEL_MODULES[game_id].encode
+    args = (game_id, encode(state), 2, 500, 1.4, search_parts.GAME_ROLLOUT, 400, 77, 0.0)
+    moves, visits, totals = search_uct.root_moves(*args)
     assert sorted(moves.tolist()) == sorted(state.legal_actions())
     assert int(visits.sum()) == 500
     order = np.lexsort((-totals, -visits))  # most visited, then the higher total
-    assert uct.search(*args) == moves[order[0]]
+    assert search_uct.search(*args) == moves[order[0]]
     agent = make_agent(game, "mcts", random.Random(5))
     assert all(a in state.legal_actions() and -1 <= v <= 1 for a, v in agent.root_values(state))
 

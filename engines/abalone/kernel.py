@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
 from engines.abalone import heuristics
 from engines.abalone.board import (
     KIND_BROAD2,
@@ -594,4 +593,4 @@ __all__ = [  # the contract, and what the kernel passes on from its layout modul
     "strong_rollout_action",
 ]  # fmt: skip
 
-track(globals(), kernel_rng)
+track(globals())

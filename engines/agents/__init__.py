@@ -7,7 +7,7 @@ from engines.core import AgentType
 
 AGENTS: tuple[AgentType, ...] = (RANDOM,)
 """The ``mcts`` and ``alphabeta`` agents, which pick the Python search or the compiled one, are
-declared with the compiled searches (:mod:`engines.compiled.mcts`,
-:mod:`engines.compiled.alphabeta`)."""
+declared with the compiled searches (:mod:`engines.compiled.choose_mcts`,
+:mod:`engines.compiled.choose_alphabeta`)."""
 
 __all__ = ["AGENTS", "AlphaBetaAgent", "MctsAgent", "RandomAgent"]

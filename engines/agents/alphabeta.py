@@ -8,9 +8,9 @@ by the ply count at the end of a game so that faster wins and slower losses are 
 The transposition table is keyed by ``state.key()`` (board and side to move), so positions that
 differ only in draw-rule counters share an entry; it is rebuilt for every move.
 
-This is the Python search: the ``alphabeta`` agent (:mod:`engines.compiled.alphabeta`) plays it
-on games without a compiled kernel, and on any game with ``backend`` ``python``; game levels
-build on it directly.
+This is the Python search: the ``alphabeta`` agent (:mod:`engines.compiled.choose_alphabeta`)
+plays it on games without a compiled kernel, and on any game with ``backend`` ``python``; game
+levels build on it directly.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ for games where one seat moves several times in a row. The budget is a number of
 so a match replays identically from its seed; in a clocked match (``set_move_time``) the
 search also stops when the move's time is spent.
 
-This is the Python search. The ``mcts`` agent (:mod:`engines.compiled.mcts`) plays it on games
-without a compiled kernel, and on any game with ``backend`` ``python``.
+This is the Python search. The ``mcts`` agent (:mod:`engines.compiled.choose_mcts`) plays it on
+games without a compiled kernel, and on any game with ``backend`` ``python``.
 """
 
 from __future__ import annotations

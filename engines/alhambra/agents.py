@@ -207,5 +207,5 @@ BANKER = _greedy_type(
 
 
 AGENTS: tuple[AgentType, ...] = (GREEDY, BUILDER, COLLECTOR, BANKER)
-"""Alhambra's ``mcts`` and ``expert`` are in :mod:`engines.compiled.alhambra` (the compiled
+"""Alhambra's ``mcts`` and ``expert`` are in :mod:`engines.compiled.levels_alhambra` (the compiled
 search sits above the games)."""

@@ -464,4 +464,4 @@ def money_in_play(state: np.ndarray) -> int:
     return total
 
 
-track(globals(), kernel_rng, kernel_rules, kernel_build)
+track(globals())

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
 from engines.alhambra import kernel_build
 from engines.alhambra.kernel_build import CELLS, EMPTY, MAX_FRONT, NOWHERE, TILE_IDS
 from engines.alhambra.kernel_layout import (
@@ -581,4 +580,4 @@ def _gift_collector(state: np.ndarray, count: int) -> None:
         state[COLLECTOR_N] += 1
 
 
-track(globals(), kernel_build, kernel_rng)
+track(globals())

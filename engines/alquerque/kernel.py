@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
 from engines.alquerque.board import (
     BASE,
     JUMPS,
@@ -469,4 +468,4 @@ strong_rollout_action = rollout_action
 """Alquerque has one playout policy."""
 
 
-track(globals(), kernel_rng)
+track(globals())

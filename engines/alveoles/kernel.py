@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines import kernel_rng
 from engines.alveoles.layouts import CELLS
 from engines.alveoles.notation import GROOVE_SQUARES, GROOVE_SUM, NUM_GROOVES
 from engines.alveoles.rules import AlveolesState
@@ -502,4 +501,4 @@ def num_players(state: np.ndarray) -> int:
     return state[PLAYERS]
 
 
-track(globals(), kernel_rng)
+track(globals())

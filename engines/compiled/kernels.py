@@ -4,13 +4,16 @@
 Importing this module loads neither numba nor a kernel, so asking whether a game has one
 costs nothing. A game's kernel is the module ``engines/<game>/kernel.py`` (ARCHITECTURE.md,
 "A game kernel"); its id in the compiled search is its place in :data:`KERNEL_GAMES`, and
-:mod:`engines.compiled.uct` has one branch on that id in each of its dispatch functions.
+:mod:`engines.compiled.dispatch` has one branch on that id in each of its functions.
 """
 
 from __future__ import annotations
 
 KERNEL_GAMES: tuple[str, ...] = ("alveoles", "alquerque", "abalone", "alhambra")
 """Registry names of the games with a kernel, in the order of their ids."""
+HIDDEN_GAMES: tuple[str, ...] = ("alhambra",)
+"""Those whose kernels hide information (``redraw``, ``quick_score``): their compiled search is
+the information-set MCTS, and the perfect-information searches refuse them."""
 
 
 def has_kernel(game_name: str) -> bool:

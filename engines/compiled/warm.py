@@ -74,9 +74,9 @@ def all_needs() -> tuple[Need, ...]:
 
 def _search_classes() -> Mapping[str, type]:
     """The compiled agents by the search they call (loads numba)."""
-    from engines.compiled.agent import CompiledMctsAgent
-    from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
-    from engines.compiled.isagent import CompiledIsMctsAgent
+    from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
+    from engines.compiled.agent_ismcts import CompiledIsMctsAgent
+    from engines.compiled.agent_mcts import CompiledMctsAgent
 
     return {
         "uct": CompiledMctsAgent,
@@ -120,11 +120,11 @@ def compile_need(need: Need) -> None:
     """Compile (or load from numba's cache) the entry points of ``need``: a tiny search through
     ``step`` and ``root_values`` (player noise), the first also under a move time (clocks).
 
-    Raises :class:`engines.compiled.agent.KernelCompileError` naming the need and the error.
+    Raises :class:`engines.compiled.agent_base.KernelCompileError` naming the need and the error.
     """
     from numba.core.errors import NumbaError
 
-    from engines.compiled.agent import KernelCompileError
+    from engines.compiled.agent_base import KernelCompileError
 
     game = load_game(need.game)
     state = game.new_initial_state(0)

@@ -37,7 +37,7 @@ def make_mcts(game: Game, rng: random.Random, backend: str = "auto", **params: A
     (``iterations``, ``exploration``, ``rollout``, ``max_rollout_plies``)."""
     check_backend(game, {"backend": backend})
     if backend != "python" and has_kernel(game.name):
-        from engines.compiled.agent import CompiledMctsAgent
+        from engines.compiled.agent_mcts import CompiledMctsAgent
 
         return CompiledMctsAgent(game, rng, **params)
     return MctsAgent(game, rng, **params)

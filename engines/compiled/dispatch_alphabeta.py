@@ -1,6 +1,6 @@
 """What the compiled alpha-beta asks of a game's kernel beyond what UCT asks.
 
-The same id dispatch as :mod:`engines.compiled.uct` (a branch on a game's place in
+The same id dispatch as :mod:`engines.compiled.dispatch` (a branch on a game's place in
 :data:`engines.compiled.kernels.KERNEL_GAMES`, which keeps numba's on-disk cache working), for
 three more functions of a two-player kernel:
 
@@ -16,7 +16,7 @@ three more functions of a two-player kernel:
   weights array is then unread).
 
 A game whose kernel the alpha-beta should play gets one branch in each function here besides
-its branches in :mod:`engines.compiled.uct`; an id no branch takes raises.
+its branches in :mod:`engines.compiled.dispatch`; an id no branch takes raises.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from engines.abalone.kernel import _threatened
 from engines.abalone.kernel_layout import BOARDS, TO_MOVE
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
-from engines.compiled.uct import ABALONE, ALQUERQUE, ALVEOLES, KERNEL_MODULES, NO_BRANCH
+from engines.compiled.dispatch import ABALONE, ALQUERQUE, ALVEOLES, NO_BRANCH
 from engines.kernel_cache import track
 
 FORCING = 2
@@ -39,7 +39,7 @@ PUSH = 1
 
 
 @njit(cache=True)
-def _key(game: int, state: np.ndarray) -> int:
+def key_of(game: int, state: np.ndarray) -> int:
     if game == ALVEOLES:
         return alveoles.key(state)
     if game == ALQUERQUE:
@@ -50,7 +50,7 @@ def _key(game: int, state: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _action_class(game: int, state: np.ndarray, action: int) -> int:
+def action_class(game: int, state: np.ndarray, action: int) -> int:
     if game == ALVEOLES:
         return alveoles.action_class(state, action)
     if game == ALQUERQUE:
@@ -70,7 +70,7 @@ def _may_eject(state: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _may_force(game: int, state: np.ndarray) -> bool:
+def may_force(game: int, state: np.ndarray) -> bool:
     """False only when no legal move of the side to move is forcing: spares the quiescence
     step listing the moves of a quiet position."""
     if game == ALVEOLES:
@@ -83,7 +83,7 @@ def _may_force(game: int, state: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarray) -> float:
+def evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarray) -> float:
     if game == ALVEOLES:
         return alveoles.evaluate(state, seat)
     if game == ALQUERQUE:
@@ -95,4 +95,4 @@ def _evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndar
     raise ValueError(NO_BRANCH)
 
 
-track(globals(), *KERNEL_MODULES)
+track(globals())

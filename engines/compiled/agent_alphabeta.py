@@ -1,19 +1,17 @@
-"""The compiled alpha-beta (:mod:`engines.compiled.negamax`) behind the agent contract.
-Importing this module loads numba."""
+"""The compiled alpha-beta (:mod:`engines.compiled.search_negamax`) behind the agent contract,
+on :class:`engines.compiled.agent_base.CompiledAgent`. Importing this module loads numba."""
 
 from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from engines.compiled import negamax, uct
-from engines.compiled.kernels import has_kernel, kernel_id
+from engines.compiled import search_negamax
+from engines.compiled.agent_base import CompiledAgent
 from engines.core import Action, Game, State
-from engines.kernel_clock import NO_DEADLINE
 
 QUIESCENCE = 4
 """Plies of forcing moves (captures, ejections, closed squares) searched past the horizon."""
@@ -29,7 +27,7 @@ def table_bits(nodes: int) -> int:
     return max(MIN_TABLE_BITS, min(MAX_TABLE_BITS, nodes.bit_length()))
 
 
-class CompiledAlphaBetaAgent:
+class CompiledAlphaBetaAgent(CompiledAgent):
     """Iterative-deepening alpha-beta to ``depth`` plies within ``nodes`` nodes a move (0 = no
     budget) on the game's kernel, two players only.
 
@@ -50,34 +48,26 @@ class CompiledAlphaBetaAgent:
         weights: Sequence[float] = (),
         contempt: float = 0.0,
     ) -> None:
-        if not has_kernel(game.name) or game.num_players != 2:
+        if game.num_players != 2:
             raise ValueError(f"{game.name} with {game.num_players} players has no 2-player kernel")
-        self.rng = rng
-        self.game_id = kernel_id(game.name)
-        self.encode = uct.KERNEL_MODULES[self.game_id].encode
+        super().__init__(game, rng)
         self.depth = depth
         self.nodes = nodes
         self.quiescence = quiescence
         self.weights = np.asarray(weights, dtype=np.float64)
         self.contempt = contempt
         self.table_bits = table_bits(nodes)
-        self.move_time: float | None = None
         self.completed_depth = 0
         self.nodes_spent = 0
 
-    def set_move_time(self, seconds: float | None) -> None:
-        """Search each move until ``seconds`` have passed, or the depth or node budget is
-        reached, whichever comes first (a time-controlled match sets it before each move);
-        ``None`` goes back to the budgets alone. At least depth 1 is always searched."""
-        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
-            raise ValueError(f"a move time must be a finite number of seconds, not {seconds}")
-        self.move_time = seconds
+    def smallest_budget(self) -> dict[str, int]:
+        return {"depth": 1}
 
     def step(self, state: State) -> Action:
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
-        moves, _ = self._search(state, negamax.BEST_ONLY)
+        moves, _ = self._search(state, search_negamax.BEST_ONLY)
         return int(moves[0])
 
     def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
@@ -90,10 +80,9 @@ class CompiledAlphaBetaAgent:
         return list(zip(moves.tolist(), values.tolist(), strict=True))
 
     def _search(self, state: State, spread: float) -> tuple[np.ndarray, np.ndarray]:
-        deadline = NO_DEADLINE
-        if self.move_time is not None:
-            deadline = time.perf_counter() + self.move_time
-        moves, values, self.completed_depth, self.nodes_spent = negamax.search(
+        deadline = self.deadline()
+        moves, values, self.completed_depth, self.nodes_spent = self.run(
+            search_negamax.search,
             self.game_id,
             self.encode(state),
             self.depth,
@@ -101,7 +90,7 @@ class CompiledAlphaBetaAgent:
             self.quiescence,
             self.weights,
             deadline,
-            self.rng.getrandbits(63),
+            self.seed(),
             spread,
             self.table_bits,
             self.contempt,

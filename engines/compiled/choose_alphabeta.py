@@ -1,7 +1,7 @@
 """The ``alphabeta`` agent: the compiled alpha-beta on a two-player game with a kernel, the
 Python search (:class:`engines.agents.alphabeta.AlphaBetaAgent`) elsewhere or when asked.
 
-As for ``mcts`` (:mod:`engines.compiled.mcts`), choosing and refusing a backend reads the
+As for ``mcts`` (:mod:`engines.compiled.choose_mcts`), choosing and refusing a backend reads the
 kernel declaration alone and loads no numba; the compiled search is imported when a compiled
 ``alphabeta`` is first made. The two searches share ``depth`` and ``nodes``; the compiled one
 also orders moves by its transposition table, killers and history, and searches forcing moves
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from engines.agents.alphabeta import AlphaBetaAgent
+from engines.compiled.choose_mcts import BACKENDS, check_backend
 from engines.compiled.kernels import KERNEL_GAMES, has_kernel
-from engines.compiled.mcts import BACKENDS, check_backend
 from engines.core import Agent, AgentType, Game, Option, OptionError
 
 
@@ -45,7 +45,7 @@ def make_alphabeta(
     allows it (``auto``, ``compiled``), else :class:`AlphaBetaAgent`."""
     check_alphabeta_backend(game, {"backend": backend})
     if backend != "python" and serves_alphabeta(game):
-        from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+        from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
         return CompiledAlphaBetaAgent(game, rng, depth=depth, nodes=nodes)
     return AlphaBetaAgent(game, rng, depth=depth, nodes=nodes)

@@ -1,9 +1,10 @@
 """The compiled alpha-beta shared by every two-player game with a kernel.
 
 Negamax with iterative deepening, a transposition table, move ordering and a quiescence step,
-over the game's kernel through the id dispatch of :mod:`engines.compiled.uct` (legal moves,
-playing them, the seat to move, the result) and :mod:`engines.compiled.hooks` (the key, the
-class of a move, the weighted evaluation).
+over the game's kernel through the id dispatch of :mod:`engines.compiled.dispatch` (legal
+moves, playing them, the seat to move, the result) and
+:mod:`engines.compiled.dispatch_alphabeta` (the key, the class of a move, the weighted
+evaluation). Positions are copied element by element (``search_parts.copy_position``).
 
 Values are for the seat to move, in [-1, 1] at the horizon and ±(``WIN`` − ply) at the end of a
 game, so faster wins and slower losses are preferred. Turns need not alternate: a child whose
@@ -36,25 +37,23 @@ import math
 import numpy as np
 from numba import njit
 
-from engines import kernel_clock, kernel_rng
-from engines.compiled import hooks, uct
-from engines.compiled.hooks import (
-    FORCING,
-    PUSH,
-    _action_class,
-    _evaluate_weighted,
-    _key,
-    _may_force,
-)
-from engines.compiled.uct import (
-    KERNEL_MODULES,
+from engines.compiled.dispatch import (
     MAX_ACTIONS,
     MAX_PLAYERS,
-    _apply,
-    _legal,
-    _player,
-    _returns,
+    apply,
+    current_player,
+    legal_actions,
+    returns,
 )
+from engines.compiled.dispatch_alphabeta import (
+    FORCING,
+    PUSH,
+    action_class,
+    evaluate_weighted,
+    key_of,
+    may_force,
+)
+from engines.compiled.search_parts import copy_position
 from engines.kernel_cache import track
 from engines.kernel_clock import past
 from engines.kernel_rng import rand_below, seed_rng
@@ -93,14 +92,6 @@ _SECOND_KILLER_SCORE = 1.4e18
 
 
 @njit(cache=True)
-def _copy(source: np.ndarray, target: np.ndarray) -> None:
-    # An element loop: numba's ``target[:] = source`` goes through a temporary (it cannot
-    # rule out overlap) and costs twenty times as much, most of a node's time.
-    for k in range(source.shape[0]):
-        target[k] = source[k]
-
-
-@njit(cache=True)
 def _slot(key: int, bits: int) -> int:
     return ((key * _MIX) >> (64 - bits)) & ((1 << bits) - 1)
 
@@ -135,7 +126,7 @@ def _terminal_value(
 ) -> float:
     """A finished game for ``seat``: a win or a loss by its distance, a draw worth
     ``-contempt`` to the root's seat (``+contempt`` to the other)."""
-    _returns(game, state, buf)
+    returns(game, state, buf)
     share = buf[seat]
     if share > 0.5:
         return WIN - ply
@@ -162,7 +153,7 @@ def _order(game: int, state: np.ndarray, mover: int, row: np.ndarray, score: np.
     """Score the moves ``row[first:n]`` for the search order (higher first)."""
     for i in range(first, n):
         action = row[i]
-        kind = _action_class(game, state, action)
+        kind = action_class(game, state, action)
         if kind == FORCING:
             score[i] = _FORCING_SCORE
         elif kind == PUSH:
@@ -182,7 +173,7 @@ def _next_move(game: int, state: np.ndarray, row: np.ndarray, score: np.ndarray,
     left): the best scored one in a full-width node (a selection sort, one step per move
     searched, so a cut-off spares sorting the rest), the next forcing one in quiescence."""
     if quiescent:
-        while i < n and _action_class(game, state, row[i]) != FORCING:
+        while i < n and action_class(game, state, row[i]) != FORCING:
             i += 1
         return i
     if i >= n:
@@ -241,7 +232,7 @@ def _value(
         if entering:
             entering = False
             state = stack[ply]
-            mover = _player(game, state)
+            mover = current_player(game, state)
             frames[ply, _F_MOVER] = mover
             frames[ply, _F_NEXT] = 0
             frames[ply, _F_CUT] = 0
@@ -250,17 +241,17 @@ def _value(
                 value = _terminal_value(game, state, seat_here, ply, buf, root, contempt)
                 done = True
             elif frames[ply, _F_DEPTH] <= 0:
-                stand = _evaluate_weighted(game, state, mover, weights)
+                stand = evaluate_weighted(game, state, mover, weights)
                 quiet_left = frames[ply, _F_QUIET]
-                if quiet_left <= 0 or stand >= bounds[ply, _B_BETA] or not _may_force(game, state):
+                if quiet_left <= 0 or stand >= bounds[ply, _B_BETA] or not may_force(game, state):
                     value = stand
                     done = True
                 else:
                     bounds[ply, _B_BEST] = stand
                     bounds[ply, _B_ALPHA] = max(bounds[ply, _B_ALPHA], stand)
-                    frames[ply, _F_COUNT] = _legal(game, state, moves[ply])
+                    frames[ply, _F_COUNT] = legal_actions(game, state, moves[ply])
             else:
-                key = _key(game, state)
+                key = key_of(game, state)
                 slot = _slot(key, bits)
                 frames[ply, _F_KEY] = key
                 frames[ply, _F_SLOT] = slot
@@ -278,7 +269,7 @@ def _value(
                             value = stored
                             done = True
                 if not done:
-                    n = _legal(game, state, moves[ply])
+                    n = legal_actions(game, state, moves[ply])
                     frames[ply, _F_COUNT] = n
                     # The table's move first, alone: when it refutes, as it mostly does, the
                     # other moves are never classified.
@@ -312,7 +303,7 @@ def _value(
                         frames[ply, _F_CUT] = 1
                         played = frames[ply, _F_PLAYED]
                         depth_left = frames[ply, _F_DEPTH]
-                        if depth_left > 0 and _action_class(game, stack[ply], played) == 0:
+                        if depth_left > 0 and action_class(game, stack[ply], played) == 0:
                             # A quiet move that refuted: try it early in sibling positions.
                             if killers[ply, 0] != played:
                                 killers[ply, 1] = killers[ply, 0]
@@ -354,12 +345,12 @@ def _value(
         action = moves[ply, i]
         frames[ply, _F_PLAYED] = action
         child = stack[ply + 1]
-        _copy(state, child)
-        _apply(game, child, action)
+        copy_position(state, child)
+        apply(game, child, action)
         if _count(ctl, deadline):
             return 0.0
         mover = frames[ply, _F_MOVER]
-        nxt = _player(game, child)
+        nxt = current_player(game, child)
         if depth_left > 0:
             frames[ply + 1, _F_DEPTH] = depth_left - 1
             frames[ply + 1, _F_QUIET] = frames[ply, _F_QUIET]
@@ -430,8 +421,8 @@ def search(
     quiescence = min(quiescence, MAX_QUIESCENCE)
 
     stack[0] = root_state
-    mover = _player(game, root_state)
-    count = _legal(game, root_state, moves[0]) if mover >= 0 else 0
+    mover = current_player(game, root_state)
+    count = legal_actions(game, root_state, moves[0]) if mover >= 0 else 0
     order = moves[0, :count].copy()
     for i in range(count - 1, 0, -1):  # Fisher–Yates: the tie-break among equals
         j = rand_below(rng, i + 1)
@@ -439,7 +430,7 @@ def search(
     # Depth 0's order: forcing moves, then pushes, the rest as shuffled.
     kinds = np.empty(count, dtype=np.float64)
     for i in range(count):
-        kinds[i] = -_action_class(game, root_state, order[i])
+        kinds[i] = -action_class(game, root_state, order[i])
     order = order[np.argsort(kinds, kind="mergesort")]
     values = np.zeros(count, dtype=np.float64)
     found = np.zeros(count, dtype=np.float64)
@@ -455,11 +446,11 @@ def search(
             else:
                 floor = best - spread - _TIE
             child = stack[1]
-            _copy(root_state, child)
-            _apply(game, child, order[i])
+            copy_position(root_state, child)
+            apply(game, child, order[i])
             if _count(ctl, deadline):
                 break
-            nxt = _player(game, child)
+            nxt = current_player(game, child)
             if nxt < 0 or nxt == mover:
                 value = _value(
                     game, stack, 1, current - 1, quiescence, floor, math.inf, mover, weights,
@@ -487,4 +478,4 @@ def search(
     return order, values, completed, ctl[_NODES]
 
 
-track(globals(), hooks, uct, kernel_clock, kernel_rng, *KERNEL_MODULES)
+track(globals())

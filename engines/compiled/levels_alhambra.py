@@ -2,7 +2,7 @@
 ``expert`` level built on the compiled one.
 
 Declared apart from the search so that listing agents does not load numba: the compiled
-search (:mod:`engines.compiled.isagent`) is imported when such an agent is made. Both read
+search (:mod:`engines.compiled.agent_ismcts`) is imported when such an agent is made. Both read
 only the view the runner hands them; the root's candidates and prior come from ``greedy``'s
 scores.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 from engines.alhambra.agents import GreedyAgent
 from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
+from engines.compiled.choose_mcts import BACKENDS, check_backend
 from engines.compiled.kernels import has_kernel
-from engines.compiled.mcts import BACKENDS, check_backend
 from engines.core import Agent, AgentType, Game, Option
 
 EXPERT_ITERATIONS = 3000
@@ -30,7 +30,7 @@ def make_mcts(game: Game, rng: random.Random, backend: str = "auto", **params: A
     check_backend(game, {"backend": backend})
     prior = GreedyAgent(game, rng).scores
     if backend != "python" and has_kernel(game.name):
-        from engines.compiled.isagent import CompiledIsMctsAgent
+        from engines.compiled.agent_ismcts import CompiledIsMctsAgent
 
         return CompiledIsMctsAgent(game, rng, prior_scores=prior, **params)  # type: ignore[arg-type]
     return IsMctsAgent(game, rng, prior_scores=prior, **params)
@@ -66,8 +66,7 @@ def _expert(
     iterations: int = EXPERT_ITERATIONS,
     exploration: float = EXPERT_EXPLORATION,
 ) -> Agent:
-    from engines.compiled import uct
-    from engines.compiled.isagent import CompiledIsMctsAgent
+    from engines.compiled.agent_ismcts import CompiledIsMctsAgent
 
     return CompiledIsMctsAgent(
         game,
@@ -77,7 +76,7 @@ def _expert(
         rollout_plies=EXPERT_ROLLOUT_PLIES,
         width=EXPERT_WIDTH,
         prior_scores=GreedyAgent(game, rng).scores,  # type: ignore[arg-type]
-        rollout=uct.STRONG_ROLLOUT,
+        rollout="strong",
     )
 
 

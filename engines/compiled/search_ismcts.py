@@ -12,9 +12,10 @@ kernel's ``quick_score``.
 Chance during play (the spent money reshuffled into a new deck) is drawn by the position's own
 generator, which ``redraw`` re-seeds from the search's generator each iteration.
 
-The kernel is reached through its id, as in :mod:`engines.compiled.uct` (a branch per game in
-each dispatch function below, so numba caches the search on disk); the games the compiled
-search plays without hidden information have no branch here and are refused.
+Only the choice of a child is its own: the tree, its growth under a deadline, the playouts,
+the clock and the scoring are UCT's (:mod:`engines.compiled.search_parts`), and the kernel is
+reached through :mod:`engines.compiled.dispatch`, whose ``redraw`` branches only for the games
+of :data:`engines.compiled.kernels.HIDDEN_GAMES`.
 """
 
 from __future__ import annotations
@@ -24,56 +25,37 @@ import math
 import numpy as np
 from numba import njit
 
-from engines import kernel_clock, kernel_rng
-from engines.alhambra import kernel as alhambra
-from engines.alhambra import kernel_build, kernel_rules
-from engines.compiled import uct
-from engines.compiled.kernels import kernel_id
-from engines.compiled.uct import (
-    CHECK_EVERY,
-    _apply,
-    _legal,
-    _player,
-    _random_action,
-    _rollout_action,
-    _shares,
-    _strong_rollout_action,
+from engines.compiled.dispatch import (
+    MAX_ACTIONS,
+    MAX_PLAYERS,
+    apply,
+    current_player,
+    legal_actions,
+    quick_score,
+    redraw,
+)
+from engines.compiled.search_parts import (
+    add_child,
+    backpropagate,
+    copy_position,
+    grown_tree,
+    initial_capacity,
+    new_tree,
+    out_of_time,
+    playout,
+    shares,
 )
 from engines.kernel_cache import track
-from engines.kernel_clock import past
 from engines.kernel_rng import rand_below, seed_rng
 
-ALHAMBRA = kernel_id("alhambra")
-HIDDEN_GAMES = ("alhambra",)
-"""Games whose compiled search is this one: their kernels have ``redraw`` and
-``quick_score``."""
-MAX_PLAYERS = 6
-MAX_WIDTH = 64
-NO_BRANCH = "engines.compiled.ismcts: no dispatch branch for this kernel id"
-
 
 @njit(cache=True)
-def _redraw(game: int, state: np.ndarray, rng: np.ndarray) -> None:
-    if game == ALHAMBRA:
-        alhambra.redraw(state, rng)
-    else:
-        raise ValueError(NO_BRANCH)
-
-
-@njit(cache=True)
-def _quick_score(game: int, state: np.ndarray, action: int) -> float:
-    if game == ALHAMBRA:
-        return alhambra.quick_score(state, action)
-    raise ValueError(NO_BRANCH)
-
-
-@njit(cache=True)
-def _candidates(game: int, state: np.ndarray, width: int, buf: np.ndarray, out: np.ndarray) -> int:
+def candidates(game: int, state: np.ndarray, width: int, buf: np.ndarray, out: np.ndarray) -> int:
     """The ``width`` legal moves with the best quick score (ties: the lower action number)."""
-    n = _legal(game, state, buf)
+    n = legal_actions(game, state, buf)
     scores = np.empty(n, dtype=np.float64)
     for i in range(n):
-        scores[i] = _quick_score(game, state, buf[i])
+        scores[i] = quick_score(game, state, buf[i])
     k = min(width, n)
     for j in range(k):
         best = -1
@@ -111,41 +93,36 @@ def root_moves(
     is left untouched; its hidden order is re-drawn before every use), or fewer when
     ``deadline`` (a ``perf_counter`` time; ``NO_DEADLINE`` for none) passes first, checked
     every ``CHECK_EVERY`` iterations after the first; return the visits and total shares of
-    each of ``root_actions`` (0 visits: never tried)."""
+    each of ``root_actions`` (0 visits: never tried). Below the root each node considers its
+    ``width`` best moves by ``quick_score`` (any width up to the kernel's ``MAX_ACTIONS``)."""
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
-    capacity = iterations + 2
-    action = np.empty(capacity, dtype=np.int64)
-    mover = np.empty(capacity, dtype=np.int64)
-    visits = np.zeros(capacity, dtype=np.int64)
-    avail = np.ones(capacity, dtype=np.int64)
-    total = np.zeros(capacity, dtype=np.float64)
-    first_child = np.full(capacity, -1, dtype=np.int64)
-    next_sibling = np.full(capacity, -1, dtype=np.int64)
-    buf = np.empty(uct.MAX_ACTIONS, dtype=np.int64)
-    options = np.empty(MAX_WIDTH, dtype=np.int64)
-    child_of = np.empty(MAX_WIDTH, dtype=np.int64)
-    path = np.empty(capacity + 1, dtype=np.int64)
-    shares = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    capacity = initial_capacity(iterations, deadline)
+    tree = new_tree(capacity)
+    action, mover, visits, total, first_child, last_child, next_sibling = tree[:7]
+    avail, path = tree[9:]
+    buf = np.empty(MAX_ACTIONS, dtype=np.int64)
+    n_root = root_actions.shape[0]
+    room = max(n_root, min(width, MAX_ACTIONS))
+    options = np.empty(room, dtype=np.int64)
+    child_of = np.empty(room, dtype=np.int64)
+    result = np.zeros(MAX_PLAYERS, dtype=np.float64)
     sim = np.empty_like(root_state)
     nodes = 1
-    action[0] = -1
-    mover[0] = -1
-    n_root = root_actions.shape[0]
     for iteration in range(iterations):
-        if iteration > 0 and iteration % CHECK_EVERY == 0 and past(deadline):
+        if out_of_time(iteration, deadline):
             break
-        sim[:] = root_state
-        _redraw(game, sim, rng)
+        copy_position(root_state, sim)
+        redraw(game, sim, rng)
         node = 0
         depth = 0
         path[0] = 0
-        while _player(game, sim) >= 0:
+        while current_player(game, sim) >= 0:
             if node == 0:
                 k = n_root
                 options[:k] = root_actions
             else:
-                k = _candidates(game, sim, width, buf, options)
+                k = candidates(game, sim, width, buf, options)
             untried = 0
             for i in range(k):
                 child_of[i] = -1
@@ -166,16 +143,20 @@ def root_moves(
                             move = options[i]
                             break
                         pick -= 1
+                if nodes == capacity:  # only with a deadline, whose arrays start small
+                    capacity = min(2 * capacity, iterations + 2)
+                    tree = grown_tree(tree, capacity)
+                    action, mover, visits, total, first_child, last_child, next_sibling = tree[:7]
+                    avail, path = tree[9:]
                 child = nodes
                 nodes += 1
-                action[child] = move
-                mover[child] = _player(game, sim)
-                next_sibling[child] = first_child[node]
-                first_child[node] = child
+                seat = current_player(game, sim)
+                add_child(action, mover, first_child, last_child, next_sibling, node, child, move,
+                          seat)  # fmt: skip
                 for i in range(k):
                     if child_of[i] >= 0:
                         avail[child_of[i]] += 1
-                _apply(game, sim, move)
+                apply(game, sim, move)
                 depth += 1
                 path[depth] = child
                 break
@@ -193,25 +174,12 @@ def root_moves(
                     best_score = score
                     best = c
             node = best
-            _apply(game, sim, action[node])
+            apply(game, sim, action[node])
             depth += 1
             path[depth] = node
-        plies = 0
-        while plies < rollout_plies and _player(game, sim) >= 0:
-            if rollout == uct.STRONG_ROLLOUT:
-                move = _strong_rollout_action(game, sim, rng)
-            elif rollout == uct.GAME_ROLLOUT:
-                move = _rollout_action(game, sim, rng)
-            else:
-                move = _random_action(game, sim, rng)
-            _apply(game, sim, move)
-            plies += 1
-        _shares(game, sim, players, shares)
-        for d in range(depth + 1):
-            visited = path[d]
-            visits[visited] += 1
-            if mover[visited] >= 0:
-                total[visited] += shares[mover[visited]]
+        playout(game, sim, rollout, rollout_plies, rng)
+        shares(game, sim, players, result)
+        backpropagate(path, depth, mover, visits, total, result)
     seen = np.zeros(n_root, dtype=np.int64)
     sums = np.zeros(n_root, dtype=np.float64)
     c = first_child[0]
@@ -224,4 +192,4 @@ def root_moves(
     return root_actions.copy(), seen, sums
 
 
-track(globals(), kernel_rng, kernel_clock, uct, alhambra, kernel_rules, kernel_build)
+track(globals())

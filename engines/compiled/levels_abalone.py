@@ -16,9 +16,9 @@ from typing import Any
 from engines.abalone.agents import WEIGHT_PARAMS, evaluator
 from engines.abalone.heuristics import Weights
 from engines.agents.alphabeta import AlphaBetaAgent
-from engines.compiled.alphabeta import BACKEND_PARAM, depth_param, nodes_param
+from engines.compiled.choose_alphabeta import BACKEND_PARAM, depth_param, nodes_param
+from engines.compiled.choose_mcts import check_backend
 from engines.compiled.kernels import has_kernel, kernel_module
-from engines.compiled.mcts import check_backend
 from engines.core import Agent, AgentType, Game, Option
 
 EXPERT_DEPTH = 12
@@ -57,7 +57,7 @@ def _alphabeta(
     check_backend(game, {"backend": backend})
     weights = _weights(params)
     if backend != "python" and has_kernel(game.name):
-        from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+        from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
         return CompiledAlphaBetaAgent(
             game, rng, depth=depth, nodes=nodes, weights=kernel_weights(weights)
@@ -75,7 +75,7 @@ def _expert(
 ) -> Agent:
     weights = _weights(params)
     if game.num_players == 2:
-        from engines.compiled.alphabeta_agent import CompiledAlphaBetaAgent
+        from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
         return CompiledAlphaBetaAgent(
             game,
@@ -86,7 +86,7 @@ def _expert(
             weights=kernel_weights(weights),
             contempt=EXPERT_CONTEMPT,
         )
-    from engines.compiled.agent import CompiledMctsAgent
+    from engines.compiled.agent_mcts import CompiledMctsAgent
 
     return CompiledMctsAgent(
         game,

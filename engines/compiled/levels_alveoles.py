@@ -1,6 +1,6 @@
 """The Les Alvéoles ``expert`` level: the compiled search with short greedy playouts.
 
-Declared apart from :mod:`engines.compiled.agent` so that listing agents does not load numba;
+Declared apart from :mod:`engines.compiled.agent_base` so that listing agents does not load numba;
 the search is built, and numba loaded, when an ``expert`` is made.
 """
 
@@ -23,7 +23,7 @@ def _expert(
     iterations: int = EXPERT_ITERATIONS,
     exploration: float = EXPERT_EXPLORATION,
 ) -> Agent:
-    from engines.compiled.agent import CompiledMctsAgent
+    from engines.compiled.agent_mcts import CompiledMctsAgent
 
     return CompiledMctsAgent(
         game,

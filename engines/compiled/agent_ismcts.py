@@ -1,5 +1,6 @@
 """The compiled information-set search behind the agent contract (Alhambra's ``mcts`` with
-``backend`` ``auto`` or ``compiled``, and its ``expert``). Importing this module loads numba.
+``backend`` ``auto`` or ``compiled``, and its ``expert``), on
+:class:`engines.compiled.agent_base.CompiledAgent`. Importing this module loads numba.
 
 The agent reads only the view it is handed (the runner's re-drawn copy) and, from it, the
 root's candidates and prior (``greedy``'s scores, as the Python search); the compiled search
@@ -9,26 +10,25 @@ depends on the seat's information and the seed alone.
 
 from __future__ import annotations
 
-import math
 import random
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from engines.agents.mcts import root_share_values
-from engines.compiled import ismcts, uct
-from engines.compiled.kernels import kernel_id
+from engines.compiled import search_ismcts
+from engines.compiled.agent_base import ROLLOUTS, CompiledAgent
+from engines.compiled.kernels import HIDDEN_GAMES
 from engines.core import Action, Game, State
-from engines.kernel_clock import NO_DEADLINE
 
 RootScorer = Callable[[State, Sequence[Action]], dict[Action, float]]
 
 
-class CompiledIsMctsAgent:
+class CompiledIsMctsAgent(CompiledAgent):
     """:class:`engines.alhambra.ismcts.IsMctsAgent` played by the game's kernel: same
-    parameters, same meaning, one compiled search per move seeded from the agent's generator.
-    """
+    parameters, same meaning (``width`` up to the option's 1,000), one compiled search per move
+    seeded from the agent's generator; ``rollout`` names the playout policy as for ``mcts``
+    (``"strong"`` for the levels built on it)."""
 
     def __init__(
         self,
@@ -40,30 +40,21 @@ class CompiledIsMctsAgent:
         width: int = 6,
         prior: float = 1.0,
         prior_scores: RootScorer | None = None,
-        rollout: int = uct.GAME_ROLLOUT,
+        rollout: str = "game",
     ) -> None:
-        if game.name not in ismcts.HIDDEN_GAMES:
+        if game.name not in HIDDEN_GAMES:
             raise ValueError(f"{game.name} has no compiled information-set search")
-        self.rng = rng
-        self.game_id = kernel_id(game.name)
-        self.encode = uct.KERNEL_MODULES[self.game_id].encode
-        self.players = game.num_players
+        super().__init__(game, rng)
         self.iterations = int(iterations)
         self.exploration = float(exploration)
         self.rollout_plies = int(rollout_plies)
-        self.width = min(int(width), ismcts.MAX_WIDTH)
+        self.width = int(width)
         self.prior = float(prior)
         self.prior_scores = prior_scores
-        self.rollout = rollout
-        self.move_time: float | None = None
+        self.rollout = ROLLOUTS[rollout]
 
-    def set_move_time(self, seconds: float | None) -> None:
-        """Search each move until ``seconds`` have passed or the iterations are spent,
-        whichever comes first (a clocked match sets it before each move; ``TimedAgent``);
-        ``None`` goes back to the iterations alone. One iteration always runs."""
-        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
-            raise ValueError(f"a move time must be a finite number of seconds, not {seconds}")
-        self.move_time = seconds
+    def smallest_budget(self) -> dict[str, int]:
+        return {"iterations": 1}
 
     def step(self, state: State) -> Action:
         legal = state.legal_actions()
@@ -97,7 +88,8 @@ class CompiledIsMctsAgent:
         self, state: State, legal: list[Action]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         moves, bias = self._root(state, legal)
-        _, visits, totals = ismcts.root_moves(
+        _, visits, totals = self.run(
+            search_ismcts.root_moves,
             self.game_id,
             self.encode(state),
             self.players,
@@ -109,7 +101,7 @@ class CompiledIsMctsAgent:
             bias,
             self.prior,
             self.rollout,
-            self.rng.getrandbits(63),
-            NO_DEADLINE if self.move_time is None else time.perf_counter() + self.move_time,
+            self.seed(),
+            self.deadline(),
         )
         return moves, bias, visits, totals
