@@ -194,13 +194,13 @@ def test_the_search_cache_key_follows_the_kernels_it_calls() -> None:
     from engines import kernel_clock, kernel_rng
     from engines.abalone import kernel as abalone
     from engines.alhambra import kernel as alhambra
-    from engines.alhambra import kernel_build, kernel_rules
+    from engines.alhambra import kernel_build, kernel_money, kernel_rules
     from engines.alquerque import kernel as alquerque
     from engines.alveoles import kernel as alveoles
     from engines.compiled import uct
     from engines.kernel_cache import digest
 
-    below = [vars(alhambra), vars(kernel_rules), vars(kernel_build)]
+    below = [vars(alhambra), vars(kernel_rules), vars(kernel_build), vars(kernel_money)]
     sources = [
         *(vars(uct), vars(kernel_rng), vars(kernel_clock)),
         *(vars(alveoles), vars(alquerque), vars(abalone)),
@@ -211,7 +211,7 @@ def test_the_search_cache_key_follows_the_kernels_it_calls() -> None:
     assert digest(*sources[:3], edited, *sources[4:]) != digest(*sources)
     # A module below a kernel changes: the search's key changes too.
     walls = dict(vars(kernel_build), MAX_FRONT=kernel_build.MAX_FRONT + 1)
-    changed = [*sources[:-1], walls]
+    changed = [*sources[:-2], walls, sources[-1]]
     assert digest(*changed) != digest(*sources)
     table = dict(vars(alquerque), _JUMP_LAND=alquerque._JUMP_LAND + 1)  # a table changes
     assert digest(*sources[:4], table, *sources[5:]) != digest(*sources)

@@ -26,7 +26,7 @@ from numba import njit
 
 from engines import kernel_clock, kernel_rng
 from engines.alhambra import kernel as alhambra
-from engines.alhambra import kernel_build, kernel_rules
+from engines.alhambra import kernel_build, kernel_money, kernel_rules
 from engines.compiled import uct
 from engines.compiled.kernels import kernel_id
 from engines.compiled.uct import (
@@ -224,4 +224,4 @@ def root_moves(
     return root_actions.copy(), seen, sums
 
 
-track(globals(), kernel_rng, kernel_clock, uct, alhambra, kernel_rules, kernel_build)
+track(globals(), kernel_rng, kernel_clock, uct, alhambra, kernel_rules, kernel_build, kernel_money)

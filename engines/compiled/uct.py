@@ -32,6 +32,7 @@ from engines import kernel_clock, kernel_rng
 from engines.abalone import kernel as abalone
 from engines.alhambra import kernel as alhambra
 from engines.alhambra import kernel_build as alhambra_build
+from engines.alhambra import kernel_money as alhambra_money
 from engines.alhambra import kernel_rules as alhambra_rules
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
@@ -388,4 +389,12 @@ def random_playouts(game: int, root_state: np.ndarray, games: int, cap: int, see
     return plies
 
 
-track(globals(), kernel_rng, kernel_clock, *KERNEL_MODULES, alhambra_rules, alhambra_build)
+track(
+    globals(),
+    kernel_rng,
+    kernel_clock,
+    *KERNEL_MODULES,
+    alhambra_rules,
+    alhambra_build,
+    alhambra_money,
+)
