@@ -83,7 +83,14 @@ from engines.alhambra.kernel_layout import (
     seat_base,
     state_size,
 )
-from engines.alhambra.kernel_money import TAKE_MASKS, buy_actions, card_value, paid_count, takes
+from engines.alhambra.kernel_money import (
+    MONEY_WORK,
+    TAKE_MASKS,
+    buy_actions,
+    card_value,
+    paid_count,
+    takes,
+)
 from engines.alhambra.kernel_rules import (
     apply,
     grid_at,
@@ -329,7 +336,8 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
     if state[PHASE] != ACTION:
         return _place_any(state, rng)
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
-    nb = buy_actions(state, seat_at(state[PLAYER]), buf, 0)
+    work = np.empty(MONEY_WORK, dtype=np.int64)
+    nb = buy_actions(state, seat_at(state[PLAYER]), buf, 0, work)
     exact = 0
     close = 0
     for i in range(nb):

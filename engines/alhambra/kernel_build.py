@@ -211,13 +211,16 @@ def open_links(state: np.ndarray, o: int) -> int:
 
 
 @njit(cache=True)
-def removable(state: np.ndarray, g: int, w: int, o: int, tiles: int, built: int) -> int:
+def removable(
+    state: np.ndarray, g: int, w: int, o: int, tiles: int, built: int, work: np.ndarray
+) -> int:
     """The tiles of ``tiles`` (a mask of the built tile ids) that may go to the reserve, as a
     mask: not the fountain, the freed cell no hole (an empty side-neighbour, which reaches the
     outside), and no cut vertex of the graph of open sides. With one edge fewer than tiles the
-    graph is a tree, whose leaves are the tiles that are no cut vertex."""
+    graph is a tree, whose leaves are the tiles that are no cut vertex. ``work``: ``CUT_WORK``
+    entries of scratch."""
     tree = open_links(state, o) == built - 1
-    cut = 0 if tree else cut_tiles(state, g, w)
+    cut = 0 if tree else cut_tiles(state, g, w, work)
     out = 0
     m = tiles & ~np.int64(1)  # the fountain stays
     while m:
@@ -234,15 +237,21 @@ def removable(state: np.ndarray, g: int, w: int, o: int, tiles: int, built: int)
     return out
 
 
+CUT_WORK = 5 * TILE_IDS
+"""Scratch entries of :func:`cut_tiles`."""
+
+
 @njit(cache=True)
-def cut_tiles(state: np.ndarray, g: int, w: int) -> int:
+def cut_tiles(state: np.ndarray, g: int, w: int, work: np.ndarray) -> int:
     """The cut vertices of the graph of open sides (every tile reachable from the fountain), as
-    a mask of tile ids: Tarjan's depth-first search from the fountain."""
-    disc = np.full(TILE_IDS, -1, dtype=np.int64)
-    low = np.empty(TILE_IDS, dtype=np.int64)
-    parent = np.empty(TILE_IDS, dtype=np.int64)
-    stack = np.empty(TILE_IDS, dtype=np.int64)
-    side = np.empty(TILE_IDS, dtype=np.int64)
+    a mask of tile ids: Tarjan's depth-first search from the fountain. ``work``: ``CUT_WORK``
+    entries of scratch."""
+    disc = work[:TILE_IDS]
+    low = work[TILE_IDS : 2 * TILE_IDS]
+    parent = work[2 * TILE_IDS : 3 * TILE_IDS]
+    stack = work[3 * TILE_IDS : 4 * TILE_IDS]
+    side = work[4 * TILE_IDS : CUT_WORK]
+    disc[:] = -1
     disc[0] = low[0] = 0
     parent[0] = -1
     stack[0] = 0

@@ -11,7 +11,6 @@ from numba import njit
 from engines.alhambra.kernel_layout import (
     CARD_SPAN,
     CURRENCY_CARDS,
-    CURRENCY_COUNT,
     DISPLAY,
     DISPLAY_N,
     DISPLAY_SIZE,
@@ -30,8 +29,6 @@ from engines.kernel_cache import track
 _COST = np.array(COST, dtype=np.int64)
 TAKE_MASKS = 1 << DISPLAY_SIZE
 """Subsets of the display."""
-CARD_KEYS = CURRENCY_COUNT * CARD_SPAN + 1
-"""More than any card + 1: a display subset's cards as digits of one key."""
 
 
 @njit(cache=True)
@@ -48,91 +45,102 @@ def paid_count(code: int, value: int) -> int:
 @njit(cache=True)
 def takes(state: np.ndarray, out: np.ndarray, n: int) -> int:
     """Display-slot masks, one per distinct set of cards (the first such mask); several cards
-    only up to ``TAKE_LIMIT``."""
+    only up to ``TAKE_LIMIT``.
+
+    The display is sorted, so equal cards sit side by side and the first mask of a set picks
+    the leftmost of each run of equal cards: a mask is skipped when it takes a card but not
+    the equal card just left of it.
+    """
     size = state[DISPLAY_N]
-    keys = np.empty(TAKE_MASKS, dtype=np.int64)
-    found = 0
+    repeats = 0  # slots holding the same card as the slot before
+    for i in range(1, size):
+        if state[DISPLAY + i] == state[DISPLAY + i - 1]:
+            repeats |= 1 << i
     for mask in range(1, 1 << size):
-        count = 0
-        total = 0
-        key = 0
-        for i in range(size):
-            if mask >> i & 1:
-                c = state[DISPLAY + i]
-                count += 1
-                total += card_value(c)
-                key = key * CARD_KEYS + c + 1  # the display is sorted: equal picks, equal keys
-        if count > 1 and total > TAKE_LIMIT:
+        if mask & repeats & ~(mask << 1):
             continue
-        repeat = False
-        for j in range(found):
-            if keys[j] == key:
-                repeat = True
-                break
-        if not repeat:
-            keys[found] = key
-            found += 1
-            out[n] = mask
-            n += 1
+        if mask & (mask - 1):  # several cards
+            total = 0
+            for i in range(size):
+                if mask >> i & 1:
+                    total += card_value(state[DISPLAY + i])
+            if total > TAKE_LIMIT:
+                continue
+        out[n] = mask
+        n += 1
     return n
 
 
+PAY_LEFT = 0
+PAY_CHOSEN = PAY_LEFT + TOP_VALUE + 1
+PAY_CANDIDATE = PAY_CHOSEN + CURRENCY_CARDS
+PAY_WORK = PAY_CANDIDATE + CURRENCY_CARDS + 1
+"""Scratch of :func:`payments`: the cards of each value left, the values chosen, the next
+value to try at each depth."""
+MONEY_WORK = PAY_WORK
+"""Scratch entries the legal set's money part needs."""
+
+
 @njit(cache=True)
-def payments(counts: np.ndarray, price: int, slot: int, out: np.ndarray, n: int) -> int:
-    """Buy actions of every minimal payment of ``price`` from ``counts`` (cards of each value
-    1–9): card sets that cover the price and from which no card can be left out."""
+def _digit(value: int) -> int:
+    """One card of ``value`` in a payment code."""
+    return 1 << (PAY_BITS * (value - 1))
+
+
+@njit(cache=True)
+def payments(
+    state: np.ndarray, hand: int, price: int, slot: int, out: np.ndarray, n: int, work: np.ndarray
+) -> int:
+    """Buy actions of every minimal payment of ``price`` from the cards of values 1–9 counted
+    at ``hand``: card sets that cover the price and from which no card can be left out.
+    ``work``: ``PAY_WORK`` entries of scratch."""
     have = 0
     for v in range(1, TOP_VALUE + 1):
-        have += v * counts[v]
+        work[PAY_LEFT + v] = state[hand + v]
+        have += v * state[hand + v]
     if have < price:
         return n
-    chosen = np.empty(CURRENCY_CARDS, dtype=np.int64)
-    cand = np.empty(CURRENCY_CARDS + 1, dtype=np.int64)
-    left = counts.copy()
     depth = 0
     total = 0
-    cand[0] = TOP_VALUE
+    code = 0  # the values chosen below ``depth``
+    work[PAY_CANDIDATE] = TOP_VALUE
     # Values chosen in descending order (each multiset once); the last one is the smallest.
     while depth >= 0:
-        v = cand[depth]
-        while v >= 1 and left[v] == 0:
+        v = work[PAY_CANDIDATE + depth]
+        while v >= 1 and work[PAY_LEFT + v] == 0:
             v -= 1
         if v < 1:
             depth -= 1
             if depth >= 0:
-                u = chosen[depth]
-                left[u] += 1
+                u = work[PAY_CHOSEN + depth]
+                work[PAY_LEFT + u] += 1
                 total -= u
-                cand[depth] = u - 1
+                code -= _digit(u)
+                work[PAY_CANDIDATE + depth] = u - 1
             continue
-        chosen[depth] = v
+        work[PAY_CHOSEN + depth] = v
         if total + v >= price:
             if total < price:
-                code = 0
-                for i in range(depth + 1):
-                    code += 1 << (PAY_BITS * (chosen[i] - 1))
-                out[n] = BUY + slot * PAYMENT_CODES + code
+                out[n] = BUY + slot * PAYMENT_CODES + code + _digit(v)
                 n += 1
-            cand[depth] = v - 1
+            work[PAY_CANDIDATE + depth] = v - 1
         else:
-            left[v] -= 1
+            work[PAY_LEFT + v] -= 1
             total += v
+            code += _digit(v)
             depth += 1
-            cand[depth] = v
+            work[PAY_CANDIDATE + depth] = v
     return n
 
 
 @njit(cache=True)
-def buy_actions(state: np.ndarray, s: int, out: np.ndarray, n: int) -> int:
-    """Every minimal payment for each market tile by the seat at ``s``, slot by slot."""
-    counts = np.zeros(TOP_VALUE + 1, dtype=np.int64)
+def buy_actions(state: np.ndarray, s: int, out: np.ndarray, n: int, work: np.ndarray) -> int:
+    """Every minimal payment for each market tile by the seat at ``s``, slot by slot
+    (``work``: ``PAY_WORK`` entries of scratch)."""
     for slot in range(MARKET_SLOTS):
         tile = state[MARKET + slot]
         if tile:
-            hand = s + HAND + slot * CARD_SPAN
-            for v in range(1, TOP_VALUE + 1):
-                counts[v] = state[hand + v]
-            n = payments(counts, _COST[tile], slot, out, n)
+            n = payments(state, s + HAND + slot * CARD_SPAN, _COST[tile], slot, out, n, work)
     return n
 
 

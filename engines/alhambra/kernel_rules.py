@@ -14,7 +14,7 @@ from numba import njit
 from engines import kernel_rng
 from engines.alhambra import kernel_build, kernel_money
 from engines.alhambra.building import STRIDE
-from engines.alhambra.kernel_build import ALL_SIDES, EMPTY, NOWHERE
+from engines.alhambra.kernel_build import ALL_SIDES, CUT_WORK, EMPTY, NOWHERE
 from engines.alhambra.kernel_layout import (
     ACTION,
     BAG,
@@ -72,7 +72,7 @@ from engines.alhambra.kernel_layout import (
     TYPE_COUNTS,
     WHERE,
 )
-from engines.alhambra.kernel_money import buy_actions, paid_count, takes
+from engines.alhambra.kernel_money import MONEY_WORK, buy_actions, paid_count, takes
 from engines.alhambra.notation import BUY, GIVE, PASS, PAYMENT_CODES, REMOVE, SWAP, TILE_SPAN
 from engines.alhambra.notation import PLACE as PLACE_ACTION
 from engines.alhambra.notation import RESERVE as RESERVE_ACTION
@@ -105,10 +105,6 @@ del _walls, _sides, _tile, _w
 NO_CARD = 0
 FOUND_BASE = 10
 """Scoring cards met in one refill, packed as digits."""
-_HOLE_KNOWN = WALL_KINDS
-_HOLE = WALL_KINDS + 1
-"""Rows of ``placements``' scratch after the wall sets: split cells checked, and those that
-leave a hole."""
 
 
 @njit(cache=True)
@@ -122,14 +118,25 @@ def grid_at(seat: int) -> int:
 
 
 # --------------------------------------------------------------------------- legal set
+FITS = 0
+"""Work of the legal set: per wall set, the cells a tile with those walls fits, a row a word."""
+HOLE_KNOWN = FITS + WALL_KINDS * STRIDE
+"""Work: the split cells whose hole check is done, a row a word."""
+HOLE = HOLE_KNOWN + STRIDE
+"""Work: the split cells that would cut an empty cell off, a row a word."""
+SHARED = HOLE + STRIDE
+"""Work the money part and the cut-vertex search use in turn."""
+WORK = SHARED + max(MONEY_WORK, CUT_WORK)
+"""Scratch entries :func:`legal_actions` allocates once and its parts share."""
+
+
 @njit(cache=True)
 def placements(
-    state: np.ndarray, seat: int, tiles: int, out: np.ndarray, n: int, fits: np.ndarray
+    state: np.ndarray, seat: int, tiles: int, out: np.ndarray, n: int, work: np.ndarray
 ) -> int:
     """Every legal placement of each tile of ``tiles`` (a mask, ascending ids) in ``seat``'s
-    Alhambra, cells ascending. ``fits`` (``WALL_KINDS + 2`` rows of ``STRIDE`` words) holds the
-    cells fitting each wall set, worked out once per wall set, and which split cells were found
-    to leave a hole or not."""
+    Alhambra, cells ascending. The cells fitting each wall set are worked out once per wall
+    set, and each split cell's hole check once, in ``work`` (``FITS`` to ``SHARED``)."""
     g = grid_at(seat)
     w = seat_at(seat) + WHERE
     o = seat_at(seat) + OUTLINE
@@ -140,29 +147,30 @@ def placements(
         tile = trailing_zeros(tiles)
         tiles &= tiles - 1
         walls = _WALLS[tile]
+        fits = FITS + walls * STRIDE
         if not done >> walls & 1:
             done |= 1 << walls
             for y in range(lo, hi + 1):
-                fits[walls, y] = kernel_build.fitting_row(state, o, y, walls)
+                work[fits + y] = kernel_build.fitting_row(state, o, y, walls)
         base = PLACE_ACTION + tile * CELLS
         for y in range(lo, hi + 1):
-            m = fits[walls, y]
+            m = work[fits + y]
             while m:
                 x = trailing_zeros(m)
                 m &= m - 1
                 cell = y * STRIDE + x
                 if kernel_build.splits(state, o, cell):
                     if not checked:
-                        fits[_HOLE_KNOWN, lo : hi + 1] = 0
+                        work[HOLE_KNOWN + lo : HOLE_KNOWN + hi + 1] = 0
                         checked = True
                     bit = np.int64(1) << x
-                    if not fits[_HOLE_KNOWN, y] & bit:
-                        fits[_HOLE_KNOWN, y] |= bit
-                        if not kernel_build.no_hole(state, g, w, o, cell):
-                            fits[_HOLE, y] |= bit
+                    if not work[HOLE_KNOWN + y] & bit:
+                        work[HOLE_KNOWN + y] |= bit
+                        if kernel_build.no_hole(state, g, w, o, cell):
+                            work[HOLE + y] &= ~bit
                         else:
-                            fits[_HOLE, y] &= ~bit
-                    if fits[_HOLE, y] & bit:
+                            work[HOLE + y] |= bit
+                    if work[HOLE + y] & bit:
                         continue
                 out[n] = base + cell
                 n += 1
@@ -178,24 +186,27 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
         return 0
     seat = state[PLAYER]
     s = seat_at(seat)
-    fits = np.empty((WALL_KINDS + 2, STRIDE), dtype=np.int64)
+    work = np.empty(WORK, dtype=np.int64)
     n = 0
     if phase != ACTION:
         for i in range(state[PENDING_N]):
             tile = state[PENDING + i]
-            n = placements(state, seat, np.int64(1) << tile, out, n, fits)
+            n = placements(state, seat, np.int64(1) << tile, out, n, work)
             out[n] = RESERVE_ACTION + tile
             n += 1
             if phase == PLACE and state[COLLECTOR] == 1:
                 out[n] = GIVE + tile
                 n += 1
         return n
+    rest = work[SHARED:]
     n = takes(state, out, n)
     reserve = state[s + RESERVE]
-    n = placements(state, seat, reserve, out, n, fits)
+    n = placements(state, seat, reserve, out, n, work)
     o = s + OUTLINE
     built = state[s + TILES]
-    leaving = kernel_build.removable(state, grid_at(seat), s + WHERE, o, built, state[s + BUILT])
+    leaving = kernel_build.removable(
+        state, grid_at(seat), s + WHERE, o, built, state[s + BUILT], rest
+    )
     m = built & ~np.int64(1)  # the fountain stays
     while m:
         tile = trailing_zeros(m)
@@ -211,7 +222,7 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
             swaps &= swaps - 1
             out[n] = SWAP + r * TILE_SPAN + tile
             n += 1
-    n = buy_actions(state, s, out, n)
+    n = buy_actions(state, s, out, n, rest)
     if n == 0:
         out[0] = PASS  # only when nothing else is legal
         return 1
