@@ -222,7 +222,7 @@ def removable(
     tree = open_links(state, o) == built - 1
     cut = 0 if tree else cut_tiles(state, g, w, work)
     out = 0
-    m = tiles & ~np.int64(1)  # the fountain stays
+    m = tiles & ~1  # the fountain stays
     while m:
         tile = trailing_zeros(m)
         m &= m - 1
@@ -231,9 +231,9 @@ def removable(
             continue
         if tree:
             if popcount(sides & ~_WALLS[tile]) <= 1:
-                out |= np.int64(1) << tile
+                out |= 1 << tile
         elif not cut >> tile & 1:
-            out |= np.int64(1) << tile
+            out |= 1 << tile
     return out
 
 
