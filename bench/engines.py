@@ -33,6 +33,12 @@ per CPU second through the public contract (the same loop) and inside its kernel
 round by round with random Alvéoles playouts so that the ratios between the rates are
 measured under the same load; the compiled information-set MCTS's iterations per CPU second
 at a 3-player opening; and a cProfile of the contract's loop.
+
+``--kernels`` measures only the two kernel targets, in one process, the four loops interleaved
+round by round: Alhambra's kernel against its public contract (random 3-player games per CPU
+second, target ≥ 20×) and Abalone's kernel against OpenSpiel's ``chinese_checkers`` C++ loop
+(random plies per CPU second, target ≥ 5×), each the median of the per-round ratios, with the
+load average before and after (``bench/results/kernels.json``).
 """
 
 from __future__ import annotations
