@@ -3,8 +3,10 @@
 :mod:`engines.alhambra.rules` stays the reference (notation, validation, ``stats()``); this
 kernel plays the same game at machine speed and ``tests/test_kernels_alhambra.py`` proves the
 two equal on every ply of random games for 2–6 players. The position's layout is in
-:mod:`kernel_layout`, the building rules and the longest wall in :mod:`kernel_build`, the
-moves, refills and scorings in :mod:`kernel_rules`; this module is the kernel's contract
+:mod:`kernel_layout`, the building rules over each Alhambra's outline (row bitmaps kept in
+the position) and the longest wall in :mod:`kernel_build`, takes and payments in
+:mod:`kernel_money`, the moves, refills and scorings in :mod:`kernel_rules`; this module is
+the kernel's contract
 (ARCHITECTURE.md, "A game kernel"), the playout policies, and :func:`redraw`, the compiled
 re-draw of what the seat to move cannot see.
 

@@ -67,8 +67,8 @@ def _window_splits() -> np.ndarray:
     above (x - 1, x, x + 1), 3–5 the cell's own row, 6–8 the row below."""
     # Window bit of each ring position N, NE, E, SE, S, SW, W, NW.
     window_bit = (1, 2, 5, 8, 7, 6, 3, 0)
-    out = np.zeros(512, dtype=np.bool_)
-    for window in range(512):
+    out = np.zeros(1 << 9, dtype=np.bool_)
+    for window in range(1 << 9):
         ring = 0
         for i, bit in enumerate(window_bit):
             ring |= (window >> bit & 1) << i
@@ -337,7 +337,7 @@ def reaches_outside(
     low = box[2] - 1
     width = box[1] - box[0] + 3
     seen[(cy - low) * width + cx - left] = stamp  # built for this check
-    for k in range(4):
+    for k in range(SIDE_COUNT):
         start = cell + _STEP[k]
         if state[g + start] != EMPTY:
             continue
@@ -359,7 +359,7 @@ def reaches_outside(
             if x <= x0 or x >= x1 or y <= y0 or y >= y1:
                 out = True
                 break
-            for j in range(4):
+            for j in range(SIDE_COUNT):
                 nb = c + _STEP[j]
                 at = (nb // STRIDE - low) * width + nb % STRIDE - left
                 if state[g + nb] == EMPTY and seen[at] != stamp:
@@ -405,7 +405,7 @@ def longest_wall(state: np.ndarray, g: int, w: int) -> int:
         walls = _WALLS[tile]
         if c == NOWHERE or walls == 0:
             continue
-        for k in range(4):
+        for k in range(SIDE_COUNT):
             if walls & _SIDE[k] and state[g + c + _STEP[k]] == EMPTY:
                 if k == 0:
                     ends[m, 0], ends[m, 1] = c + STRIDE, c + STRIDE + 1
