@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.engines                 # every game, 7 rounds of ~1 s per loop
     .venv/bin/python -m bench.engines --game alquerque --seconds 4 --rounds 5
+    .venv/bin/python -m bench.engines --kernels       # the two kernel targets, one process
 
 For each game, in the same run and interleaved round by round so that machine load hits both
 sides alike:
@@ -32,6 +33,12 @@ per CPU second through the public contract (the same loop) and inside its kernel
 round by round with random Alvéoles playouts so that the ratios between the rates are
 measured under the same load; the compiled information-set MCTS's iterations per CPU second
 at a 3-player opening; and a cProfile of the contract's loop.
+
+``--kernels`` measures only the two kernel targets, in one process, the four loops interleaved
+round by round: Alhambra's kernel against its public contract (random 3-player games per CPU
+second, target ≥ 20×) and Abalone's kernel against OpenSpiel's ``chinese_checkers`` C++ loop
+(random plies per CPU second, target ≥ 5×), each the median of the per-round ratios, with the
+load average before and after (``bench/results/kernels.json``).
 """
 
 from __future__ import annotations
@@ -586,6 +593,81 @@ def report_abalone(row: dict[str, Any]) -> None:
     )
 
 
+# --------------------------------------------------------------------------- kernel targets
+KERNEL_TARGETS = {"alhambra": ALHAMBRA_KERNEL_RATIO, "abalone": KERNEL_PLY_TARGETS["abalone"]}
+"""Alhambra: its kernel's random 3-player games per CPU second over its contract's. Abalone: its
+kernel's random plies per CPU second over OpenSpiel ``chinese_checkers``' C++ loop's."""
+
+
+def kernel_targets(seconds: float, rounds: int) -> dict[str, Any]:
+    """Both kernel ratios in one process, the four loops interleaved round by round (so load
+    that drifts during the run hits every side alike); each ratio is the median of the
+    per-round ratios. The load average is read before and after."""
+    loops: dict[str, Loop] = {
+        "alhambra_contract": our_loop("alhambra", ALHAMBRA_PLAYERS),
+        "alhambra_kernel": kernel_loop("alhambra", 50, ALHAMBRA_PLAYERS),
+        "abalone_kernel": kernel_loop("abalone"),
+        "chinese_checkers_cpp": openspiel_cpp_loop(*OPENSPIEL_GAMES["abalone"]),
+    }
+    load_before = os.getloadavg()
+    for loop in loops.values():  # compile or load the kernels, fill lazy tables
+        timed(loop, seconds / 4, 0)
+    runs: dict[str, list[dict[str, float]]] = {key: [] for key in loops}
+    for r in range(rounds):
+        for key, loop in loops.items():
+            runs[key].append(timed(loop, seconds, 1 + r))
+    out: dict[str, Any] = {
+        "rounds": rounds,
+        "seconds": seconds,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+    }
+    for key, samples in runs.items():
+        out[key] = {
+            metric: statistics.median(s[metric] for s in samples)
+            for metric in ("games_per_s", "us_per_ply", "plies_per_game")
+        }
+    alhambra = [
+        k["games_per_s"] / c["games_per_s"]
+        for k, c in zip(runs["alhambra_kernel"], runs["alhambra_contract"], strict=True)
+    ]
+    abalone = [
+        c["us_per_ply"] / k["us_per_ply"]
+        for k, c in zip(runs["abalone_kernel"], runs["chinese_checkers_cpp"], strict=True)
+    ]
+    out["ratio_alhambra_kernel_vs_contract_games_per_s"] = statistics.median(alhambra)
+    out["ratio_abalone_kernel_vs_chinese_checkers_cpp_plies_per_s"] = statistics.median(abalone)
+    out["per_round"] = {"alhambra": alhambra, "abalone": abalone}
+    return out
+
+
+def report_kernel_targets(row: dict[str, Any]) -> None:
+    before = ", ".join(f"{x:.1f}" for x in row["load_before"])
+    after = ", ".join(f"{x:.1f}" for x in row["load_after"])
+    print(f"\nkernel targets ({row['rounds']} rounds of {row['seconds']:g} CPU s per loop)")
+    print(f"  load average before: {before}; after: {after}")
+    for key in ("alhambra_contract", "alhambra_kernel", "abalone_kernel", "chinese_checkers_cpp"):
+        r = row[key]
+        print(
+            f"  {key:<22} {r['games_per_s']:>10.1f} games/s {r['us_per_ply']:>8.3f} µs/ply "
+            f"{r['plies_per_game']:>7.1f} plies/game"
+        )
+    for game, key, what in (
+        ("alhambra", "ratio_alhambra_kernel_vs_contract_games_per_s", "kernel/contract games/s"),
+        (
+            "abalone",
+            "ratio_abalone_kernel_vs_chinese_checkers_cpp_plies_per_s",
+            "kernel/chinese_checkers C++ plies/s",
+        ),
+    ):
+        target = KERNEL_TARGETS[game]
+        verdict = "met" if row[key] >= target else "NOT met"
+        rounds = " ".join(f"{x:.2f}" for x in row["per_round"][game])
+        print(
+            f"  {game} {what}: {row[key]:.2f}× (target ≥ {target:g}×: {verdict}; rounds {rounds})"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
@@ -595,7 +677,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--profile-games", type=int, default=20, help="Alhambra games under the profiler"
     )
+    parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="only the kernel targets: Alhambra's and Abalone's ratios, in one process",
+    )
     args = parser.parse_args(argv)
+    if args.kernels:
+        row = kernel_targets(args.seconds, args.rounds)
+        report_kernel_targets(row)
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        out = RESULTS / "kernels.json"
+        out.write_text(json.dumps(row, indent=2))
+        print(f"written {out}")
+        return
     rows = []
     compilation = compile_times()
     print(

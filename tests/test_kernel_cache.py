@@ -62,6 +62,7 @@ def test_every_compiled_function_in_engines_has_the_computed_key() -> None:
         *(f"engines.{game}.kernel" for game in ("alveoles", "alquerque", "abalone", "alhambra")),
         "engines.alhambra.kernel_rules",
         "engines.alhambra.kernel_build",
+        "engines.alhambra.kernel_money",
         *(f"engines.compiled.{name}" for name in ("dispatch", "dispatch_alphabeta")),
         *(f"engines.compiled.search_{name}" for name in ("parts", "uct", "ismcts", "negamax")),
     ]

@@ -3,13 +3,14 @@
 :mod:`engines.abalone.rules` stays the reference; ``tests/test_kernels_abalone.py`` proves
 the two equal on every ply of thousands of random games. Every function is ``@njit``.
 
-The 61 cells are bits 0..60 of one ``int64`` per seat, row by row (A1 = 0 … I9 = 60). Packed
-so, a step NE or NW shifts by 5 to 9 bits depending on the row: a step in a direction is the
-union of a few masked shifts (``_step``: one E or W, four on the diagonals), and move
-generation is the rules' own, one mask per kind of move over all marbles at once. The
-position's layout, the tables, ``new_state`` and ``encode`` are in
-:mod:`engines.abalone.kernel_layout`; actions are the rules' codes. Beyond the contract,
-``key``, ``action_class`` and ``evaluate_weighted`` serve the compiled alpha-beta.
+The 61 cells are bits 0..62 of one ``int64`` per seat, row by row (A1 = 0 … I9 = 62, two spare
+bits). Packed so, a step NE or NW shifts by 6 to 9 bits depending on the row: a step in a
+direction is the union of a few masked shifts (``_step``: one E or W, three on the diagonals,
+inlined so that they are constants), and move generation is the rules' own, one mask per kind
+of move over all marbles at once. The position's layout, the tables, ``new_state`` and
+``encode`` are in :mod:`engines.abalone.kernel_layout`; actions are the rules' codes. Beyond
+the contract, ``key``, ``action_class``, ``may_eject`` and ``evaluate_weighted`` serve the
+compiled alpha-beta.
 """
 
 from __future__ import annotations
@@ -17,16 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engines.abalone import heuristics
-from engines.abalone.board import (
-    KIND_BROAD2,
-    KIND_INLINE2,
-    KIND_PLACE,
-    STRIDE,
-)
+from engines.abalone.board import KIND_BROAD2, KIND_INLINE2, KIND_PLACE, STRIDE
 from engines.abalone.kernel_layout import (
     ALL,
     BOARDS,
+    DEFAULT_WEIGHTS,
     EDGE_OUT,
     ENDED,
     ENDED_MOVE_LIMIT,
@@ -42,6 +38,7 @@ from engines.abalone.kernel_layout import (
     KEY,
     LIMIT,
     LOST,
+    MAX_ACTIONS,
     MOVE_BITS,
     NEXT,
     PLACED,
@@ -51,6 +48,7 @@ from engines.abalone.kernel_layout import (
     PUSHED,
     REPEAT,
     RING_BITS,
+    ROLLOUT_SAMPLES,
     RULES_CELL,
     SEEN,
     SEEN_WORDS,
@@ -59,6 +57,7 @@ from engines.abalone.kernel_layout import (
     STEP_MASK,
     STEP_RIGHT,
     TO_MOVE,
+    WEIGHT_NAMES,
     WINNER,
     ZOBRIST,
     encode,
@@ -69,21 +68,10 @@ from engines.kernel_bits import popcount, trailing_zeros
 from engines.kernel_cache import track
 from engines.kernel_rng import next_u64
 
-MAX_ACTIONS = 600
-"""Each of the 42 kinds of move has at most one action per own marble (14): 588 at most."""
-ROLLOUT_SAMPLES = heuristics.ROLLOUT_SAMPLES
 
-WEIGHT_NAMES = ("marbles", "centre", "cohesion", "danger")
-"""``hard``'s weight parameters, in the order ``evaluate_weighted`` reads them."""
-DEFAULT_WEIGHTS = np.array(
-    [getattr(heuristics.DEFAULT_WEIGHTS, name) for name in WEIGHT_NAMES], dtype=np.float64
-)
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step(bits: int, d: int) -> int:
-    """Every marble of ``bits`` moved one cell in direction ``d`` (those that would leave the
-    board fall away)."""
+    """Every marble of ``bits`` moved one cell in direction ``d`` (leaving the board: gone)."""
     out = 0
     for g in range(STEP_GROUPS):
         out |= ((bits & STEP_MASK[d, g]) << STEP_LEFT[d, g]) >> STEP_RIGHT[d, g]
@@ -99,11 +87,10 @@ def _emit(mask: int, base: int, out: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _inline(opp: int, nb: int, t: int, h: int, d: int) -> tuple[int, int]:
-    """The heads of lines of two and of three moving along direction ``d``: into an empty
-    cell (``nb``: the cells whose neighbour that way is empty), or pushing opponents they
-    outnumber onto an empty cell or off the board."""
+    """The heads of lines of two and of three moving along ``d``: into an empty cell (``nb``:
+    the cells with an empty neighbour that way), or pushing fewer opponents on or off."""
     i2 = t & nb
     i3 = h & nb
     back = (d + 3) % 6
@@ -117,7 +104,7 @@ def _inline(opp: int, nb: int, t: int, h: int, d: int) -> tuple[int, int]:
     return i2, i3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side(pair: int, t: int, h: int, axis: int) -> tuple[int, int]:
     """The heads of lines of two and of three (along ``axis``) that can side-step where
     ``pair`` holds the heads whose own cell's and back cell's neighbours that way are empty."""
@@ -127,12 +114,10 @@ def _side(pair: int, t: int, h: int, axis: int) -> tuple[int, int]:
 @njit(cache=True)
 def _masks(own: int, opp: int) -> tuple[int, ...]:
     """The legal moves of ``own`` against ``opp`` (all opponents' marbles) as 42 masks: mask
-    ``i`` holds the head cells of the moves of kind ``i``, so action = i * 128 + head.
-
-    As the rules generate them: ``n<d>`` are the cells whose neighbour in direction d is
-    empty, ``t<d>``/``h<d>`` the heads of lines of two/three facing d. Written out direction by
-    direction so that every step's direction is a constant.
-    """
+    ``i`` holds the head cells of the moves of kind ``i``, so action = i * 128 + head. As the
+    rules generate them: ``n<d>`` are the cells whose neighbour in direction d is empty,
+    ``t<d>``/``h<d>`` the heads of lines of two/three facing d; written out direction by
+    direction so that every step's direction is a constant."""
     empty = ALL ^ own ^ opp
     n0, n1, n2 = _step(empty, 3), _step(empty, 4), _step(empty, 5)
     n3, n4, n5 = _step(empty, 0), _step(empty, 1), _step(empty, 2)
@@ -168,35 +153,42 @@ def _masks(own: int, opp: int) -> tuple[int, ...]:
     )  # fmt: skip
 
 
-@njit(cache=True)
-def _count(masks: tuple[int, ...]) -> int:
+@njit(cache=True, inline="always")
+def _six(masks: tuple[int, ...], k: int) -> int:
     total = 0
-    for mask in masks:
-        total += popcount(mask)
+    for i in range(k, k + 6):
+        total += popcount(masks[i])
     return total
 
 
+@njit(cache=True, inline="always")
+def _counts(masks: tuple[int, ...]) -> tuple[int, ...]:
+    """The moves of each six kinds (the 42 come in seven sixes), so a draw skips whole sixes."""
+    return (
+        _six(masks, 0), _six(masks, 6), _six(masks, 12), _six(masks, 18), _six(masks, 24),
+        _six(masks, 30), _six(masks, 36),
+    )  # fmt: skip
+
+
 @njit(cache=True)
-def _nth(masks: tuple[int, ...], index: int) -> int:
-    """The ``index``-th action of ``masks`` (kind by kind, cell by cell)."""
+def _nth(masks: tuple[int, ...], sixes: tuple[int, ...], index: int) -> int:
+    """The ``index``-th action of ``masks`` (kind by kind, cell by cell; ``sixes``: _counts)."""
     left = np.int64(index)  # the generator's draws are unsigned; signed arithmetic here
-    for kind, mask in enumerate(masks):
+    kind = 0
+    for count in sixes:
+        if left < count:
+            break
+        left -= count
+        kind += 6
+    while True:
+        mask = masks[kind]
         count = popcount(mask)
         if left < count:
             for _ in range(left):
                 mask &= mask - 1
             return kind * STRIDE + RULES_CELL[trailing_zeros(mask)]
         left -= count
-    return -1  # not reached: ``index`` < the number of moves
-
-
-@njit(cache=True)
-def _moves(own: int, opp: int, out: np.ndarray) -> int:
-    """Every legal move of ``own`` against ``opp`` into ``out``; how many."""
-    n = 0
-    for kind, mask in enumerate(_masks(own, opp)):
-        n = _emit(mask, kind * STRIDE, out, n)
-    return n
+        kind += 1
 
 
 @njit(cache=True)
@@ -218,7 +210,7 @@ def _opponents(state: np.ndarray, seat: int) -> int:
 def _can_move(state: np.ndarray) -> bool:
     seat = state[TO_MOVE]
     own, opp = state[BOARDS + seat], _opponents(state, seat)
-    return _has_step(own, opp) or _count(_masks(own, opp)) > 0
+    return _has_step(own, opp) or sum(_counts(_masks(own, opp))) > 0
 
 
 # -- the contract -----------------------------------------------------------------------
@@ -232,11 +224,13 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
     """Write the legal actions into ``out`` (unordered); return how many (0 once over)."""
     if state[ENDED]:
         return 0
-    seat = state[TO_MOVE]
     if state[PLACED] < state[PLACEMENTS]:
         taken = state[BOARDS] | state[BOARDS + 1] | state[BOARDS + 2]
         return _emit(ALL ^ taken, KIND_PLACE * STRIDE, out, 0)
-    return _moves(state[BOARDS + seat], _opponents(state, seat), out)
+    n = 0
+    for kind, mask in enumerate(_mover_masks(state)):
+        n = _emit(mask, kind * STRIDE, out, n)
+    return n
 
 
 @njit(cache=True)
@@ -385,8 +379,7 @@ def key(state: np.ndarray) -> int:
 
 @njit(cache=True)
 def action_class(state: np.ndarray, action: int) -> int:
-    """2 if the legal ``action`` pushes a marble off the board, 1 if it pushes without ejecting,
-    else 0 (the rules' ``push_class``)."""
+    """2 if legal ``action`` pushes a marble off, 1 if it pushes one on, else 0 (``push_class``)."""
     kind = action >> 7
     if not KIND_INLINE2 <= kind < KIND_BROAD2:
         return 0
@@ -438,6 +431,13 @@ def _threatened(own: int, enemy: int) -> int:
             second = _step(front & _step(_step(heads2, d), d), d) & own
             hit |= second & EDGE_OUT[d]
     return popcount(hit)
+
+
+@njit(cache=True)
+def may_eject(state: np.ndarray) -> bool:
+    """Whether the side to move (of two) may push off an edge marble (2 v 1, 3 v 1, 3 v 2)."""
+    mover = state[TO_MOVE]
+    return _threatened(state[BOARDS + 1 - mover], state[BOARDS + mover]) > 0
 
 
 @njit(cache=True)
@@ -511,9 +511,8 @@ def evaluate(state: np.ndarray, seat: int) -> float:
 # -- playouts ---------------------------------------------------------------------------
 @njit(cache=True)
 def _draw(rng: np.ndarray, n: int) -> int:
-    """A uniform int in ``[0, n)`` for the small ``n`` of a move list: the top 32 bits of a
-    draw scaled by ``n`` (bias below n / 2³², nil here), without ``rand_below``'s division,
-    which costs a tenth of a random ply."""
+    """A uniform int in ``[0, n)`` for a move list's small ``n``: a draw's top 32 bits scaled by
+    ``n`` (bias below n / 2³²), not ``rand_below``'s division (a tenth of a random ply)."""
     return int(np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32)))
 
 
@@ -538,18 +537,20 @@ def random_action(state: np.ndarray, rng: np.ndarray) -> int:
     if state[PLACED] < state[PLACEMENTS]:
         return _placement(state, rng)
     masks = _mover_masks(state)
-    return _nth(masks, _draw(rng, _count(masks)))
+    sixes = _counts(masks)
+    return _nth(masks, sixes, _draw(rng, sum(sixes)))
 
 
 @njit(cache=True)
 def _sampled(state: np.ndarray, rng: np.ndarray, masks: tuple[int, ...]) -> int:
     """The rules' playout pick: the best of a few random draws by an ejection, then a push,
     then the gain toward the centre (the first drawn among equals)."""
-    n = _count(masks)
-    best = _nth(masks, _draw(rng, n))
+    sixes = _counts(masks)
+    n = sum(sixes)
+    best = _nth(masks, sixes, _draw(rng, n))
     best_score = 10 * action_class(state, best) + GAINS[best]
     for _ in range(ROLLOUT_SAMPLES - 1):
-        action = _nth(masks, _draw(rng, n))
+        action = _nth(masks, sixes, _draw(rng, n))
         score = 10 * action_class(state, action) + GAINS[action]
         if score > best_score:
             best = action
@@ -589,7 +590,7 @@ def strong_rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
 __all__ = [  # the contract, and what the kernel passes on from its layout module
     "DEFAULT_WEIGHTS", "ENDINGS", "MAX_ACTIONS", "WEIGHT_NAMES", "action_class", "apply",
     "current_player", "encode", "evaluate", "evaluate_weighted", "key", "legal_actions",
-    "new_state", "random_action", "returns", "rollout_action", "scores",
+    "may_eject", "new_state", "random_action", "returns", "rollout_action", "scores",
     "strong_rollout_action",
 ]  # fmt: skip
 

@@ -1,10 +1,12 @@
 """The Abalone kernel's position layout, its tables and the encoder of a rules position.
 
-The kernel packs the 61 cells into bits 0..60 of an ``int64``, row by row (A1 = 0 … I9 = 60);
-the tables here translate the rules' padded numbering (``(row + 1) * 10 + number``) and hold
-the geometry of the packed board. Plain Python and NumPy, no compiled code:
-:mod:`engines.abalone.kernel` imports every name it uses from here, so its compiled cache key
-covers them.
+The kernel packs the 61 cells into bits 0..62 of an ``int64``, row by row (A1 = 0 … I9 = 62),
+with one spare bit after the first row and one before the last: a step NE or NW then moves a
+cell by one of three distances instead of four (``PAD_AFTER_ROWS``), so a diagonal step is
+three masked shifts. The tables here translate the rules' padded numbering
+(``(row + 1) * 10 + number``) and hold the geometry of the packed board. Plain Python and
+NumPy, no compiled code: :mod:`engines.abalone.kernel` imports every name it uses from here,
+so its compiled cache key covers them.
 
 A position holds the boards, the game's options, counters, the outcome, the Zobrist key of
 the marbles and the side to move, and the repetition history (the keys since the last marble
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.abalone import heuristics
 from engines.abalone.board import (
     AXES,
     CELLS,
@@ -27,6 +30,8 @@ from engines.abalone.board import (
     OFF_AXIS,
     OFFSETS,
     RINGS,
+    ROW_OF,
+    ROWS,
     STRIDE,
     THREE_PLAYER_START,
     Bitboard,
@@ -69,33 +74,51 @@ HISTORY = SEEN + SEEN_WORDS
 ENDED_NORMAL, ENDED_REPETITION, ENDED_MOVE_LIMIT, ENDED_NO_MOVE = 1, 2, 3, 4
 ENDINGS = ("", "normal", "repetition", "move_limit", "no_move")
 
-NCELLS = len(CELLS)
-ALL = (1 << NCELLS) - 1
-"""Every cell."""
+MAX_ACTIONS = 600
+"""Each of the 42 kinds of move has at most one action per own marble (14): 588 at most."""
+ROLLOUT_SAMPLES = heuristics.ROLLOUT_SAMPLES
+WEIGHT_NAMES = ("marbles", "centre", "cohesion", "danger")
+"""``hard``'s weight parameters, in the order the kernel's ``evaluate_weighted`` reads them."""
+DEFAULT_WEIGHTS = np.array(
+    [getattr(heuristics.DEFAULT_WEIGHTS, name) for name in WEIGHT_NAMES], dtype=np.float64
+)
 
-_INDEX = {cell: k for k, cell in enumerate(CELLS)}
-RULES_CELL = np.array(CELLS, dtype=np.int64)
-"""Kernel cell -> the rules' cell number."""
+NCELLS = len(CELLS)
+PAD_AFTER_ROWS = (0, len(ROWS) - 2)
+"""Rows followed by a spare bit. Row lengths 5, 6, 7, 8, 9, 8, 7, 6, 5 make a step NE cross
+6, 7, 8, 9, 9, 8, 7, 6 bits from row to row; a spare bit after the rows of 5 and 6 cells at
+the ends turns the two 6s into 7s, leaving three distances (NW likewise, one less)."""
+_INDEX = {
+    cell: k + sum(1 for row in PAD_AFTER_ROWS if ROW_OF[cell] > row) for k, cell in enumerate(CELLS)
+}
+"""The rules' cell -> its kernel cell (bit)."""
+BITS = max(_INDEX.values()) + 1
+assert BITS < 64  # bit 63 stays clear: no shift meets the sign bit
+ALL = sum(1 << k for k in _INDEX.values())
+"""Every cell."""
+RULES_CELL = np.full(BITS, -1, dtype=np.int64)
+"""Kernel cell -> the rules' cell number (-1 for a spare bit)."""
 KERNEL_CELL = np.full(STRIDE, -1, dtype=np.int64)
 """The rules' cell number -> kernel cell (-1 off the board)."""
-for _k, _cell in enumerate(CELLS):
+for _cell, _k in _INDEX.items():
+    RULES_CELL[_k] = _cell
     KERNEL_CELL[_cell] = _k
-NEXT = np.full((NCELLS, 6), -1, dtype=np.int64)
+NEXT = np.full((BITS, 6), -1, dtype=np.int64)
 """The neighbour of each cell in each direction (-1 off the board)."""
-for _k, _cell in enumerate(CELLS):
+for _cell, _k in _INDEX.items():
     for _d, _offset in enumerate(OFFSETS):
         NEXT[_k, _d] = _INDEX.get(_cell + _offset, -1)
-STEP_GROUPS = 4
+STEP_GROUPS = 3
 STEP_LEFT = np.zeros((6, STEP_GROUPS), dtype=np.int64)
 STEP_RIGHT = np.zeros((6, STEP_GROUPS), dtype=np.int64)
 STEP_MASK = np.zeros((6, STEP_GROUPS), dtype=np.int64)
-"""Per direction, up to four (mask, shift) pairs: the cells whose neighbour that way lies the
+"""Per direction, up to three (mask, shift) pairs: the cells whose neighbour that way lies the
 same number of bits away, and that distance as a left or a right shift."""
 EDGE_OUT = np.zeros(6, dtype=np.int64)
 """Per direction, the cells whose neighbour that way is off the board."""
 for _d in range(6):
     _by_delta: dict[int, int] = {}
-    for _k in range(NCELLS):
+    for _k in _INDEX.values():
         if NEXT[_k, _d] < 0:
             EDGE_OUT[_d] |= 1 << _k
         else:
@@ -118,14 +141,18 @@ for _action, _xor in MOVE_XOR.items():
 GAINS = np.zeros(NUM_ACTIONS, dtype=np.int64)
 for _action, _gain in CENTRE_GAIN.items():
     GAINS[_action] = _gain
-ZOBRIST = np.random.default_rng(0xABA1).integers(-(2**63), 2**63 - 1, size=(4, NCELLS))
-"""One random key per (seat, cell); row 3's first three entries stand for the side to move."""
-del _k, _cell, _d, _offset, _by_delta, _delta, _g, _cells, _action, _xor, _gain
+_KEYS = np.random.default_rng(0xABA1).integers(-(2**63), 2**63 - 1, size=(4, NCELLS))
+ZOBRIST = np.zeros((4, BITS), dtype=np.int64)
+"""One random key per (seat, kernel cell), drawn per cell in board order; row 3's first three
+entries stand for the side to move."""
+for _n, _k in enumerate(_INDEX.values()):
+    ZOBRIST[:, _k] = _KEYS[:, _n]
+del _k, _n, _cell, _d, _offset, _by_delta, _delta, _g, _cells, _action, _xor, _gain, _KEYS
 
 
 def kernel_bits(board: Bitboard) -> int:
     """A rules bitboard (``(row + 1) * 10 + number``) as kernel cells."""
-    return sum(1 << k for k, cell in enumerate(CELLS) if board >> cell & 1)
+    return sum(1 << k for cell, k in _INDEX.items() if board >> cell & 1)
 
 
 def new_state(
@@ -193,7 +220,7 @@ def encode(state: AbaloneState) -> np.ndarray:
 
 def _board_key(board: int, seat: int) -> int:
     key = 0
-    for k in range(NCELLS):
+    for k in range(BITS):
         if board >> k & 1:
             key ^= int(ZOBRIST[seat, k])
     return key

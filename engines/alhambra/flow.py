@@ -31,6 +31,8 @@ MARKET_SLOTS = 4
 DISPLAY_SIZE = 4
 COLLECTOR_SETUP = 6
 COLLECTOR_AFTER_FIRST = 6
+COLLECTOR_SECOND_SHARE = 3
+"""After the second scoring the collector takes the bag's tiles divided by this, rounded down."""
 SKIP, BEFORE_FINAL = "skip", "before_final"
 MISSED_SCORING_MODES = (SKIP, BEFORE_FINAL)
 """Option ``missed_scoring``: what becomes of a scoring card still in the deck at the end."""
@@ -206,7 +208,7 @@ def score_round(state: AlhambraTable, scoring_card: int) -> None:
         if round_index == 0:
             _gift_collector(state, COLLECTOR_AFTER_FIRST)
         elif round_index == 1:
-            _gift_collector(state, len(state.bag) // 3)
+            _gift_collector(state, len(state.bag) // COLLECTOR_SECOND_SHARE)
 
 
 def _gift_collector(state: AlhambraTable, count: int) -> None:

@@ -3,8 +3,10 @@
 :mod:`engines.alhambra.rules` stays the reference (notation, validation, ``stats()``); this
 kernel plays the same game at machine speed and ``tests/test_kernels_alhambra.py`` proves the
 two equal on every ply of random games for 2–6 players. The position's layout is in
-:mod:`kernel_layout`, the building rules and the longest wall in :mod:`kernel_build`, the
-moves, refills and scorings in :mod:`kernel_rules`; this module is the kernel's contract
+:mod:`kernel_layout`, the building rules over each Alhambra's outline (row bitmaps kept in
+the position) and the longest wall in :mod:`kernel_build`, takes and payments in
+:mod:`kernel_money`, the moves, refills and scorings in :mod:`kernel_rules`; this module is
+the kernel's contract
 (ARCHITECTURE.md, "A game kernel"), the playout policies, and :func:`redraw`, the compiled
 re-draw of what the seat to move cannot see.
 
@@ -24,19 +26,22 @@ import numpy as np
 from numba import njit
 
 from engines import kernel_rng
-from engines.alhambra import kernel_build, kernel_rules
-from engines.alhambra.building import STRIDE, cell_of
-from engines.alhambra.kernel_build import CELLS, EMPTY, MAX_FRONT, NOWHERE, TILE_IDS
+from engines.alhambra import kernel_build
+from engines.alhambra.building import ORIGIN, STRIDE, cell_of
+from engines.alhambra.kernel_build import EMPTY, MAX_FRONT, NOWHERE, ROW_HI, ROW_LO, TILE_IDS
 from engines.alhambra.kernel_layout import (
     ACTION,
     BAG,
     BAG_N,
     BEFORE_FINAL,
     BUILT,
+    CARD_SPAN,
+    CELLS,
     COLLECTOR,
     COLLECTOR_N,
     COLLECTOR_POINTS,
     COLLECTOR_TYPES,
+    CURRENCY_COUNT,
     DECK,
     DECK_N,
     DISCARD,
@@ -45,12 +50,18 @@ from engines.alhambra.kernel_layout import (
     DISPLAY_N,
     EXACT,
     FINAL_SEAT,
+    FINAL_SLOTS,
     FINAL_TILE,
     GRID,
     HAND,
+    HOLDERS,
+    LAST_ROUND,
     MARKET,
+    MARKET_SLOTS,
+    MAX_PLAYERS,
     MISSED,
     NUM_TYPES,
+    OUTLINE,
     OVER,
     PENDING,
     PENDING_N,
@@ -59,16 +70,28 @@ from engines.alhambra.kernel_layout import (
     PLAYERS,
     POINTS,
     RANGES,
-    RESERVED,
+    RESERVE,
     RNG,
+    ROUNDS,
+    SCORING_COUNT,
     SCORINGS,
     SKIP,
     START,
+    TILES,
+    TOP_VALUE,
     TURNS,
     TYPE_COUNTS,
     WHERE,
     seat_base,
     state_size,
+)
+from engines.alhambra.kernel_money import (
+    MONEY_WORK,
+    TAKE_MASKS,
+    buy_actions,
+    card_value,
+    paid_count,
+    takes,
 )
 from engines.alhambra.kernel_rules import (
     apply,
@@ -77,13 +100,15 @@ from engines.alhambra.kernel_rules import (
     legal_actions,
     longest_wall,
     majority_points,
-    payments,
+    range_at,
     seat_at,
 )
-from engines.alhambra.notation import BUY, PAYMENT_CODES, RESERVE
+from engines.alhambra.notation import BUY, PASS, PAYMENT_CODES
 from engines.alhambra.notation import PLACE as PLACE_ACTION
+from engines.alhambra.notation import RESERVE as RESERVE_ACTION
 from engines.alhambra.policy import LEAD_SCALE, OVERPAY_TOLERANCE
 from engines.alhambra.tiles import COST, TYPE_OF, WALLS
+from engines.kernel_bits import popcount
 from engines.kernel_cache import track
 from engines.kernel_rng import rand_below, rand_unit
 
@@ -92,9 +117,7 @@ __all__ = ["apply", "legal_actions"]
 MAX_ACTIONS = 8192
 """More than any legal set: takes, every reserve tile on every frontier cell, removals,
 exchanges and payments together stay far below it."""
-MAX_PLAYERS = 6
 _COST = np.array(COST, dtype=np.int64)
-_TYPE = np.array(TYPE_OF, dtype=np.int64)
 _WALLS = np.array(WALLS, dtype=np.int64)
 
 
@@ -117,17 +140,17 @@ def encode(state: Any) -> np.ndarray:
     out[TURNS] = state.turns
     out[SCORINGS] = state.scorings
     out[RNG] = 0x5DEECE66D + 7919 * state.turns
-    out[MARKET : MARKET + 4] = state.market
+    out[MARKET : MARKET + MARKET_SLOTS] = state.market
     _put(out, BAG, BAG_N, state.bag)
     _put(out, DECK, DECK_N, state.deck)
     _put(out, DISCARD, DISCARD_N, state.discard)
     _put(out, DISPLAY, DISPLAY_N, state.display)
     _put(out, PENDING, PENDING_N, state.pending)
-    out[RANGES : RANGES + 4] = -1
+    out[RANGES : RANGES + 2 * SCORING_COUNT] = -1
     for card, (lo, hi) in state.ranges.items():
-        out[RANGES + 2 * (-card - 1)] = lo
-        out[RANGES + 2 * (-card - 1) + 1] = hi
-    out[FINAL_SEAT : FINAL_SEAT + 4] = -1
+        out[range_at(card)] = lo
+        out[range_at(card) + 1] = hi
+    out[FINAL_SEAT : FINAL_SEAT + FINAL_SLOTS] = -1
     k = 0
     for seat, tiles in state.final_queue:
         for tile in tiles:
@@ -137,22 +160,25 @@ def encode(state: Any) -> np.ndarray:
     for tile in state.collector_tiles:
         out[COLLECTOR_TYPES + TYPE_OF[tile]] += 1
     out[COLLECTOR_N] = len(state.collector_tiles)
-    out[COLLECTOR_POINTS : COLLECTOR_POINTS + 3] = state.collector_points
+    out[COLLECTOR_POINTS : COLLECTOR_POINTS + ROUNDS] = state.collector_points
     for seat in range(players):
         s = seat_base(seat)
         for c in state.hand(seat):
             out[s + HAND + c] += 1
         out[s + WHERE : s + WHERE + TILE_IDS] = NOWHERE
+        out[s + OUTLINE + ROW_LO] = out[s + OUTLINE + ROW_HI] = ORIGIN // STRIDE
         grid = kernel_layout_grid(seat)
         for (x, y), tile in state.alhambra(seat).items():
             cell = cell_of(x, y)
             out[grid + cell] = tile
             out[s + WHERE + tile] = cell
+            out[s + TILES] |= 1 << tile
             if tile:
                 out[s + TYPE_COUNTS + TYPE_OF[tile]] += 1
             out[s + BUILT] += 1
+            kernel_build.mark(out, s + OUTLINE, cell, WALLS[tile])
         for tile in state.reserve(seat):
-            out[s + RESERVED + tile] = 1
+            out[s + RESERVE] |= 1 << tile
         for r, (majority, wall) in enumerate(state.round_points[seat]):
             out[s + POINTS + 2 * r] = majority
             out[s + POINTS + 2 * r + 1] = wall
@@ -204,7 +230,7 @@ def scores(state: np.ndarray, out: np.ndarray) -> None:
     for seat in range(state[PLAYERS]):
         s = seat_at(seat)
         total = 0
-        for k in range(6):
+        for k in range(2 * ROUNDS):
             total += state[s + POINTS + k]
         out[seat] = total
 
@@ -234,10 +260,10 @@ def projected(state: np.ndarray, out: np.ndarray) -> None:
     """Points so far plus the next scoring's majorities and walls on the current Alhambras
     (the rules' ``policy.projected``)."""
     n = state[PLAYERS]
-    counts = np.zeros((7, NUM_TYPES), dtype=np.int64)
+    counts = np.zeros((HOLDERS, NUM_TYPES), dtype=np.int64)
     holders = holder_counts(state, counts)
-    points = np.zeros(7, dtype=np.int64)
-    majority_points(counts, holders, min(state[SCORINGS], 2), points)
+    points = np.zeros(HOLDERS, dtype=np.int64)
+    majority_points(counts, holders, min(state[SCORINGS], LAST_ROUND), points)
     scores(state, out)
     for seat in range(n):
         out[seat] += points[seat] + longest_wall(state, seat)
@@ -271,23 +297,9 @@ def random_action(state: np.ndarray, rng: np.ndarray) -> int:
 def _paid(action: int) -> int:
     code = (action - BUY) % PAYMENT_CODES
     total = 0
-    for v in range(1, 10):
-        total += v * (code >> (2 * (v - 1)) & 3)
+    for v in range(1, TOP_VALUE + 1):
+        total += v * paid_count(code, v)
     return total
-
-
-@njit(cache=True)
-def _buy_actions(state: np.ndarray, out: np.ndarray) -> int:
-    s = seat_at(state[PLAYER])
-    counts = np.zeros(10, dtype=np.int64)
-    n = 0
-    for slot in range(4):
-        tile = state[MARKET + slot]
-        if tile:
-            for v in range(1, 10):
-                counts[v] = state[s + HAND + slot * 10 + v]
-            n = payments(counts, _COST[tile], slot, out, n)
-    return n
 
 
 @njit(cache=True)
@@ -298,15 +310,16 @@ def _place_any(state: np.ndarray, rng: np.ndarray) -> int:
     tile = state[PENDING]
     g = grid_at(seat)
     w = seat_at(seat) + WHERE
+    o = seat_at(seat) + OUTLINE
     front = np.empty(MAX_FRONT, dtype=np.int64)
-    nf = kernel_build.frontier(state, g, w, front)
+    nf = kernel_build.frontier(state, o, front)
     if nf > 0:
         start = rand_below(rng, nf)
         for i in range(nf):
             cell = front[(start + i) % nf]
-            if kernel_build.can_place(state, g, w, cell, _WALLS[tile]):
+            if kernel_build.can_place(state, g, w, o, cell, _WALLS[tile]):
                 return PLACE_ACTION + tile * CELLS + cell
-    return RESERVE + tile
+    return RESERVE_ACTION + tile
 
 
 @njit(cache=True)
@@ -314,7 +327,7 @@ def _take_worth(state: np.ndarray, mask: int) -> int:
     worth = 0
     for i in range(state[DISPLAY_N]):
         if mask >> i & 1:
-            worth += state[DISPLAY + i] % 10
+            worth += card_value(state[DISPLAY + i])
     return worth
 
 
@@ -325,7 +338,8 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
     if state[PHASE] != ACTION:
         return _place_any(state, rng)
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
-    nb = _buy_actions(state, buf)
+    work = np.empty(MONEY_WORK, dtype=np.int64)
+    nb = buy_actions(state, seat_at(state[PLAYER]), buf, 0, work)
     exact = 0
     close = 0
     for i in range(nb):
@@ -342,8 +356,8 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
                 if pick == 0:
                     return buf[i]
                 pick -= 1
-    masks = np.empty(16, dtype=np.int64)
-    nm = kernel_rules.takes(state, masks, 0)
+    masks = np.empty(TAKE_MASKS, dtype=np.int64)
+    nm = takes(state, masks, 0)
     if nm > 0:
         a = masks[rand_below(rng, nm)]
         b = masks[rand_below(rng, nm)]
@@ -366,17 +380,14 @@ def quick_score(state: np.ndarray, action: int) -> float:
     if action >= BUY:
         tile = state[MARKET + (action - BUY) // PAYMENT_CODES]
         return 10.0 - (_paid(action) - _COST[tile])
-    if 0 < action < RESERVE:
+    if PASS < action < RESERVE_ACTION:
         return float(_take_worth(state, action))
     if action >= PLACE_ACTION:
         cell = (action - PLACE_ACTION) % CELLS
-        g = grid_at(state[PLAYER])
-        near = 0
-        for step in (STRIDE, 1, -STRIDE, -1):
-            if state[g + cell + step] != EMPTY:
-                near += 1
+        sides = kernel_build.touching_sides(state, seat_at(state[PLAYER]) + OUTLINE, cell)
+        near = popcount(sides)
         return 6.0 + near if state[PHASE] != ACTION else 2.0 + near
-    if RESERVE <= action < RESERVE + TILE_IDS and state[PHASE] != ACTION:
+    if RESERVE_ACTION <= action < RESERVE_ACTION + TILE_IDS and state[PHASE] != ACTION:
         return 1.0
     return -1.0
 
@@ -407,8 +418,8 @@ def redraw(state: np.ndarray, rng: np.ndarray) -> None:
     for i in range(m - 1, 0, -1):
         j = rand_below(rng, i + 1)
         money[i], money[j] = money[j], money[i]
-    spot = np.full(2, -1, dtype=np.int64)
-    for card in range(2):
+    spot = np.full(SCORING_COUNT, -1, dtype=np.int64)
+    for card in range(SCORING_COUNT):
         lo = state[RANGES + 2 * card]
         if lo >= 0:
             hi = min(state[RANGES + 2 * card + 1], size)
@@ -437,16 +448,15 @@ def _shuffle_from(state: np.ndarray, at: int, n: int, rng: np.ndarray) -> None:
 def tiles_in_play(state: np.ndarray) -> int:
     """Tiles in the bag, market, Alhambras, reserves, pending, gifts and the collector's."""
     total = state[BAG_N] + state[PENDING_N] + state[COLLECTOR_N]
-    for slot in range(4):
+    for slot in range(MARKET_SLOTS):
         if state[MARKET + slot]:
             total += 1
+    for slot in range(FINAL_SLOTS):
         if state[FINAL_SEAT + slot] >= 0:
             total += 1
     for seat in range(state[PLAYERS]):
         s = seat_at(seat)
-        total += state[s + BUILT] - 1
-        for tile in range(1, TILE_IDS):
-            total += state[s + RESERVED + tile]
+        total += state[s + BUILT] - 1 + popcount(state[s + RESERVE])
     return total
 
 
@@ -459,7 +469,7 @@ def money_in_play(state: np.ndarray) -> int:
             total += 1
     for seat in range(state[PLAYERS]):
         s = seat_at(seat)
-        for c in range(40):
+        for c in range(CURRENCY_COUNT * CARD_SPAN):
             total += state[s + HAND + c]
     return total
 

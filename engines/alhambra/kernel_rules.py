@@ -12,16 +12,21 @@ import numpy as np
 from numba import njit
 
 from engines.alhambra import kernel_build
-from engines.alhambra.kernel_build import CELLS, EMPTY, MAX_FRONT, NOWHERE, TILE_IDS
+from engines.alhambra.building import STRIDE
+from engines.alhambra.kernel_build import ALL_SIDES, CUT_WORK, EMPTY, NOWHERE
 from engines.alhambra.kernel_layout import (
     ACTION,
     BAG,
     BAG_N,
     BEFORE_FINAL,
     BUILT,
+    CARD_SPAN,
+    CELLS,
     COLLECTOR,
+    COLLECTOR_AFTER_FIRST,
     COLLECTOR_N,
     COLLECTOR_POINTS,
+    COLLECTOR_SECOND_SHARE,
     COLLECTOR_TYPES,
     DECK,
     DECK_N,
@@ -29,15 +34,21 @@ from engines.alhambra.kernel_layout import (
     DISCARD_N,
     DISPLAY,
     DISPLAY_N,
+    DISPLAY_SIZE,
     EXACT,
     FINAL,
     FINAL_SEAT,
+    FINAL_SLOTS,
     FINAL_TILE,
     GRID,
     HAND,
+    HOLDERS,
+    LAST_ROUND,
     MARKET,
+    MARKET_SLOTS,
     MISSED,
     NUM_TYPES,
+    OUTLINE,
     OVER,
     PENDING,
     PENDING_N,
@@ -47,34 +58,52 @@ from engines.alhambra.kernel_layout import (
     PLAYERS,
     POINTS,
     RANGES,
-    RESERVED,
+    RESERVE,
     RNG,
+    ROUNDS,
+    SCORING_COUNT,
     SCORINGS,
     SEAT_SIZE,
     SEATS,
+    TILES,
+    TOP_VALUE,
     TURNS,
     TYPE_COUNTS,
     WHERE,
 )
-from engines.alhambra.money import TAKE_LIMIT
-from engines.alhambra.notation import BUY, GIVE, PAYMENT_CODES, REMOVE, RESERVE, SWAP, TILE_SPAN
+from engines.alhambra.kernel_money import MONEY_WORK, buy_actions, paid_count, takes
+from engines.alhambra.notation import BUY, GIVE, PASS, PAYMENT_CODES, REMOVE, SWAP, TILE_SPAN
 from engines.alhambra.notation import PLACE as PLACE_ACTION
+from engines.alhambra.notation import RESERVE as RESERVE_ACTION
 from engines.alhambra.scoring import MAJORITY_POINTS
 from engines.alhambra.tiles import COST, TYPE_OF, WALLS
+from engines.kernel_bits import trailing_zeros
 from engines.kernel_cache import track
 from engines.kernel_rng import rand_below
 
 _COST = np.array(COST, dtype=np.int64)
 _TYPE = np.array(TYPE_OF, dtype=np.int64)
 _WALLS = np.array(WALLS, dtype=np.int64)
-_MAJORITY = np.zeros((3, NUM_TYPES, 3), dtype=np.int64)
+_MAJORITY = np.zeros((ROUNDS, NUM_TYPES, ROUNDS), dtype=np.int64)
+"""Points of each place (up to one per round) by round and type."""
 for _r, _rows in enumerate(MAJORITY_POINTS):
     for _t, _row in enumerate(_rows):
         _MAJORITY[_r, _t, : len(_row)] = _row
 del _r, _rows, _t, _row
-COLLECTOR_SETUP = 6
-COLLECTOR_AFTER_FIRST = 6
-MAX_PAYMENT_CARDS = 30
+WALL_KINDS = ALL_SIDES + 1
+"""Distinct wall sets of a tile (a bit per side)."""
+_SAME_WALLS = np.zeros((WALL_KINDS, WALL_KINDS), dtype=np.int64)
+"""``[walls, sides]``: the tile ids whose walls are ``walls`` on every one of ``sides``, as a
+mask (the tiles an exchange may bring in for a tile with ``walls`` touching on ``sides``)."""
+for _walls in range(WALL_KINDS):
+    for _sides in range(WALL_KINDS):
+        for _tile, _w in enumerate(WALLS):
+            if not (_w ^ _walls) & _sides:
+                _SAME_WALLS[_walls, _sides] |= 1 << _tile
+del _walls, _sides, _tile, _w
+NO_CARD = 0
+FOUND_BASE = 10
+"""Scoring cards met in one refill, packed as digits."""
 
 
 @njit(cache=True)
@@ -88,103 +117,62 @@ def grid_at(seat: int) -> int:
 
 
 # --------------------------------------------------------------------------- legal set
-@njit(cache=True)
-def takes(state: np.ndarray, out: np.ndarray, n: int) -> int:
-    """Display-slot masks, one per distinct set of cards (the first such mask); several cards
-    only up to ``TAKE_LIMIT``."""
-    size = state[DISPLAY_N]
-    keys = np.empty(16, dtype=np.int64)
-    found = 0
-    for mask in range(1, 1 << size):
-        count = 0
-        total = 0
-        key = 0
-        for i in range(size):
-            if mask >> i & 1:
-                c = state[DISPLAY + i]
-                count += 1
-                total += c % 10
-                key = key * 64 + c + 1  # the display is sorted: equal picks, equal keys
-        if count > 1 and total > TAKE_LIMIT:
-            continue
-        repeat = False
-        for j in range(found):
-            if keys[j] == key:
-                repeat = True
-                break
-        if not repeat:
-            keys[found] = key
-            found += 1
-            out[n] = mask
-            n += 1
-    return n
+FITS = 0
+"""Work of the legal set: per wall set, the cells a tile with those walls fits, a row a word."""
+HOLE_KNOWN = FITS + WALL_KINDS * STRIDE
+"""Work: the split cells whose hole check is done, a row a word."""
+HOLE = HOLE_KNOWN + STRIDE
+"""Work: the split cells that would cut an empty cell off, a row a word."""
+SHARED = HOLE + STRIDE
+"""Work the money part and the cut-vertex search use in turn."""
+WORK = SHARED + max(MONEY_WORK, CUT_WORK)
+"""Scratch entries :func:`legal_actions` allocates once and its parts share."""
 
 
 @njit(cache=True)
-def payments(counts: np.ndarray, price: int, slot: int, out: np.ndarray, n: int) -> int:
-    """Buy actions of every minimal payment of ``price`` from ``counts`` (cards of each value
-    1–9): card sets that cover the price and from which no card can be left out."""
-    have = 0
-    for v in range(1, 10):
-        have += v * counts[v]
-    if have < price:
-        return n
-    chosen = np.empty(MAX_PAYMENT_CARDS, dtype=np.int64)
-    cand = np.empty(MAX_PAYMENT_CARDS + 1, dtype=np.int64)
-    left = counts.copy()
-    depth = 0
-    total = 0
-    cand[0] = 9
-    # Values chosen in descending order (each multiset once); the last one is the smallest.
-    while depth >= 0:
-        v = cand[depth]
-        while v >= 1 and left[v] == 0:
-            v -= 1
-        if v < 1:
-            depth -= 1
-            if depth >= 0:
-                u = chosen[depth]
-                left[u] += 1
-                total -= u
-                cand[depth] = u - 1
-            continue
-        chosen[depth] = v
-        if total + v >= price:
-            if total < price:
-                code = 0
-                for i in range(depth + 1):
-                    code += 1 << (2 * (chosen[i] - 1))
-                out[n] = BUY + slot * PAYMENT_CODES + code
-                n += 1
-            cand[depth] = v - 1
-        else:
-            left[v] -= 1
-            total += v
-            depth += 1
-            cand[depth] = v
-    return n
-
-
-@njit(cache=True)
-def _placements(
-    state: np.ndarray,
-    g: int,
-    tile: int,
-    front: np.ndarray,
-    nf: int,
-    sides: np.ndarray,
-    box: tuple[int, int, int, int],
-    seen: np.ndarray,
-    todo: np.ndarray,
-    out: np.ndarray,
-    n: int,
+def placements(
+    state: np.ndarray, seat: int, tiles: int, out: np.ndarray, n: int, work: np.ndarray
 ) -> int:
-    walls = _WALLS[tile]
-    base = PLACE_ACTION + tile * CELLS
-    for i in range(nf):
-        if kernel_build.placeable(state, g, front, sides, i, walls, box, seen, todo):
-            out[n] = base + front[i]
-            n += 1
+    """Every legal placement of each tile of ``tiles`` (a mask, ascending ids) in ``seat``'s
+    Alhambra, cells ascending. The cells fitting each wall set are worked out once per wall
+    set, and each split cell's hole check once, in ``work`` (``FITS`` to ``SHARED``)."""
+    g = grid_at(seat)
+    w = seat_at(seat) + WHERE
+    o = seat_at(seat) + OUTLINE
+    lo, hi = kernel_build.rows(state, o)
+    done = 0
+    checked = False
+    while tiles:
+        tile = trailing_zeros(tiles)
+        tiles &= tiles - 1
+        walls = _WALLS[tile]
+        fits = FITS + walls * STRIDE
+        if not done >> walls & 1:
+            done |= 1 << walls
+            for y in range(lo, hi + 1):
+                work[fits + y] = kernel_build.fitting_row(state, o, y, walls)
+        base = PLACE_ACTION + tile * CELLS
+        for y in range(lo, hi + 1):
+            m = work[fits + y]
+            while m:
+                x = trailing_zeros(m)
+                m &= m - 1
+                cell = y * STRIDE + x
+                if kernel_build.splits(state, o, cell):
+                    if not checked:
+                        work[HOLE_KNOWN + lo : HOLE_KNOWN + hi + 1] = 0
+                        checked = True
+                    bit = np.int64(1) << x
+                    if not work[HOLE_KNOWN + y] & bit:
+                        work[HOLE_KNOWN + y] |= bit
+                        if kernel_build.no_hole(state, g, w, o, cell):
+                            work[HOLE + y] &= ~bit
+                        else:
+                            work[HOLE + y] |= bit
+                    if work[HOLE + y] & bit:
+                        continue
+                out[n] = base + cell
+                n += 1
     return n
 
 
@@ -197,67 +185,59 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
         return 0
     seat = state[PLAYER]
     s = seat_at(seat)
-    g = grid_at(seat)
-    w = s + WHERE
-    front = np.empty(MAX_FRONT, dtype=np.int64)
-    nf = kernel_build.frontier(state, g, w, front)
-    sides = np.empty((nf, 3), dtype=np.int64)
-    kernel_build.survey(state, g, front, nf, sides)
-    box = kernel_build.bounds(state, w)
-    seen, todo = kernel_build.scratch(box)
+    work = np.empty(WORK, dtype=np.int64)
     n = 0
     if phase != ACTION:
         for i in range(state[PENDING_N]):
             tile = state[PENDING + i]
-            n = _placements(state, g, tile, front, nf, sides, box, seen, todo, out, n)
-            out[n] = RESERVE + tile
+            n = placements(state, seat, np.int64(1) << tile, out, n, work)
+            out[n] = RESERVE_ACTION + tile
             n += 1
             if phase == PLACE and state[COLLECTOR] == 1:
                 out[n] = GIVE + tile
                 n += 1
         return n
+    rest = work[SHARED:]
     n = takes(state, out, n)
-    for tile in range(1, TILE_IDS):
-        if state[s + RESERVED + tile]:
-            n = _placements(state, g, tile, front, nf, sides, box, seen, todo, out, n)
-    marks = np.zeros(TILE_IDS, dtype=np.int64)
-    stack = np.empty(TILE_IDS, dtype=np.int64)
-    built = state[s + BUILT]
-    for tile in range(1, TILE_IDS):
-        cell = state[w + tile]
-        if cell == NOWHERE:
-            continue
-        if kernel_build.can_remove(state, g, w, tile, built, marks, stack):
+    reserve = state[s + RESERVE]
+    n = placements(state, seat, reserve, out, n, work)
+    o = s + OUTLINE
+    built = state[s + TILES]
+    leaving = kernel_build.removable(
+        state, grid_at(seat), s + WHERE, o, built, state[s + BUILT], rest
+    )
+    m = built & ~np.int64(1)  # the fountain stays
+    while m:
+        tile = trailing_zeros(m)
+        m &= m - 1
+        if leaving >> tile & 1:
             out[n] = REMOVE + tile
             n += 1
         # An exchange keeps the old tile's walls on every side with a neighbour.
-        sides_here = kernel_build.touching_sides(state, g, cell)
-        old = _WALLS[tile]
-        for r in range(1, TILE_IDS):
-            if state[s + RESERVED + r] and not (_WALLS[r] ^ old) & sides_here:
-                out[n] = SWAP + r * TILE_SPAN + tile
-                n += 1
-    counts = np.zeros(10, dtype=np.int64)
-    for slot in range(4):
-        tile = state[MARKET + slot]
-        if tile:
-            for v in range(1, 10):
-                counts[v] = state[s + HAND + slot * 10 + v]
-            n = payments(counts, _COST[tile], slot, out, n)
+        sides = kernel_build.touching_sides(state, o, state[s + WHERE + tile])
+        swaps = reserve & _SAME_WALLS[_WALLS[tile], sides]
+        while swaps:
+            r = trailing_zeros(swaps)
+            swaps &= swaps - 1
+            out[n] = SWAP + r * TILE_SPAN + tile
+            n += 1
+    n = buy_actions(state, s, out, n, rest)
     if n == 0:
-        out[0] = 0  # pass: only when nothing else is legal
+        out[0] = PASS  # only when nothing else is legal
         return 1
     return n
 
 
 # --------------------------------------------------------------------------- moves
 @njit(cache=True)
-def _build(state: np.ndarray, seat: int, tile: int, cell: int) -> None:
+def build(state: np.ndarray, seat: int, tile: int, cell: int) -> None:
     s = seat_at(seat)
     state[grid_at(seat) + cell] = tile
     state[s + WHERE + tile] = cell
+    state[s + TILES] |= np.int64(1) << tile
     state[s + TYPE_COUNTS + _TYPE[tile]] += 1
     state[s + BUILT] += 1
+    kernel_build.mark(state, s + OUTLINE, cell, _WALLS[tile])
 
 
 @njit(cache=True)
@@ -266,9 +246,21 @@ def _unbuild(state: np.ndarray, seat: int, tile: int) -> int:
     cell = state[s + WHERE + tile]
     state[grid_at(seat) + cell] = EMPTY
     state[s + WHERE + tile] = NOWHERE
+    state[s + TILES] &= ~(np.int64(1) << tile)
     state[s + TYPE_COUNTS + _TYPE[tile]] -= 1
     state[s + BUILT] -= 1
+    kernel_build.unmark(state, s + OUTLINE, cell)
     return cell
+
+
+@njit(cache=True)
+def _to_reserve(state: np.ndarray, s: int, tile: int) -> None:
+    state[s + RESERVE] |= np.int64(1) << tile
+
+
+@njit(cache=True)
+def _from_reserve(state: np.ndarray, s: int, tile: int) -> None:
+    state[s + RESERVE] &= ~(np.int64(1) << tile)
 
 
 @njit(cache=True)
@@ -293,11 +285,11 @@ def apply(state: np.ndarray, action: int) -> None:
         if action >= PLACE_ACTION:
             tile = (action - PLACE_ACTION) // CELLS
             _drop_pending(state, tile)
-            _build(state, seat, tile, (action - PLACE_ACTION) % CELLS)
+            build(state, seat, tile, (action - PLACE_ACTION) % CELLS)
         elif action < REMOVE:
-            tile = action - RESERVE
+            tile = action - RESERVE_ACTION
             _drop_pending(state, tile)
-            state[s + RESERVED + tile] = 1
+            _to_reserve(state, s, tile)
         else:
             tile = action - GIVE
             _drop_pending(state, tile)
@@ -313,10 +305,11 @@ def apply(state: np.ndarray, action: int) -> None:
         slot = (action - BUY) // PAYMENT_CODES
         code = (action - BUY) % PAYMENT_CODES
         paid = 0
-        for v in range(1, 10):
-            for _ in range(code >> (2 * (v - 1)) & 3):
-                state[s + HAND + slot * 10 + v] -= 1
-                state[DISCARD + state[DISCARD_N]] = slot * 10 + v
+        hand = s + HAND + slot * CARD_SPAN
+        for v in range(1, TOP_VALUE + 1):
+            for _ in range(paid_count(code, v)):
+                state[hand + v] -= 1
+                state[DISCARD + state[DISCARD_N]] = slot * CARD_SPAN + v
                 state[DISCARD_N] += 1
                 paid += v
         tile = state[MARKET + slot]
@@ -328,20 +321,20 @@ def apply(state: np.ndarray, action: int) -> None:
             return  # another action
     elif action >= PLACE_ACTION:
         tile = (action - PLACE_ACTION) // CELLS
-        state[s + RESERVED + tile] = 0
-        _build(state, seat, tile, (action - PLACE_ACTION) % CELLS)
+        _from_reserve(state, s, tile)
+        build(state, seat, tile, (action - PLACE_ACTION) % CELLS)
     elif action >= SWAP:
         r = (action - SWAP) // TILE_SPAN
         built = (action - SWAP) % TILE_SPAN
         cell = _unbuild(state, seat, built)
-        state[s + RESERVED + r] = 0
-        _build(state, seat, r, cell)
-        state[s + RESERVED + built] = 1
+        _from_reserve(state, s, r)
+        build(state, seat, r, cell)
+        _to_reserve(state, s, built)
     elif action >= REMOVE:
         tile = action - REMOVE
         _unbuild(state, seat, tile)
-        state[s + RESERVED + tile] = 1
-    elif action > 0:
+        _to_reserve(state, s, tile)
+    elif action > PASS:
         size = state[DISPLAY_N]
         k = 0
         for i in range(size):
@@ -372,12 +365,18 @@ def _shuffle(state: np.ndarray, at: int, n: int) -> None:
 
 
 @njit(cache=True)
+def range_at(card: int) -> int:
+    """Where the pile range of scoring card ``card`` (-1, -2) is kept."""
+    return RANGES + 2 * (-card - 1)
+
+
+@njit(cache=True)
 def _draw_card(state: np.ndarray) -> int:
     """The top money card (an empty deck first rebuilt from the spent cards, shuffled); 0
     when there is none at all (0 is no card)."""
     if state[DECK_N] == 0:
         if state[DISCARD_N] == 0:
-            return 0
+            return NO_CARD
         n = state[DISCARD_N]
         state[DECK : DECK + n] = state[DISCARD : DISCARD + n]
         state[DECK_N] = n
@@ -386,24 +385,24 @@ def _draw_card(state: np.ndarray) -> int:
     state[DECK_N] -= 1
     c = state[DECK + state[DECK_N]]
     if c < 0:
-        state[RANGES + 2 * (-c - 1)] = -1
-        state[RANGES + 2 * (-c - 1) + 1] = -1
+        state[range_at(c)] = -1
+        state[range_at(c) + 1] = -1
     return c
 
 
 @njit(cache=True)
 def refill_display(state: np.ndarray) -> int:
-    """Back to four cards; returns the scoring cards met on the way, in order, as
-    ``first + 10 * second`` of their numbers (1, 2; 0 for none)."""
+    """Back to four cards; returns the rounds of the scoring cards met on the way, in order,
+    each ``round + 1`` as a digit in base ``FOUND_BASE``, the first lowest (0 for none)."""
     found = 0
     shift = 1
-    while state[DISPLAY_N] < 4:
+    while state[DISPLAY_N] < DISPLAY_SIZE:
         c = _draw_card(state)
-        if c == 0:
+        if c == NO_CARD:
             break
         if c < 0:
-            found += -c * shift
-            shift *= 10
+            found += -c * shift  # scoring card -k scores round k - 1
+            shift *= FOUND_BASE
             continue
         i = state[DISPLAY_N]
         while i > 0 and state[DISPLAY + i - 1] > c:
@@ -417,8 +416,8 @@ def refill_display(state: np.ndarray) -> int:
 @njit(cache=True)
 def score_found(state: np.ndarray, found: int) -> None:
     while found:
-        score_round(state, found % 10 - 1)
-        found //= 10
+        score_round(state, found % FOUND_BASE - 1)
+        found //= FOUND_BASE
 
 
 @njit(cache=True)
@@ -428,7 +427,7 @@ def end_turn(state: np.ndarray) -> None:
     state[TURNS] += 1
     state[PENDING_N] = 0
     full = True
-    for slot in range(4):
+    for slot in range(MARKET_SLOTS):
         if state[MARKET + slot] == 0 and state[BAG_N] > 0:
             state[BAG_N] -= 1
             state[MARKET + slot] = state[BAG + state[BAG_N]]
@@ -447,7 +446,7 @@ def _start_end(state: np.ndarray) -> None:
     """Each market tile goes to the one player holding the most money of its slot's currency
     (a tie: nobody), to be placed or reserved; then the last scoring."""
     n = state[PLAYERS]
-    for slot in range(4):
+    for slot in range(MARKET_SLOTS):
         state[FINAL_SEAT + slot] = -1
         tile = state[MARKET + slot]
         if not tile:
@@ -456,8 +455,9 @@ def _start_end(state: np.ndarray) -> None:
         who = -1
         for seat in range(n):
             money = 0
-            for v in range(1, 10):
-                money += v * state[seat_at(seat) + HAND + slot * 10 + v]
+            hand = seat_at(seat) + HAND + slot * CARD_SPAN
+            for v in range(1, TOP_VALUE + 1):
+                money += v * state[hand + v]
             if money > top:
                 top = money
                 who = seat
@@ -474,13 +474,13 @@ def _start_end(state: np.ndarray) -> None:
 def next_gift(state: np.ndarray) -> None:
     """Hand the lowest seat's end-of-game gifts over, or score the end once none is left."""
     seat = -1
-    for slot in range(4):
+    for slot in range(FINAL_SLOTS):
         who = state[FINAL_SEAT + slot]
         if who >= 0 and (seat < 0 or who < seat):
             seat = who
     if seat >= 0:
         k = 0
-        for slot in range(4):
+        for slot in range(FINAL_SLOTS):
             if state[FINAL_SEAT + slot] == seat:
                 state[PENDING + k] = state[FINAL_TILE + slot]
                 state[FINAL_SEAT + slot] = -1
@@ -493,10 +493,10 @@ def next_gift(state: np.ndarray) -> None:
     if state[MISSED] == BEFORE_FINAL:
         # The scoring cards never drawn, in order (the bag is empty: the collector's gifts
         # after them are nothing).
-        for card in range(2):
+        for card in range(SCORING_COUNT):
             if state[RANGES + 2 * card] >= 0:
                 score_round(state, card)
-    score_round(state, 2)
+    score_round(state, LAST_ROUND)
     state[PENDING_N] = 0
     state[PHASE] = OVER
 
@@ -553,10 +553,11 @@ def longest_wall(state: np.ndarray, seat: int) -> int:
 
 @njit(cache=True)
 def score_round(state: np.ndarray, round_index: int) -> None:
-    """Scoring round 0, 1 (the scoring cards) or 2 (the end), with the collector's gifts."""
-    counts = np.zeros((7, NUM_TYPES), dtype=np.int64)
+    """Scoring round 0, 1 (the scoring cards) or ``LAST_ROUND`` (the end), with the
+    collector's gifts."""
+    counts = np.zeros((HOLDERS, NUM_TYPES), dtype=np.int64)
     holders = holder_counts(state, counts)
-    points = np.zeros(7, dtype=np.int64)
+    points = np.zeros(HOLDERS, dtype=np.int64)
     majority_points(counts, holders, round_index, points)
     n = state[PLAYERS]
     for seat in range(n):
@@ -569,7 +570,7 @@ def score_round(state: np.ndarray, round_index: int) -> None:
         if round_index == 0:
             _gift_collector(state, COLLECTOR_AFTER_FIRST)
         elif round_index == 1:
-            _gift_collector(state, state[BAG_N] // 3)
+            _gift_collector(state, state[BAG_N] // COLLECTOR_SECOND_SHARE)
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ three more functions of a two-player kernel:
 - ``action_class(state, action) -> int``: 2 for a forcing move (a capture, an ejection, a
   closed square: what the quiescence step follows), 1 for a push that ejects nothing, else 0;
 - a test that the side to move may have a forcing move (``may_capture``, ``may_close``,
-  Abalone's ``_may_eject`` here), so that a quiet position is not listed for them;
+  ``may_eject``), so that a quiet position is not listed for them;
 - the evaluation for a seat, in [-1, 1], with the game's weights where it has any
   (``evaluate_weighted(state, seat, weights)``; Abalone's, in the order of its
   ``WEIGHT_NAMES``, its defaults when the array is empty), else the kernel's ``evaluate`` (the
@@ -25,8 +25,6 @@ import numpy as np
 from numba import njit
 
 from engines.abalone import kernel as abalone
-from engines.abalone.kernel import _threatened
-from engines.abalone.kernel_layout import BOARDS, TO_MOVE
 from engines.alquerque import kernel as alquerque
 from engines.alveoles import kernel as alveoles
 from engines.compiled.dispatch import ABALONE, ALQUERQUE, ALVEOLES, NO_BRANCH
@@ -61,15 +59,6 @@ def action_class(game: int, state: np.ndarray, action: int) -> int:
 
 
 @njit(cache=True)
-def _may_eject(state: np.ndarray) -> bool:
-    """Whether the side to move (of two) may push a marble off: some opponent's edge marble is
-    under a 2 v 1, 3 v 1 or 3 v 2 threat, by the kernel's own threat count (kept out of the
-    kernel module, which is at the project's size limit)."""
-    mover = state[TO_MOVE]
-    return _threatened(state[BOARDS + 1 - mover], state[BOARDS + mover]) > 0
-
-
-@njit(cache=True)
 def may_force(game: int, state: np.ndarray) -> bool:
     """False only when no legal move of the side to move is forcing: spares the quiescence
     step listing the moves of a quiet position."""
@@ -78,7 +67,7 @@ def may_force(game: int, state: np.ndarray) -> bool:
     if game == ALQUERQUE:
         return alquerque.may_capture(state)
     if game == ABALONE:
-        return _may_eject(state)
+        return abalone.may_eject(state)
     raise ValueError(NO_BRANCH)
 
 
