@@ -5,9 +5,10 @@ agents, game options and stop rules from the command line."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -19,11 +20,15 @@ from sqlalchemy.exc import SQLAlchemyError
 from engines.core import GameError, OptionError
 from engines.seating import seating_design
 from storage import crud
-from storage.db import ensure_schema, get_engine, safe_url
+from storage.db import DRIVER_MODULES, ensure_schema, get_engine, safe_url
 from storage.settings import Settings, get_settings
 
 out = Console()
 err = Console(stderr=True)
+
+MAX_INPUT_FILE_BYTES = 4 * 1024 * 1024
+"""Largest file read from the command line (a book, an option file): a book at its line cap
+(``engines.variation.MAX_BOOK_LINES``) of long openings is well under it."""
 
 DbOption = Annotated[
     str | None,
@@ -44,10 +49,13 @@ def describe_error(exc: BaseException, url: str | None = None) -> str | None:
     """The one-line message for an error a user can fix, or None for a genuine bug."""
     if isinstance(exc, GameError | crud.NotFound):
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, ModuleNotFoundError):
+        if (exc.name or "").partition(".")[0] not in DRIVER_MODULES:
+            return None
+        if (exc.name or "").startswith("psycopg"):
+            return f"PostgreSQL needs psycopg: pip install 'playtester[postgres]' ({safe_url(url)})"
     if isinstance(exc, SQLAlchemyError | ModuleNotFoundError | FileNotFoundError):
         where = safe_url(url)
-        if isinstance(exc, ModuleNotFoundError) and "psycopg" in str(exc):
-            return f"PostgreSQL needs psycopg: pip install 'playtester[postgres]' ({where})"
         detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         first = detail[0] if detail else type(exc).__name__
         return f"cannot use the database {where}: {first}"
@@ -124,10 +132,9 @@ def parse_options(pairs: list[str], files: list[str]) -> dict[str, Any]:
             raise OptionError(
                 f"--option-file {pair!r} should look like key=path.json", field="options"
             )
+        text = read_input_file(path, "the option file", "options")
         try:
-            options[key.strip()] = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise OptionError(f"cannot read {path!r}: {exc.strerror}", field="options") from exc
+            options[key.strip()] = json.loads(text)
         except ValueError as exc:
             raise OptionError(f"{path!r} is not JSON: {exc}", field="options") from exc
     return options
@@ -142,17 +149,31 @@ def parse_stop(text: str | None) -> dict[str, Any] | None:
     return parse_stop_rule(text)
 
 
+def read_input_file(path: str, what: str, field: str, limit: int = MAX_INPUT_FILE_BYTES) -> str:
+    """The UTF-8 text of a file a person named on the command line (``what``: how messages
+    name it). A device, FIFO or folder is refused before it is read (``/dev/zero`` would never
+    end, a FIFO may never answer), and at most ``limit`` bytes are read: a larger file is
+    refused rather than held in memory."""
+    try:
+        # Opened without blocking: opening a FIFO would otherwise wait for a writer.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise OptionError(f"{what} {path!r} is not a regular file", field=field)
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        raise OptionError(f"cannot read {what} {path!r}: {exc.strerror}", field=field) from exc
+    if len(data) > limit:
+        raise OptionError(f"{what} {path!r} is larger than {limit:,} bytes", field=field)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OptionError(f"{what} {path!r} is not UTF-8 text", field=field) from exc
+
+
 def read_book(path: str) -> list[list[str]]:
     """A book of openings: one line per opening, its moves separated by commas or spaces;
     blank lines and text after ``#`` are ignored."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise OptionError(
-            f"cannot read the book {path!r}: {exc.strerror}", field="variation.book"
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise OptionError(f"the book {path!r} is not UTF-8 text", field="variation.book") from exc
+    text = read_input_file(path, "the book", "variation.book")
     lines = []
     for raw in text.splitlines():
         line = raw.partition("#")[0].replace(",", " ").split()
@@ -209,8 +230,10 @@ def _noise_request(text: str) -> dict[str, Any]:
 
 def _cli_number(text: str, field: str) -> int | float:
     """A number typed after ``--noise``: whole when written as one (NaN and infinities are
-    left for the planner to refuse by name)."""
+    left for the planner to refuse by name); ASCII digits only."""
     try:
+        if not text.isascii():
+            raise ValueError(text)
         number = float(text)
     except ValueError:
         raise OptionError(f"{field} must be a number, not {text.strip()!r}", field=field) from None
