@@ -7,6 +7,7 @@ pipeline going (``workers.dispatch``).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from storage.crud import get_batch
@@ -16,6 +17,8 @@ from storage.settings import Settings
 from workers import attempts, dispatch
 from workers.chunks import ChunkOutcome, default_worker_name, run_chunk
 from workers.outages import TRANSIENT_ERRORS
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,9 @@ def deliver_chunk(
     lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
     if lease is None:
         return Delivery(attempt=0, outcome=None)
+    # Which worker holds which chunk, and how often it was taken: what an operator (or a
+    # test killing a worker mid-chunk) reads from the worker's log.
+    log.info("batch %s chunk %d-%d taken, attempt %d", batch_id, start, stop, lease.attempt)
     try:
         dispatch.active_workers(batch_id, default_worker_name(), settings)
         give_up = None
