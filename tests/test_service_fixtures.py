@@ -59,6 +59,8 @@ def test_an_unreachable_postgresql_fails_when_servers_are_required(
 ) -> None:
     monkeypatch.setenv(REQUIRE, "1")
     port = servers.free_port()  # nothing listens there
-    monkeypatch.setattr(server_support, "PG_SERVER", f"postgresql+psycopg://postgres@127.0.0.1:{port}")
+    monkeypatch.setattr(
+        server_support, "PG_SERVER", f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+    )
     with pytest.raises(pytest.fail.Exception, match="not answering"), throwaway_pg_database():
         pass
