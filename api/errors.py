@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engines.core import GameError, OptionError
@@ -25,8 +26,17 @@ log = logging.getLogger(__name__)
 def error_response(
     status: int, message: str, field: str | None = None, **extra: Any
 ) -> JSONResponse:
-    """The JSON error answer: ``{"message": ..., "field": ...}`` with this status."""
-    return JSONResponse({"message": message, "field": field}, status_code=status, **extra)
+    """The JSON error answer: ``{"message": ..., "field": ...}`` with this status. A message
+    that echoes a lone surrogate someone sent (no UTF-8 can hold one) shows it escaped."""
+    return JSONResponse(
+        {"message": _utf8(message), "field": None if field is None else _utf8(field)},
+        status_code=status,
+        **extra,
+    )
+
+
+def _utf8(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _field_of(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -105,7 +115,20 @@ async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse
             message = f"no route {request.method} {path}; the routes are listed at /docs"
         elif code == 405:
             message = f"{path} does not accept {request.method}; see the Allow header"
+            return error_response(code, message, headers={"Allow": _allowed(request)})
     return error_response(code, message, headers=exc.headers)
+
+
+def _allowed(request: Request) -> str:
+    """Every method some route of the app takes at this path. The router's own 405 names only
+    the first route that matched the path (``POST`` on ``/batches``, which takes ``GET`` too)."""
+    path = request.scope.get("path", "")
+    methods: set[str] = set()
+    for context in iter_route_contexts(request.app.routes):
+        pattern = getattr(context, "path_regex", None)
+        if pattern is not None and pattern.match(path):
+            methods |= set(context.methods or ())
+    return ", ".join(sorted(methods))
 
 
 async def on_database(_: Request, exc: Exception) -> JSONResponse:

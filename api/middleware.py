@@ -65,6 +65,10 @@ class BodyLimit:
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 TRUSTED_FETCH_SITES = frozenset({"same-origin", "none"})
 """``Sec-Fetch-Site`` values of a request the page itself, or the user, made."""
+BROWSER_HEADERS = ("origin", "sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest")
+"""Headers only browsers send: a request carrying one is a browser's, acting for its user."""
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+"""Names that always mean this machine; a browser resolves ``*.localhost`` itself too."""
 DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
@@ -76,41 +80,72 @@ def _host_port(scheme: str, netloc: str) -> str:
 
 
 def origin_of(url: str) -> str | None:
-    """The ``host[:port]`` of an origin or URL as compared here; None when it has none."""
+    """The ``scheme://host[:port]`` of an origin or URL as compared here (lower case, without
+    the scheme's default port); None when it has none."""
     parts = urlsplit(url.strip())
-    if parts.scheme not in DEFAULT_PORTS or not parts.netloc:
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.netloc:
         return None
-    return _host_port(parts.scheme, parts.netloc)
+    return f"{scheme}://{_host_port(scheme, parts.netloc)}"
+
+
+def host_name(host: str) -> str | None:
+    """The name in a ``Host`` header (``[::1]:8000`` → ``::1``), lower case; None when the
+    header is no host name at all."""
+    try:
+        name = urlsplit(f"//{host.strip()}").hostname
+    except ValueError:
+        return None
+    return name or None
 
 
 class SameOrigin:
-    """Refuse (403) a write that a browser sends from another site.
+    """Refuse (403) what a browser sends to this server on another site's behalf.
 
     With ``API_KEY`` unset nothing else stands between a page on another site and a form that
     posts here: a browser sends such a form with the user's access to this server. Browsers
-    label every request: ``Sec-Fetch-Site`` (anything but ``same-origin`` or ``none`` is
-    refused) and, on a write, ``Origin`` (refused unless it is this server: the host the
-    request was sent to, or ``public_url``). A client that sends neither (the command line,
-    scripts, ``curl``) is no browser acting for someone else, and passes.
+    label every request: ``Sec-Fetch-Site`` (on a write, anything but ``same-origin`` or
+    ``none`` is refused) and, on a write, ``Origin`` (refused unless it is this server, scheme
+    included: ``public_url`` when the request names its host, else the host and scheme the
+    request came by).
+
+    A page that rebinds its own name to this server's address (DNS rebinding) is same-origin
+    with itself, so both labels look right; what gives it away is the ``Host`` it sends, its
+    own name. A browser's request (any of ``BROWSER_HEADERS``) is therefore refused unless its
+    ``Host`` is a name this server is served at: a loopback name, ``public_url``'s host, or the
+    address the connection arrived at (the bind address). A client that is no browser (the
+    command line, scripts, ``curl``) acts for no one else and passes.
     """
 
     def __init__(self, app: ASGIApp, public_url: str | None = None) -> None:
         self.app = app
         self.public = origin_of(public_url) if public_url else None
+        self.public_host = urlsplit(public_url).hostname if public_url else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("method") in WRITE_METHODS:
-            problem = self._cross_site(scope)
+        if scope["type"] == "http":
+            problem = self._refusal(scope)
             if problem is not None:
                 response = error_response(403, problem)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
-    def _cross_site(self, scope: Scope) -> str | None:
+    def _refusal(self, scope: Scope) -> str | None:
         headers = {
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []
         }
+        if not any(name in headers for name in BROWSER_HEADERS):
+            return None
+        host = headers.get("host", "")
+        if not self._served(host, scope):
+            return (
+                f"request for host {host[:80]!r} refused: this server answers browsers at its "
+                "own address, loopback names and PUBLIC_URL (set PUBLIC_URL to the address "
+                "you open)"
+            )
+        if scope.get("method") not in WRITE_METHODS:
+            return None
         site = headers.get("sec-fetch-site")
         if site is not None and site.strip().lower() not in TRUSTED_FETCH_SITES:
             return (
@@ -120,10 +155,24 @@ class SameOrigin:
         origin = headers.get("origin")
         if origin is None:
             return None
-        own = {self.public, _host_port(str(scope.get("scheme", "http")), headers.get("host", ""))}
-        if origin_of(origin) in own - {None, ""}:
+        # Reached by its public name, the server is what PUBLIC_URL says, scheme included (a
+        # proxy in front may speak plain HTTP to it); by any other served name, what the
+        # connection was.
+        own: str | None = self.public
+        if own is None or host_name(host) != self.public_host:
+            own = origin_of(f"{scope.get('scheme', 'http')}://{host}")
+        if own is not None and origin_of(origin) == own:
             return None
         return (
             f"cross-origin request refused (Origin: {origin[:80]}): writes come from this "
             "server's own pages or from clients that are not browsers"
         )
+
+    def _served(self, host: str, scope: Scope) -> bool:
+        name = host_name(host)
+        if name is None:
+            return False
+        if name in LOOPBACK_NAMES or name.endswith(".localhost") or name == self.public_host:
+            return True
+        server = scope.get("server")
+        return server is not None and name == str(server[0]).lower()

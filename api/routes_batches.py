@@ -21,6 +21,7 @@ from api import exports
 from api.auth import require_read, require_write
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.schemas import (
+    ERRORS,
     GAME_NAME_PATTERN,
     MAX_INT32,
     BatchCreate,
@@ -42,18 +43,14 @@ from storage.records import split_moves
 from storage.settings import Settings
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorOut, "description": "Missing or wrong API key."},
-    404: {"model": ErrorOut, "description": "No such batch or match."},
-    422: {"model": ErrorOut, "description": "Invalid input; `field` names it."},
-    503: {"model": ErrorOut, "description": "Database or broker unreachable."},
-}
-
 router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
 
 Limit = Annotated[int, Query(ge=1, le=1000, description="Page size.")]
 Offset = Annotated[int, Query(ge=0, le=10**12, description="Items to skip.")]
 MAX_IDEMPOTENCY_KEY = 255
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]+$"
+"""Printable ASCII without spaces: what a key may be, in the header that stores it and in the
+query that looks for it."""
 
 
 def links(request: Request, batch_id: str) -> dict[str, str]:
@@ -100,7 +97,7 @@ IdempotencyKeyHeader = Annotated[
         alias="Idempotency-Key",
         min_length=1,
         max_length=MAX_IDEMPOTENCY_KEY,
-        pattern=r"^[\x21-\x7e]+$",
+        pattern=IDEMPOTENCY_KEY_PATTERN,
         description="Any unique text (a UUID): a retried submission with the same key and "
         "body returns the first one's batch instead of making another.",
     ),
@@ -206,7 +203,9 @@ def read_batches(
     key: Annotated[
         str | None,
         Query(
+            min_length=1,
             max_length=MAX_IDEMPOTENCY_KEY,
+            pattern=IDEMPOTENCY_KEY_PATTERN,
             description="Only the batch made by a submission with this Idempotency-Key.",
         ),
     ] = None,

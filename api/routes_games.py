@@ -33,7 +33,7 @@ def games(
     generic agents (``random``, ``mcts``, ``alphabeta`` for two players, ``openspiel_mcts``)."""
     if family == "openspiel":
         return describe_spiel_games()
-    return describe_games(settings.agent_budget_limits)
+    return describe_games(caps=settings.agent_budget_limits)
 
 
 @router.get("/healthz", response_model=Health, summary="Database and broker reachable")

@@ -17,10 +17,16 @@ from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
 from api.auth import require_read
 from api.deps import EngineDep
-from api.schemas import BATCH_ID_PATTERN, BatchId
+from api.schemas import BATCH_ID_PATTERN, ERRORS, BatchId
 from storage.crud import resolve_batch_id
 
-router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)])
+router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)], responses=ERRORS)
+
+
+class CsvResponse(PlainTextResponse):
+    """CSV text: the media type the schema states for the answer."""
+
+    media_type = "text/csv"
 
 
 @router.get("/batches/{batch_id}/report", summary="A batch's report (JSON)")
@@ -31,13 +37,13 @@ def report_json(batch_id: BatchId, engine: EngineDep) -> dict[str, Any]:
 
 @router.get(
     "/batches/{batch_id}/report.csv",
-    response_class=PlainTextResponse,
+    response_class=CsvResponse,
     summary="A batch's report (long CSV: section,item,value)",
 )
-def report_csv(batch_id: BatchId, engine: EngineDep) -> PlainTextResponse:
+def report_csv(batch_id: BatchId, engine: EngineDep) -> CsvResponse:
     """The report as CSV, one figure a line."""
     report = build_report(engine, resolve_batch_id(engine, batch_id))
-    return PlainTextResponse(
+    return CsvResponse(
         to_csv(report),
         media_type="text/csv; charset=utf-8",
         headers={

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from sqlmodel.main import SQLModelConfig
 
 from engines.seating import SeatPolicy
@@ -26,6 +26,23 @@ MAX_INT32 = 2**31 - 1
 BATCH_ID_PATTERN = r"^[0-9a-f]{1,32}$"
 """A batch id or a prefix of one: lower-case hexadecimal digits."""
 GAME_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,40}$"
+
+MAX_AGENT_TEXT = 200
+"""Longest agent spec text (``mcts:iterations=400,exploration=1.2``) the schema admits."""
+
+AgentText = Annotated[str, Field(min_length=1, max_length=MAX_AGENT_TEXT)]
+AgentObject = Annotated[
+    dict[str, Any],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "required": ["name"],
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40}},
+            "additionalProperties": True,
+        }
+    ),
+]
+"""An agent spec as an object: its name and parameters (the planner checks both in full)."""
 
 BatchId = Annotated[
     str,
@@ -72,7 +89,7 @@ class BatchCreate(BaseModel):
         "from their seed (their stored moves replay them). Stored apart as the batch's "
         "time_control.",
     )
-    agents: list[str | dict[str, Any]] = Field(
+    agents: list[AgentText | AgentObject] = Field(
         min_length=1,
         max_length=MAX_AGENTS,
         description="One agent spec per seat (or one for every seat): a name or "
@@ -220,3 +237,12 @@ class Health(BaseModel):
     status: Literal["ok", "unavailable"]
     database: str
     broker: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorOut, "description": "Missing or wrong API key."},
+    404: {"model": ErrorOut, "description": "No such batch or match."},
+    422: {"model": ErrorOut, "description": "Invalid input; `field` names it."},
+    503: {"model": ErrorOut, "description": "Database or broker unreachable."},
+}
+"""The error answers of every route that reads or writes batches (``ErrorOut`` each)."""

@@ -27,22 +27,19 @@ import os
 import platform
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from harness.servers import Api
+from storage import crud
+from storage.db import get_engine, upgrade
+from storage.models import BatchPlan
+from storage.records import MatchRecord, SeatRecord
+from storage.settings import Settings
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
-sys.path.insert(0, str(ROOT / "tests"))
-
-from service_fixtures import Api  # noqa: E402
-
-from storage import crud  # noqa: E402
-from storage.db import get_engine, upgrade  # noqa: E402
-from storage.models import BatchPlan  # noqa: E402
-from storage.records import MatchRecord, SeatRecord  # noqa: E402
-from storage.settings import Settings  # noqa: E402
 
 LONG_PLIES = 400
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from datetime import datetime
@@ -113,10 +112,9 @@ def measure_times(matches: int, budget: float) -> None:
 
 
 def run_service(game: str, matches: int) -> None:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from service_fixtures import Api, PgCluster, RedisServer, Workers, service_env
     from sqlalchemy import text
 
+    from harness.servers import Api, PgCluster, RedisServer, Workers, service_env
     from storage.db import get_engine, upgrade
 
     pg, redis_server = PgCluster(), RedisServer()

@@ -21,20 +21,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from harness.servers import Api, PgCluster, RedisServer, Workers, service_env
+from storage.db import get_engine, upgrade
+from storage.settings import Settings
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from service_fixtures import Api, PgCluster, RedisServer, Workers, service_env  # noqa: E402
-
-from storage.db import get_engine, upgrade  # noqa: E402
-from storage.settings import Settings  # noqa: E402
 
 
 def make_batch(url: str, game: str, matches: int, chunk_size: int | None) -> str:

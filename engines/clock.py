@@ -31,7 +31,8 @@ MAX_BASE = 3600.0
 MAX_INCREMENT = 60.0
 """At most a minute added per move."""
 MAX_TEXT = 32
-_NUMBER = r"(\d{1,7})(?:\.(\d{1,3}))?"
+_NUMBER = r"([0-9]{1,7})(?:\.([0-9]{1,3}))?"
+"""ASCII digits only: `\\d` and `int` would also read Arabic and full-width ones."""
 _PATTERN = re.compile(rf"{_NUMBER}(?:\+{_NUMBER})?")
 MOVES_TO_GO = 30
 """Moves a player plans its clock over when the game may last longer (the usual assumption of

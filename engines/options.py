@@ -106,7 +106,8 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
     """Accept what a JSON body or a command line naturally gives, reject the rest.
 
     Numbers must be finite: NaN and infinities (``"nan"``, ``1e999``) are refused, as are
-    whole numbers too large to be a float.
+    whole numbers too large to be a float. Numbers in text are ASCII digits: Python's ``int``
+    and ``float`` also read Arabic, Devanagari or full-width ones, which no one means here.
     """
     if kind is bool:
         if isinstance(value, bool):
@@ -119,7 +120,7 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        if isinstance(value, str):
+        if isinstance(value, str) and value.isascii():
             try:
                 return int(value.strip())
             except ValueError:
@@ -129,7 +130,7 @@ def _coerce(value: Any, kind: type, field: str) -> Any:
         try:
             if isinstance(value, int | float) and not isinstance(value, bool):
                 number = float(value)
-            elif isinstance(value, str):
+            elif isinstance(value, str) and value.isascii():
                 number = float(value.strip())
         except OverflowError:
             raise OptionError(f"{field} is too large: {shown(value)}", field=field) from None

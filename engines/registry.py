@@ -204,15 +204,16 @@ def _capped(agent: dict[str, Any], caps: Mapping[str, int]) -> dict[str, Any]:
     return {**agent, "params": params}
 
 
-def describe_games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
+def describe_games(*, caps: Mapping[str, int]) -> list[dict[str, Any]]:
     """Games, their options, and the agents that can play them, as JSON-able data.
 
     ``agents`` lists every agent of the game at any player count with its parameters;
     ``agents_for_min_players`` names those that can play it with its minimum number of players;
     ``match_options`` the options every game takes beside its own (``time_control``);
     ``variation`` gives the game's default openings and player noise (``VariationDefaults``).
-    ``caps`` bounds parameters by name (a server's ``iterations``, ``nodes`` and ``depth``
-    limits): a parameter's ``maximum`` is the lower of its own and the cap.
+    ``caps`` bounds parameters by name (the settings' ``iterations``, ``nodes`` and ``depth``
+    limits, which every batch is checked against): a parameter's ``maximum`` is the lower of
+    its own and the cap. Every face passes them, so none lists a bound its batches refuse.
     """
     out = []
     for name in game_names():
@@ -230,7 +231,7 @@ def describe_games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]
                 "variation": asdict(gt.variation),
                 "options": [o.describe() for o in gt.options],
                 "match_options": [clock.describe()],
-                "agents": [_capped(a.describe(), caps or {}) for a in game_agent_types(name)],
+                "agents": [_capped(a.describe(), caps) for a in game_agent_types(name)],
                 "agents_for_min_players": [a.name for a in agent_types(at_min)],
             }
         )

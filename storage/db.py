@@ -30,6 +30,11 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another writer's lock before giving up."""
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+DRIVER_MODULES = frozenset(
+    {"psycopg", "psycopg_binary", "psycopg_c", "psycopg2", "sqlite3", "_sqlite3"}
+)
+"""The modules the supported backends load their driver from: one missing means the database
+cannot be used, any other missing module is a broken installation or a bug."""
 _ADVISORY_LOCK_KEY = 0x706C6179  # any constant: serialises concurrent upgrades on PostgreSQL
 
 _engines: dict[tuple[str, int], Engine] = {}

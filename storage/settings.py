@@ -109,8 +109,9 @@ class Settings(BaseSettings):
     public_url: str | None = Field(
         default=None,
         description="Public base URL of the API (https://playtester.example.org); links in "
-        "answers start with it. Unset: links are relative (/batches/...), never taken from the "
-        "client's Host header.",
+        "answers start with it, and browsers may reach the server by its name and scheme "
+        "(besides loopback names and the server's address). Unset: links are relative "
+        "(/batches/...), never taken from the client's Host header.",
     )
     trusted_proxies: str | None = Field(
         default=None,

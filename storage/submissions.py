@@ -30,6 +30,7 @@ from storage.models import (
     SQLModel,
     utcnow,
 )
+from storage.usertext import matches_nothing
 
 OUTBOX: Table = SQLModel.metadata.tables[Outbox.__tablename__]
 IDEMPOTENCY_KEY: Table = SQLModel.metadata.tables[IdempotencyKey.__tablename__]
@@ -89,6 +90,8 @@ def earlier_submission(engine: Engine, idem: Idempotency) -> Submission | None:
 
 def batch_for_key(engine: Engine, scope: str, key: str) -> Batch | None:
     """The batch a submission with this key made, whatever its body; None if there is none."""
+    if matches_nothing(key):
+        return None
     with engine.connect() as conn:
         batch_id = conn.execute(
             select(IDEMPOTENCY_KEY.c.batch_id).where(

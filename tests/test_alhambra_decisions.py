@@ -151,7 +151,7 @@ def test_the_option_is_declared_validated_stored_and_listed() -> None:
         with pytest.raises(OptionError) as caught:
             build_game("alhambra", 2, {"missed_scoring": wrong})
         assert caught.value.field == "options.missed_scoring"
-    listed = {g["name"]: g for g in describe_games()}["alhambra"]
+    listed = {g["name"]: g for g in describe_games(caps={})}["alhambra"]
     (option,) = [o for o in listed["options"] if o["name"] == "missed_scoring"]
     assert option["default"] == "skip" and option["choices"] == ["skip", "before_final"]
     shown = CliRunner().invoke(app, ["games"])

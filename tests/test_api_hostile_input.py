@@ -3,6 +3,7 @@ gets a 4xx with ``{"message", "field"}``, never a 500, and nothing is stored."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -212,12 +213,50 @@ def test_options_and_parameters_are_stored_normalised(api) -> None:
         ("GET", "/batches?game=alq%00uerque"),
         ("GET", "/compare?a=%00abc&b=abcd"),
         ("GET", "/compare?a=abcd&b=ab%00cd"),
+        ("GET", "/batches?key=%00"),
+        ("GET", "/batches?key=ab%00cd"),
+        ("GET", "/batches?key=a%20b"),
     ],
 )
 def test_nul_bytes_in_paths_and_queries_are_4xx(api, method: str, path: str) -> None:
     client, _, _ = api
     body = assert_error_shape(client.request(method, path))
-    assert body["field"] in {"batch_id", "game", "a", "b"}
+    assert body["field"] in {"batch_id", "game", "a", "b", "key"}
+
+
+def test_a_key_lookup_finds_only_what_a_key_can_be(api) -> None:
+    client, _, _ = api
+    made = client.post("/batches", json=GOOD, headers={"Idempotency-Key": "k-1"}).json()["id"]
+    found = client.get("/batches", params={"key": "k-1"}).json()["items"]
+    assert [b["id"] for b in found] == [made]
+    assert client.get("/batches", params={"key": "k-2"}).json()["items"] == []
+    # What no header could have stored is refused by name, as the header refuses it.
+    nul = client.get("/batches", params={"key": "k\x00-1"})
+    assert assert_error_shape(nul, 422)["field"] == "key"
+
+
+LONE_SURROGATE = "\\ud800"
+"""A JSON escape Python reads as a lone surrogate: text no database can store (no UTF-8)."""
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '"game": "alq{s}uerque"',
+        '"agents": ["random", "ran{s}dom"]',
+        '"agents": ["random", {{"name": "mcts", "rollout": "game{s}"}}]',
+        '"options": {{"no_capture{s}": 5}}',
+        '"agents": ["random", "mcts"], "stop_rule": {{"agents": ["random", "mcts{s}"]}}',
+        '"variation": {{"kind": "openings", "source": "book", "book": [["b2-c3{s}"]]}}',
+    ],
+)
+def test_lone_surrogates_in_the_body_are_refused(api, raw: str) -> None:
+    fields = {**GOOD}
+    for key in ("game", "agents", "options", "stop_rule", "variation"):
+        if f'"{key}"' in raw:
+            fields.pop(key, None)
+    body = json.dumps(fields)[:-1] + ", " + raw.format(s=LONE_SURROGATE) + "}"
+    refused(api, content=body.encode(), headers=JSON)
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from analysis_data import random_plan
+from api_support import client_for, make_api
 from service_fixtures import ROOT, Api
 
 from storage import crud
@@ -141,3 +143,59 @@ def test_the_servers_own_pages_and_plain_clients_still_write(api: Api, database:
     batch_id = stored_batch(database)
     typed = api.client.post(f"/batches/{batch_id}/cancel", headers={"Sec-Fetch-Site": "none"})
     assert typed.status_code == 200
+
+
+# --------------------------------------------------------------------------- served names
+
+
+def test_a_rebound_name_is_refused_though_host_and_origin_agree(api: Api, database: str) -> None:
+    """DNS rebinding: the attacker's name now resolves to this server, so its page is
+    same-origin with itself and Origin matches Host; only the name gives it away."""
+    before = batch_count(database)
+    rebound = f"{EVIL}:{api.port}"
+    browser = {"Host": rebound, "Origin": f"http://{rebound}", "Sec-Fetch-Site": "same-origin"}
+    body = {"game": "alquerque", "agents": ["random"], "matches": 2}
+    answer = api.client.post("/batches", json=body, headers=browser)
+    assert answer.status_code == 403, answer.text
+    assert "host" in answer.json()["message"]
+    assert batch_count(database) == before
+    # Reading through the rebound name is refused as well: the page would read the answers.
+    for path in ("/batches", "/"):
+        read = api.client.get(path, headers={"Host": rebound, "Sec-Fetch-Site": "same-origin"})
+        assert read.status_code == 403, (path, read.status_code)
+
+
+def test_the_origins_scheme_must_be_the_servers(api: Api, database: str) -> None:
+    batch_id = stored_batch(database)
+    https = {"Origin": api.url.replace("http://", "https://"), "Sec-Fetch-Site": "same-origin"}
+    answer = api.client.post(f"/batches/{batch_id}/cancel", headers=https)
+    assert answer.status_code == 403, answer.text
+    assert status(database, batch_id) == BatchStatus.QUEUED
+
+
+def test_loopback_names_and_the_bind_address_are_served(api: Api, database: str) -> None:
+    for host in (f"127.0.0.1:{api.port}", f"localhost:{api.port}", f"app.localhost:{api.port}"):
+        browser = {"Host": host, "Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
+        batch_id = stored_batch(database)
+        answer = api.client.post(f"/batches/{batch_id}/cancel", headers=browser)
+        assert answer.status_code == 200, (host, answer.text)
+        assert api.client.get("/", headers=browser).status_code == 200, host
+
+
+def test_public_urls_name_and_scheme_are_served(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'p.db'}"
+    upgrade(url)
+    app, _ = make_api(url, public_url="https://play.example.org")
+    public = {"Host": "play.example.org", "Sec-Fetch-Site": "same-origin"}
+    body = {"game": "alquerque", "agents": ["random"], "matches": 2}
+    with client_for(app) as client:
+        made = client.post(
+            "/batches", json=body, headers={**public, "Origin": "https://play.example.org"}
+        )
+        assert made.status_code == 202, made.text
+        plain = client.post(
+            "/batches", json=body, headers={**public, "Origin": "http://play.example.org"}
+        )
+        assert plain.status_code == 403, plain.text
+        other = {"Host": "other.example.org", "Origin": "https://other.example.org"}
+        assert client.post("/batches", json=body, headers=other).status_code == 403

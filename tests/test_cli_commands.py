@@ -107,6 +107,26 @@ def test_games_lists_games_options_agents_and_parameters() -> None:
     assert "agent mcts" in result.stdout and "iterations" in result.stdout
 
 
+def test_games_shows_the_budget_bounds_a_batch_is_held_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    from storage.settings import get_settings
+
+    monkeypatch.setenv("MAX_AGENT_ITERATIONS", "7000")
+    get_settings.cache_clear()
+    try:
+        listed = runner.invoke(app, ["games"]).stdout
+        refused = runner.invoke(
+            app, ["run", "alquerque", "--agents", "mcts:iterations=7001", "--db", "sqlite://"]
+        )
+    finally:
+        monkeypatch.delenv("MAX_AGENT_ITERATIONS")
+        get_settings.cache_clear()
+    # The bound listed is the one a batch is refused at, not the engine's own (10⁶).
+    mcts = listed[listed.index("agent mcts") :]
+    assert re.search(r"iterations \(int from 1 to 7000,", mcts), mcts[:400]
+    assert "1000000" not in mcts[: mcts.index("\n  agent", 1)]
+    assert refused.exit_code == 2 and "at most 7000" in refused.stderr
+
+
 def test_db_upgrade(sqlite_url: str) -> None:
     result = runner.invoke(app, ["db", "upgrade", "--db", sqlite_url])
     assert result.exit_code == 0, result.output

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from api.cli import app
+from api.cli.common import describe_error, user_errors
+from workers.request_text import MAX_INPUT_FILE_BYTES
 
 runner = CliRunner()
 
@@ -97,3 +102,40 @@ def test_a_bad_database_url_is_named(url: str, expected: str) -> None:
 def test_a_sqlite_file_in_a_missing_folder_is_named(tmp_path: object) -> None:
     result = runner.invoke(app, ["batches", "--db", f"sqlite:///{tmp_path}/no/such/dir/x.db"])
     check_one_line_error(result.exit_code, result.stderr, "does not exist")
+
+
+@pytest.mark.parametrize("option", ["--book", "--option-file"])
+def test_a_device_or_a_fifo_is_refused_before_it_is_read(
+    option: str, sqlite_url: str, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, expected in (
+        ("/dev/zero", "is not a regular file"),
+        (str(fifo), "is not a regular file"),
+        (str(tmp_path), "Is a directory"),
+    ):
+        value = path if option == "--book" else f"layout={path}"
+        args = ["run", "alquerque", "--agents", "random,easy", option, value, "--db", sqlite_url]
+        result = runner.invoke(app, args)
+        check_one_line_error(result.exit_code, result.stderr, expected)
+
+
+def test_a_book_larger_than_the_cap_is_refused_unread(sqlite_url: str, tmp_path: Path) -> None:
+    book = tmp_path / "book.txt"
+    with book.open("wb") as f:
+        f.truncate(MAX_INPUT_FILE_BYTES + 1)  # sparse: no disk used
+    args = ["run", "alquerque", "--agents", "random,easy", "--book", str(book), "--db", sqlite_url]
+    result = runner.invoke(app, args)
+    check_one_line_error(result.exit_code, result.stderr, f"larger than {MAX_INPUT_FILE_BYTES:,}")
+
+
+def test_only_a_missing_database_driver_is_a_database_error() -> None:
+    # A module that is no database driver missing is a broken installation: it surfaces as
+    # itself, not as "cannot use the database".
+    with pytest.raises(ModuleNotFoundError), user_errors("sqlite:///x.db"):
+        raise ModuleNotFoundError("No module named 'scipy'", name="scipy")
+    with pytest.raises(typer.Exit), user_errors("postgresql+psycopg://h/d"):
+        raise ModuleNotFoundError("No module named 'psycopg'", name="psycopg")
+    assert describe_error(ModuleNotFoundError(name="psycopg.pq"), None) is not None
+    assert describe_error(ModuleNotFoundError(name="numba"), None) is None

@@ -62,6 +62,10 @@ HOSTILE = [
     "9" * 40,
     "99999999+0",
     "60.0001+0",
+    "\u0660\u0666+\u0661",  # Arabic-Indic digits: "06+1" to Python's int
+    "\uff16\uff10+\uff11",  # full-width "60+1"
+    "60+\u0661",
+    "\u0967\u0966",  # Devanagari "10"
     0,
     -5,
     1e-05,

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
-from conftest import server_missing
+from server_support import server_missing
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cluster import net
+from harness.cluster import net
 
 
 def test_without_root_the_cluster_says_why(monkeypatch: pytest.MonkeyPatch) -> None:

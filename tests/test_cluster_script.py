@@ -9,11 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import server_missing
+from server_support import server_missing
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cluster import Unavailable, check_available
+from harness.cluster import Unavailable, check_available
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(300)]
 

@@ -109,7 +109,7 @@ def test_listing_and_making_other_agents_does_not_load_numba() -> None:
     script = (
         "import sys\n"
         "from engines.registry import describe_games, load_game, make_agent\n"
-        "describe_games()\n"
+        "describe_games(caps={})\n"
         "make_agent(load_game('alveoles'), {'name': 'mcts', 'backend': 'python'})\n"
         "make_agent(load_game('alquerque'), 'hard')\n"
         "assert 'numba' not in sys.modules, 'numba was imported'\n"

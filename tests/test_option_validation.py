@@ -62,3 +62,25 @@ def test_stored_options_are_canonical() -> None:
     # What is stored builds the same game again.
     again = build_game("alveoles", 2, options_record(custom))
     assert again.options == custom.options
+
+
+@pytest.mark.parametrize("digits", ["\u0661\u0660", "\uff11\uff10", "\u0967\u0966"])
+def test_numbers_in_text_are_ascii_digits_only(digits: str) -> None:
+    # Python's int() and float() read "\u0661\u0660" as 10; a person typing it meant no number
+    # the batch would then store as one.
+    with pytest.raises(OptionError) as caught:
+        build_game("alquerque", None, {"no_capture_limit": digits})
+    assert caught.value.field == "options.no_capture_limit"
+    assert build_game("alquerque", None, {"no_capture_limit": "10"}).no_capture_limit == 10
+
+
+def test_float_parameters_in_text_are_ascii_digits_only() -> None:
+    from engines.registry import load_game, normalise_agent_spec
+
+    game = load_game("alquerque")
+    spec = {"name": "mcts", "exploration": "\u0661.\u0665"}  # "1.5" in Arabic-Indic digits
+    with pytest.raises(OptionError) as caught:
+        normalise_agent_spec(game, spec, field="agents[0]")
+    assert caught.value.field == "agents[0].exploration"
+    ascii_spec = normalise_agent_spec(game, {**spec, "exploration": "1.5"}, field="agents[0]")
+    assert ascii_spec["exploration"] == 1.5

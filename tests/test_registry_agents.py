@@ -121,7 +121,7 @@ def toy_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def _described(name: str) -> dict[str, Any]:
-    return next(g for g in describe_games() if g["name"] == name)
+    return next(g for g in describe_games(caps={}) if g["name"] == name)
 
 
 @pytest.mark.usefixtures("toy_registered")

@@ -6,10 +6,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import conftest
 import pytest
-import service_fixtures
-from conftest import server_missing, throwaway_pg_database
+import server_support
+from server_support import server_missing, throwaway_pg_database
+from service_fixtures import missing_is_decided
+
+from harness import servers
 
 REQUIRE = "PLAYTESTER_REQUIRE_SERVERS"
 
@@ -18,7 +20,7 @@ REQUIRE = "PLAYTESTER_REQUIRE_SERVERS"
 def no_tools(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A machine where neither PostgreSQL's tools nor redis-server can be found."""
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(service_fixtures, "PG_BIN_DIRS", (str(tmp_path),))
+    monkeypatch.setattr(servers, "PG_BIN_DIRS", (str(tmp_path),))
 
 
 def test_missing_servers_skip_when_they_are_optional(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,11 +44,11 @@ def test_missing_initdb_and_redis_server_follow_the_decision(
     else:
         monkeypatch.setenv(REQUIRE, required)
     expected = outcome.Exception  # type: ignore[attr-defined]
-    with pytest.raises(expected, match="initdb"):
-        service_fixtures.PgCluster()
-    server = service_fixtures.RedisServer()
+    with pytest.raises(expected, match="initdb"), missing_is_decided():
+        servers.PgCluster()
+    server = servers.RedisServer()
     try:
-        with pytest.raises(expected, match="redis-server"):
+        with pytest.raises(expected, match="redis-server"), missing_is_decided():
             server.start()
     finally:
         shutil.rmtree(server.folder, ignore_errors=True)
@@ -56,7 +58,9 @@ def test_an_unreachable_postgresql_fails_when_servers_are_required(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(REQUIRE, "1")
-    port = service_fixtures.free_port()  # nothing listens there
-    monkeypatch.setattr(conftest, "PG_SERVER", f"postgresql+psycopg://postgres@127.0.0.1:{port}")
+    port = servers.free_port()  # nothing listens there
+    monkeypatch.setattr(
+        server_support, "PG_SERVER", f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+    )
     with pytest.raises(pytest.fail.Exception, match="not answering"), throwaway_pg_database():
         pass

@@ -18,7 +18,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from conftest import throwaway_pg_database
+from server_support import throwaway_pg_database
 from sqlalchemy import MetaData, inspect, text
 
 from storage import db

@@ -100,6 +100,7 @@ def test_every_dashboard_parameter_refuses_hostile_values(site: Any) -> None:
                 assert_refused(client.get(bad), route, f"{path} {name}= {what}")
                 walked += 1
     assert walked >= 4 * 14  # every query and path parameter above, four values each
+    print(f"/ui walk: {walked} hostile requests over {len(routes)} routes, no 5xx")
 
 
 def test_the_batch_pages_filter_takes_only_known_endings(site: Any) -> None:

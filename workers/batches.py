@@ -30,6 +30,7 @@ from engines.seating import BALANCED, FIXED, POLICIES, SeatPolicy, seat_swapped_
 from engines.variation import NOISE, NONE, OPENINGS, offers_root_values, parse_variation
 from storage.models import AUTO_CHUNK_SIZE, BatchPlan
 from storage.settings import Settings
+from storage.usertext import unstorable_field
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
@@ -82,6 +83,18 @@ def _whole(value: Any, name: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise OptionError(f"{name} must be between {low} and {high}, not {value}", field=name)
     return value
+
+
+def _check_storable(**parts: Any) -> None:
+    """Refuse text no column can store (a NUL, a lone surrogate) anywhere in the request, by
+    the field that holds it, before any check echoes it or a query sends it."""
+    for name, value in parts.items():
+        where = unstorable_field(value, name)
+        if where is not None:
+            raise OptionError(
+                f"{where} holds a character that cannot be stored (a NUL or a lone surrogate)",
+                field=where,
+            )
 
 
 def _check_budgets(spec: Mapping[str, Any], field: str, settings: Settings) -> None:
@@ -249,6 +262,9 @@ def plan_batch(
     """
     if not agents:
         raise OptionError("give at least one agent", field="agents")
+    _check_storable(
+        game=game, options=options, agents=agents, stop_rule=stop_rule, variation=variation
+    )
     if players is None and len(agents) > 1:
         players = len(agents)
     options, time_control = _time_control(options)

@@ -9,6 +9,7 @@ It gives up on a chunk no worker could finish, and keeps the batch's pipeline go
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from engines.compiled.warm import Need
@@ -21,6 +22,8 @@ from workers import attempts, dispatch, warmup
 from workers.chunks import ChunkOutcome, default_worker_name, run_chunk
 from workers.outages import TRANSIENT_ERRORS
 from workers.sizing import chunk_time_limits
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,9 @@ def deliver_chunk(
     lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
     if lease is None:
         return Delivery(attempt=0, outcome=None)
+    # Which worker holds which chunk, and how often it was taken: what an operator (or a
+    # test killing a worker mid-chunk) reads from the worker's log.
+    log.info("batch %s chunk %d-%d taken, attempt %d", batch_id, start, stop, lease.attempt)
     try:
         dispatch.taken(batch_id, start, settings)
         dispatch.active_workers(batch_id, default_worker_name(), settings)

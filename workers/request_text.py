@@ -4,13 +4,16 @@ for ``playtester run``/``submit`` and for study files."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+import stat
 from typing import Any
 
 from engines.core import OptionError
 
 DEFAULT_MATCHES = 100
 """Matches in a batch that does not say."""
+MAX_INPUT_FILE_BYTES = 4 * 1024 * 1024
+"""The most a file named in a request (a book, an option file) may hold."""
 
 
 def split_agents(text: str) -> list[str]:
@@ -41,17 +44,31 @@ def parse_stop(text: str | None) -> dict[str, Any] | None:
     return parse_stop_rule(text)
 
 
+def read_input_file(path: str, what: str, field: str, limit: int = MAX_INPUT_FILE_BYTES) -> str:
+    """The UTF-8 text of a file a person named (``what``: how messages name it). A device,
+    FIFO or folder is refused before it is read (``/dev/zero`` would never end, a FIFO may
+    never answer), and at most ``limit`` bytes are read: a larger file is refused rather than
+    held in memory."""
+    try:
+        # Opened without blocking: opening a FIFO would otherwise wait for a writer.
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise OptionError(f"{what} {path!r} is not a regular file", field=field)
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        raise OptionError(f"cannot read {what} {path!r}: {exc.strerror}", field=field) from exc
+    if len(data) > limit:
+        raise OptionError(f"{what} {path!r} is larger than {limit:,} bytes", field=field)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OptionError(f"{what} {path!r} is not UTF-8 text", field=field) from exc
+
+
 def read_book(path: str) -> list[list[str]]:
     """A book of openings: one line per opening, its moves separated by commas or spaces;
     blank lines and text after ``#`` are ignored."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise OptionError(
-            f"cannot read the book {path!r}: {exc.strerror}", field="variation.book"
-        ) from exc
-    except UnicodeDecodeError as exc:
-        raise OptionError(f"the book {path!r} is not UTF-8 text", field="variation.book") from exc
+    text = read_input_file(path, "the book", "variation.book")
     lines = []
     for raw in text.splitlines():
         line = raw.partition("#")[0].replace(",", " ").split()
@@ -108,8 +125,10 @@ def _noise_request(text: str) -> dict[str, Any]:
 
 def _cli_number(text: str, field: str) -> int | float:
     """A number typed after ``--noise``: whole when written as one (NaN and infinities are
-    left for the planner to refuse by name)."""
+    left for the planner to refuse by name); ASCII digits only."""
     try:
+        if not text.isascii():
+            raise ValueError(text)
         number = float(text)
     except ValueError:
         raise OptionError(f"{field} must be a number, not {text.strip()!r}", field=field) from None

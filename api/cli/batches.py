@@ -19,6 +19,7 @@ from engines.seating import seat_agents
 from storage import crud
 from storage.queries import find_match
 from storage.records import split_moves
+from storage.settings import get_settings
 
 app = typer.Typer()
 
@@ -40,7 +41,8 @@ def games(
             return
         if family != "playtester":
             fail(f"--family must be 'playtester' or 'openspiel', not {family!r}")
-        for g in describe_games():
+        # The bounds the server's GET /games shows: the engines' own, capped by the settings.
+        for g in describe_games(caps=get_settings().agent_budget_limits):
             lo, hi = g["players"]
             span = str(lo) if lo == hi else f"{lo}–{hi}"
             out.print(f"[bold]{g['name']}[/bold] — {g['long_name']} ({span} players)")
@@ -64,12 +66,23 @@ def games(
                 out.print(f"  agent [cyan]{a['name']}[/cyan]: {a['description']}", highlight=False)
                 for p in a["params"]:
                     out.print(
-                        f"      {p['name']} ({p['type']}, default {p['default']!r}): {p['doc']}",
+                        f"      {p['name']} ({p['type']}{_bounds(p)}, default {p['default']!r}): "
+                        f"{p['doc']}",
                         highlight=False,
                     )
         out.print(
             "OpenSpiel's games play as openspiel:<name>: `playtester games --family openspiel`"
         )
+
+
+def _bounds(param: dict[str, Any]) -> str:
+    """`` from 1 to 100000`` for a parameter with bounds, else nothing."""
+    low, high = param.get("minimum"), param.get("maximum")
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" from {low}"
+    return f" up to {high}" if low is None else f" from {low} to {high}"
 
 
 def _spiel_games() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -19,11 +18,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from engines.core import GameError, OptionError
 from engines.seating import seating_design
 from storage import crud
-from storage.db import ensure_schema, get_engine, safe_url
+from storage.db import DRIVER_MODULES, ensure_schema, get_engine, safe_url
 from storage.settings import Settings, get_settings
+from workers.request_text import read_input_file
 
 out = Console()
 err = Console(stderr=True)
+
 
 DbOption = Annotated[
     str | None,
@@ -44,10 +45,13 @@ def describe_error(exc: BaseException, url: str | None = None) -> str | None:
     """The one-line message for an error a user can fix, or None for a genuine bug."""
     if isinstance(exc, GameError | crud.NotFound):
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, ModuleNotFoundError):
+        if (exc.name or "").partition(".")[0] not in DRIVER_MODULES:
+            return None
+        if (exc.name or "").startswith("psycopg"):
+            return f"PostgreSQL needs psycopg: pip install 'playtester[postgres]' ({safe_url(url)})"
     if isinstance(exc, SQLAlchemyError | ModuleNotFoundError | FileNotFoundError):
         where = safe_url(url)
-        if isinstance(exc, ModuleNotFoundError) and "psycopg" in str(exc):
-            return f"PostgreSQL needs psycopg: pip install 'playtester[postgres]' ({where})"
         detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
         first = detail[0] if detail else type(exc).__name__
         return f"cannot use the database {where}: {first}"
@@ -105,10 +109,9 @@ def parse_options(pairs: list[str], files: list[str]) -> dict[str, Any]:
             raise OptionError(
                 f"--option-file {pair!r} should look like key=path.json", field="options"
             )
+        text = read_input_file(path, "the option file", "options")
         try:
-            options[key.strip()] = json.loads(Path(path).read_text())
-        except OSError as exc:
-            raise OptionError(f"cannot read {path!r}: {exc.strerror}", field="options") from exc
+            options[key.strip()] = json.loads(text)
         except ValueError as exc:
             raise OptionError(f"{path!r} is not JSON: {exc}", field="options") from exc
     return options

@@ -29,7 +29,7 @@ FORM_LEVEL = "form"
 
 def games(caps: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
     """``GET /games``: every game with its options and agents, budgets within ``caps``."""
-    return describe_games(caps)
+    return describe_games(caps=caps or {})
 
 
 def game_info(name: str | None, caps: Mapping[str, int] | None = None) -> dict[str, Any]:
@@ -55,7 +55,10 @@ def agents_for(info: Mapping[str, Any], players: int) -> list[dict[str, Any]]:
 
 
 def _number(text: str) -> int | float | str:
-    """``text`` as an int or a float when it reads as one, else the text itself."""
+    """``text`` as an int or a float when it reads as one in ASCII digits, else the text
+    itself (refused by the request's validation)."""
+    if not text.isascii():
+        return text
     try:
         return int(text)
     except ValueError:
@@ -67,6 +70,8 @@ def _number(text: str) -> int | float | str:
 
 
 def _whole(text: str) -> int | str:
+    if not text.isascii():
+        return text
     try:
         return int(text)
     except ValueError:

@@ -13,8 +13,8 @@ import json
 import os
 import sys
 
-from cluster import Cluster, Unavailable
-from cluster.net import STATE_ROOT, kept_clusters, remove
+from harness.cluster import Cluster, Unavailable
+from harness.cluster.net import STATE_ROOT, kept_clusters, remove
 
 
 def up(workers: int, tls: bool) -> int:

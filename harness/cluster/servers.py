@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from cluster.net import Host, Network
+from harness.cluster.net import Host, Network
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"

@@ -5,7 +5,8 @@ The layout is the README's "Across machines": Redis (password, protected mode, i
 address only) on ``broker``, PostgreSQL (scram-sha-256 passwords, its link address only) on
 ``db``, ``playtester serve`` (with the sweeper) on ``api``, and ``celery -A workers worker`` on
 each ``w<n>``, started with nothing but the connection settings in its environment and its own
-numba cache. ``scripts/cluster up|down`` builds the same for a person (``python -m cluster``).
+numba cache. ``scripts/cluster up|down`` builds the same for a person
+(``python -m harness.cluster``).
 
     with Cluster.create(workers=3) as cluster:
         batch = cluster.submit(game="alquerque", agents=["random", "random"], matches=200)
@@ -23,8 +24,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cluster.net import Network, Unavailable, check_available, remove_leftovers
-from cluster.servers import (
+from harness.cluster.net import Network, Unavailable, check_available, remove_leftovers
+from harness.cluster.servers import (
     Api,
     Authority,
     Broker,
