@@ -146,6 +146,23 @@ def test_a_bad_study_is_refused_naming_file_line_and_field_before_anything_runs(
     assert batch_count(sqlite_url) == 0
 
 
+@pytest.mark.parametrize("book", ["../../../../../etc/passwd", "/etc/passwd"])
+def test_a_book_outside_the_study_folder_is_never_read(
+    tiny: Path, migrated_sqlite_url: str, book: str
+) -> None:
+    """A study file travels between people: it may not make the planner read a file outside
+    its folder, nor echo that file's first line in an error."""
+    tiny.write_text(
+        tiny.read_text().replace('name = "random"', f'name = "random"\nbook = "{book}"')
+    )
+    code, output = invoke("study", "check", str(tiny), "--db", migrated_sqlite_url)
+    assert code == 2, output
+    flat = " ".join(output.split())
+    assert f"{tiny}:15: random.book" in flat and "outside the study file's folder" in flat, flat
+    assert "root:x" not in output and "nologin" not in output
+    assert batch_count(migrated_sqlite_url) == 0
+
+
 def test_a_study_file_that_is_not_toml_or_missing_is_refused(
     tmp_path: Path, sqlite_url: str
 ) -> None:

@@ -77,10 +77,18 @@ def _stop(value: Any) -> dict[str, Any] | None:
 
 
 def _book(value: str | None, base: Path) -> str | None:
+    """The book's path: inside the study file's folder. A study file travels between people,
+    so it may not make the planner read (and echo in its errors) a file beside it or above."""
     if value is None:
         return None
-    path = Path(value)
-    return str(path if path.is_absolute() else base / path)
+    folder = base.resolve()
+    path = (folder / value).resolve()
+    if not path.is_relative_to(folder):
+        raise OptionError(
+            f"the book {value!r} is outside the study file's folder: give a path inside it",
+            field="variation.book",
+        )
+    return str(path)
 
 
 def _noise(value: str | float | None) -> str | None:
