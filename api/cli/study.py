@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from sqlalchemy import Engine
 
 from analysis.studies.definition import Study, StudyError, load_study
@@ -47,6 +46,7 @@ from workers.studies.runner import StudyRun, find_here, run_here
 
 if TYPE_CHECKING:
     from storage.archive import ExportSummary
+    from workers.studies.calibrate import Estimate
 
 app = typer.Typer(help="Study files: named sets of batches and the questions they answer.")
 
@@ -134,7 +134,8 @@ def plan(
                 highlight=False,
             ),
         )
-    out.print(plan_table(study, planned, estimates))
+    for p, e in zip(planned, estimates, strict=True):
+        out.print(plan_line(p, e), highlight=False, soft_wrap=True)
     total = sum(e.cpu_seconds for e in estimates) / 3600
     width = cores or default_workers()
     budget = study.budget_cpu_hours
@@ -147,42 +148,25 @@ def plan(
         f"study {study.name}: {sum(e.matches for e in estimates):,} matches, "
         f"{total:.2f} CPU hours ({total / width:.2f} hours on {width} cores): {verdict}",
         highlight=False,
+        soft_wrap=True,
     )
 
 
-def plan_table(study: Study, planned: list[PlannedBatch], estimates: list[Any]) -> Table:
-    """One row per batch: calibration, spread, target, matches needed and to play, CPU."""
-    table = Table(title=f"{study.name}: plan from a calibration", title_justify="left")
-    for column in (
-        "batch",
-        "agents",
-        "CPU s/match",
-        "sd/match",
-        "figure",
-        "target ±",
-        "needed",
-        "plays",
-        "expected ±",
-        "CPU h",
-    ):
-        table.add_column(
-            column, justify="left" if column in ("batch", "agents", "figure") else "right"
-        )
-    for p, e in zip(planned, estimates, strict=True):
-        target = e.target
-        table.add_row(
-            p.batch.name,
-            ",".join(p.plan.labels),
-            f"{e.cpu_per_match:.3f}",
-            f"{e.sd:.3f}",
-            target.figure + (" (stop)" if target.stops else ""),
-            "–" if target.half_width is None else f"{target.half_width * 100:.1f} pt",
-            "–" if e.needed is None else f"{e.needed:,}",
-            f"{e.matches:,}" + ("" if e.reaches in (None, True) else " (short)"),
-            f"{e.half_width * 100:.1f} pt",
-            f"{e.cpu_seconds / 3600:.2f}",
-        )
-    return table
+def plan_line(p: PlannedBatch, e: Estimate) -> str:
+    """One batch's plan: its calibration, its target, the matches it needs and will play."""
+    target = e.target
+    wanted = (
+        "no target"
+        if target.half_width is None
+        else f"±{target.half_width * 100:.1f} pt needs {e.needed:,} matches"
+    )
+    rule = "its precision stop" if target.stops else "its matches"
+    short = " (short of the target)" if e.reaches is False else ""
+    return (
+        f"{p.batch.name} ({' vs '.join(p.plan.labels)}): {e.cpu_per_match:.3f} CPU s a match, "
+        f"sd {e.sd:.3f} a match; {target.figure} {wanted}; plays {e.matches:,} ({rule}) "
+        f"→ ±{e.half_width * 100:.1f} pt{short}, {e.cpu_seconds / 3600:.2f} CPU hours"
+    )
 
 
 Checkpoint = Annotated[
