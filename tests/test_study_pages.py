@@ -10,9 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from analysis.report import build_report
+from analysis.studies.index import index_text, nav_text, pages, update_index
 from api.cli import app
 from storage.db import get_engine
 from storage.queries import play_seconds
@@ -89,3 +91,37 @@ def test_a_study_reported_twice_from_its_files_gives_the_same_bytes_and_its_figu
     assert data["matches"] == 24
     page = (outs[0] / "tiny.md").read_text()
     assert f"playtester study verify {study}" in page
+
+
+def test_every_committed_page_is_linked_from_the_index_and_the_site_nav() -> None:
+    listed = pages(PAGES)
+    index = (PAGES / "index.md").read_text()
+    nav = (REPO / "mkdocs.yml").read_text()
+    assert index_text(index, listed) == index, "docs/studies/index.md is not up to date"
+    assert nav_text(nav, listed) == nav, "mkdocs.yml's Studies section is not up to date"
+    for name in listed:
+        assert f"({name}.md)" in index and f"studies/{name}.md" in nav
+
+
+def test_the_index_and_the_nav_follow_the_pages(tmp_path: Path) -> None:
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    shutil.copy(PAGES / "index.md", folder / "index.md")
+    mkdocs = tmp_path / "mkdocs.yml"
+    shutil.copy(REPO / "mkdocs.yml", mkdocs)
+    for name, title in (("b", 'B: "quoted"'), ("a", "A")):
+        (folder / f"{name}.md").write_text(f"# {title}\n")
+        (folder / f"{name}.json").write_text(json.dumps({"title": title}))
+    (folder / "stray.md").write_text("# no twin\n")
+    assert update_index(folder, mkdocs) == {"a": "A", "b": 'B: "quoted"'}
+    index = (folder / "index.md").read_text()
+    assert '- [A](a.md)\n- [B: "quoted"](b.md)' in index and "stray" not in index
+    assert "No study has published" not in index
+    site = yaml.safe_load(mkdocs.read_text())
+    assert site["nav"][-1] == {
+        "Studies": ["studies/index.md", {"A": "studies/a.md"}, {'B: "quoted"': "studies/b.md"}]
+    }
+    assert site["validation"]["omitted_files"] == "warn"  # the rest of the file is untouched
+    before = mkdocs.read_text()
+    update_index(folder, mkdocs)
+    assert mkdocs.read_text() == before

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import Engine
 
 from analysis.studies.definition import Study, StudyError, load_study
+from analysis.studies.index import update_index
 from analysis.studies.page import LocalSource, render_page
 from analysis.studies.twin import to_json
 from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
@@ -66,6 +67,9 @@ OutDir = Annotated[
     typer.Option("--out", "-o", help="Folder for the page (default: docs/studies)."),
 ]
 DEFAULT_PAGES = Path("docs/studies")
+MKDOCS = Path("mkdocs.yml")
+"""The site whose Studies section ``report`` keeps in step with the pages written to
+``DEFAULT_PAGES`` (both relative to where the command runs: the repository's root)."""
 
 
 def _load(path: Path, db: str | None) -> tuple[Study, list[PlannedBatch]]:
@@ -337,6 +341,8 @@ def report(
     (folder / f"{study.name}.json").write_text(to_json(page.data), encoding="utf-8")
     for name, svg in page.figures.items():
         (folder / name).write_text(svg, encoding="utf-8")
+    if folder.resolve() == DEFAULT_PAGES.resolve() and MKDOCS.is_file():
+        update_index(folder, MKDOCS)
     out.print(
         f"wrote {target}, its JSON twin"
         + (f" and {len(page.figures)} plots" if page.figures else ""),
