@@ -89,7 +89,8 @@ def studies_page(request: Request) -> HTMLResponse:
     return page(request, "studies.html", {"title": "Studies", "rows": rows})
 
 
-@router.get("/ui/studies/figures/{file}")
+# Declared HTML: what it answers besides the figure is an error page.
+@router.get("/ui/studies/figures/{file}", response_class=HTMLResponse)
 def study_figure(
     request: Request, file: Annotated[str, PathParam(pattern=FIGURE, max_length=130)]
 ) -> Response:
