@@ -226,7 +226,9 @@ def test_study_verify_finds_a_changed_move_in_the_files(study_path: Path, tmp_pa
 
 
 def committed_batches() -> list[Path]:
-    return sorted(p.parent for p in (REPO / "studies" / "results").glob(f"*/*/{MANIFEST}"))
+    found = (REPO / "studies" / "results").glob(f"*/*/{MANIFEST}")
+    # A folder whose name starts with a dot is a save in progress, not a committed batch.
+    return sorted(p.parent for p in found if not p.parent.name.startswith("."))
 
 
 def _needs_compiled(folder: Path) -> bool:
