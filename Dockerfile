@@ -21,6 +21,7 @@ COPY workers ./workers
 COPY api ./api
 COPY analysis ./analysis
 COPY storage ./storage
+COPY docs/studies ./docs/studies
 RUN pip install --no-deps .
 
 # The compiled search's kernels, compiled once here into a cache the workers read (and may

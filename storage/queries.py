@@ -176,6 +176,16 @@ def count_batches(engine: Engine, *, game: str | None = None, status: str | None
         return int(conn.execute(query).scalar_one())
 
 
+def play_seconds(engine: Engine, batch_id: str) -> float:
+    """The seconds a batch's stored matches took to play, summed: each match is played in one
+    single-threaded process, so on a machine with a free core per process it is CPU time."""
+    query = select(func.coalesce(func.sum(MATCH.c.duration), 0.0)).where(
+        MATCH.c.batch_id == batch_id
+    )
+    with engine.connect() as conn:
+        return float(conn.execute(query).scalar_one())
+
+
 def batch_tallies(engine: Engine, batch_ids: Sequence[str]) -> dict[str, BatchTally]:
     """Done, failed and chunks written of each batch in ``batch_ids``, in one query (a batch
     with no chunk row yet is left out)."""

@@ -101,6 +101,29 @@ def batch_for_key(engine: Engine, scope: str, key: str) -> Batch | None:
     return None if batch_id is None else get_batch(engine, batch_id)
 
 
+def remember_submission(engine: Engine, idem: Idempotency, batch_id: str) -> str:
+    """Make ``idem`` name the stored batch ``batch_id`` (one brought in from elsewhere, as an
+    imported archive), unless the key names a batch already: the batch id it names."""
+    with engine.begin() as conn:
+        known = conn.execute(
+            select(IDEMPOTENCY_KEY.c.batch_id).where(
+                IDEMPOTENCY_KEY.c.scope == idem.scope, IDEMPOTENCY_KEY.c.key == idem.key
+            )
+        ).scalar()
+        if known is not None:
+            return str(known)
+        conn.execute(
+            IDEMPOTENCY_KEY.insert().values(
+                scope=idem.scope,
+                key=idem.key,
+                fingerprint=idem.fingerprint,
+                batch_id=batch_id,
+                created_at=utcnow(),
+            )
+        )
+    return batch_id
+
+
 def submit_batch(
     engine: Engine,
     *,

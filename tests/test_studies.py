@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from analysis.compare import compare
 from analysis.report import build_report
+from analysis.studies.definition import load_study
 from analysis.studies.page import interval, p_text, pct
 from api.cli import app
 from storage.db import get_engine
@@ -67,7 +68,7 @@ def test_a_study_runs_once_is_found_again_and_its_page_shows_the_reports_figures
         assert conn.execute(select(func.count()).select_from(OUTBOX)).scalar_one() == 0
 
     pages = tmp_path / "pages"
-    code, output = invoke("study", "report", str(tiny), "--db", sqlite_url, "--out", str(pages))
+    code, output = invoke("study", "report", str(tiny), "--out", str(pages))
     assert code == 0, output
     page = (pages / "tiny.md").read_text()
     engine = get_engine(sqlite_url)
@@ -87,8 +88,14 @@ def test_a_study_runs_once_is_found_again_and_its_page_shows_the_reports_figures
     assert (pages / "tiny-2-seats.svg").read_text().startswith("<svg")
     assert "(tiny-2-seats.svg)" in page
 
-    # A changed definition (one batch's seed) makes that batch anew and reuses the other.
+    # A changed definition (one batch's seed) is refused while the old results are there (they
+    # would be lost); with them moved away, it makes that batch anew and reuses the other.
     tiny.write_text(tiny.read_text().replace('name = "random"', 'name = "random"\nseed = 6'))
+    code, refused = invoke("study", "run", str(tiny), "--db", sqlite_url, "--workers", "1")
+    flat = " ".join(refused.split())
+    assert code == 2 and f"{tiny}:13: random:" in flat and "another definition" in flat
+    assert batch_count(sqlite_url) == 2
+    shutil.move(tmp_path / "results" / "tiny" / "random", tmp_path / "old-random")
     code, changed = invoke("study", "run", str(tiny), "--db", sqlite_url, "--workers", "1")
     assert code == 0, changed
     new_ids = ids_from(changed)
@@ -185,6 +192,12 @@ ONE_BATCH = '[[batch]]\nname = "a"\ngame = "alquerque"\nagents = "random"\n'
         ("defaults = [1]\n" + ONE_BATCH, 1, "defaults"),
         ('description = ["x"]\n' + ONE_BATCH, 1, "description"),
         ("tune = 3\n" + ONE_BATCH, 1, "tune"),
+        # The precision target is a share's half-width, the budget a positive number of hours.
+        ('title = "t"\nhalf_width = 0.5\n' + ONE_BATCH, 2, "half_width"),
+        ('title = "t"\nhalf_width = "2 points"\n' + ONE_BATCH, 2, "half_width"),
+        ('title = "t"\n\nbudget_cpu_hours = 0\n' + ONE_BATCH, 3, "budget_cpu_hours"),
+        ('title = "t"\nbudget_cpu_hours = true\n' + ONE_BATCH, 2, "budget_cpu_hours"),
+        ('title = "t"\nbudget_cpu_hours = inf\n' + ONE_BATCH, 2, "budget_cpu_hours"),
     ],
 )
 def test_a_study_whose_tables_are_not_tables_is_refused_by_line_and_field(
@@ -198,10 +211,12 @@ def test_a_study_whose_tables_are_not_tables_is_refused_by_line_and_field(
     assert "Traceback" not in output
 
 
-def test_the_report_of_a_study_not_yet_run_says_so(tiny: Path, sqlite_url: str) -> None:
-    code, output = invoke("study", "report", str(tiny), "--db", sqlite_url)
+def test_the_report_of_a_study_not_yet_run_says_so(tiny: Path, tmp_path: Path) -> None:
+    code, output = invoke("study", "report", str(tiny), "--out", str(tmp_path / "pages"))
     assert code == 2
-    assert "not run yet" in output and "playtester study run" in " ".join(output.split())
+    flat = " ".join(output.split())
+    assert "not run yet: no results in" in flat and "playtester study run" in flat
+    assert not (tmp_path / "pages").exists()
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "studies").glob("*.toml")), ids=lambda p: p.stem)
@@ -210,6 +225,9 @@ def test_every_shipped_study_is_valid(path: Path, migrated_sqlite_url: str) -> N
     code, output = invoke("study", "check", str(path), "--db", sqlite_url)
     assert code == 0, output
     assert batch_count(sqlite_url) == 0
+    study = load_study(path)
+    assert study.half_width is not None and 0 < study.half_width <= 0.05
+    assert study.budget_cpu_hours is not None and study.budget_cpu_hours > 0
 
 
 def test_a_study_is_checked_whole_by_the_server_before_its_first_batch_is_sent(

@@ -4,7 +4,9 @@ and the pages answer with a page; the storage queries that filter on typed text 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.testclient import TestClient
 
+import api.web.studies as web_studies
 from storage.crud import NotFound, list_batches, resolve_batch_id
 from storage.db import get_engine
 from storage.queries import count_batches, list_matches_page
@@ -51,12 +54,22 @@ def parameters(route: APIRoute, kind: str) -> list[str]:
 
 
 @pytest.fixture
-def site(db_url: str) -> Iterator[tuple[TestClient, Any, dict[str, str]]]:
-    """The app on a database holding one really played batch; the path values that reach it."""
+def site(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[TestClient, Any, dict[str, str]]]:
+    """The app on a database holding one really played batch, and one published study page;
+    the path values that reach them."""
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "demo.md").write_text("# Demo\n\n![seats](demo-1-seats.svg)\n")
+    (pages / "demo.json").write_text(json.dumps({"format": "playtester-study", "title": "Demo"}))
+    (pages / "demo-1-seats.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    monkeypatch.setattr(web_studies, "PAGES", pages)
     app, _ = make_api(db_url)
     batch_id = played_batch(db_url, "alquerque", ["random", "random"], 2)
+    good = {"batch_id": batch_id, "index": "0", "name": "demo", "file": "demo-1-seats.svg"}
     with client_for(app) as client:
-        yield client, app, {"batch_id": batch_id, "index": "0"}
+        yield client, app, good
 
 
 def assert_refused(answer: Any, route: APIRoute, what: str) -> None:
@@ -82,6 +95,9 @@ def test_every_dashboard_parameter_refuses_hostile_values(site: Any) -> None:
         "/ui/batches/{batch_id}",
         "/ui/batches/{batch_id}/matches/{index}",
         "/ui/batches/{batch_id}/matches/{index}/positions",
+        "/ui/studies",
+        "/ui/studies/{name}",
+        "/ui/studies/figures/{file}",
     }
     walked = 0
     for method, path, route in routes:

@@ -28,6 +28,7 @@ the games and the caps). The definition lives here, below the planner, because t
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Iterable
@@ -138,6 +139,8 @@ class TopKey(StrEnum):
     BATCH = "batch"
     QUESTION = "question"
     TUNE = "tune"
+    HALF_WIDTH = "half_width"
+    BUDGET_CPU_HOURS = "budget_cpu_hours"
 
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -188,6 +191,12 @@ class Study:
     """The file as read, to find the line of a field named in an error."""
     tune: dict[str, Any] | None = None
     """The ``[tune]`` table, read by :mod:`workers.studies.tuning`."""
+    half_width: float | None = None
+    """The precision the study aims at: the half-width of the 95 % interval of each batch's
+    headline figure (a share, 0.02 for ±2 points); a batch's precision stop states its own."""
+    budget_cpu_hours: float | None = None
+    """The CPU time the whole study may take, in hours: ``study plan`` sets its estimate
+    against it."""
 
     def batch(self, name: str) -> StudyBatch:
         return next(b for b in self.batches if b.name == name)
@@ -417,10 +426,37 @@ def load_study(path: Path) -> Study:
         raise StudyError(path, line, "description", "should be a text")
     batches = _batches(path, text, data)
     questions = _questions(path, text, data, {b.name for b in batches})
+    half_width = _number(path, text, data, TopKey.HALF_WIDTH, below=0.5)
+    budget = _number(path, text, data, TopKey.BUDGET_CPU_HOURS, below=None)
     tune = data.get(TopKey.TUNE)
     if tune is not None and not isinstance(tune, dict):
         line = header_line(text, TopKey.TUNE, 0) or key_line(text, 1, TopKey.TUNE) or 1
         raise StudyError(path, line, "tune", "should be a table")
     return Study(
-        path.stem, path, title, description.strip(), tuple(batches), tuple(questions), text, tune
+        path.stem,
+        path,
+        title,
+        description.strip(),
+        tuple(batches),
+        tuple(questions),
+        text,
+        tune,
+        half_width,
+        budget,
     )
+
+
+def _number(
+    path: Path, text: str, data: dict[str, Any], key: TopKey, below: float | None
+) -> float | None:
+    """A positive top-level number (below ``below`` when given), or None when not written."""
+    value = data.get(key)
+    if value is None:
+        return None
+    line = key_line(text, 1, key) or 1
+    limit = f" and below {below}" if below is not None else ""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise StudyError(path, line, str(key), f"should be a number, not {_toml_type(value)}")
+    if not (math.isfinite(value) and value > 0 and (below is None or value < below)):
+        raise StudyError(path, line, str(key), f"should be above 0{limit}, not {value}")
+    return float(value)

@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from analysis import plots
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.twin import page_data
 
 
 class Source(Protocol):
@@ -45,10 +46,12 @@ class LocalSource:
 
 @dataclass
 class Page:
-    """The page's Markdown and the figures it links to (file name -> SVG)."""
+    """The page's Markdown, the figures it links to (file name -> SVG) and its machine-readable
+    twin (:func:`page_data`)."""
 
     markdown: str
     figures: dict[str, str] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 def pct(value: float | None, signed: bool = False) -> str:
@@ -201,11 +204,21 @@ SECTIONS: dict[Figure, tuple[Text, Plot | None]] = {
 
 
 def render_page(
-    study: Study, ids: Mapping[str, str], source: Source, commands: Sequence[str]
+    study: Study,
+    ids: Mapping[str, str],
+    source: Source,
+    commands: Sequence[str],
+    seconds: Mapping[str, float] | None = None,
 ) -> Page:
-    """The study's page from its stored batches (``ids``: study batch name -> batch id)."""
+    """The study's page from its stored batches (``ids``: study batch name -> batch id;
+    ``seconds``: each batch's summed playing time, where it is known)."""
     names = [b.name for b in study.batches]
     reports = {name: source.report(ids[name]) for name in names}
+    comparisons = {
+        (q.batch, q.against): source.compare(ids[q.batch], ids[q.against])
+        for q in study.questions
+        if q.against
+    }
     page = Page("")
     out = [f"# {study.title}", ""]
     if study.description:
@@ -214,7 +227,7 @@ def render_page(
     out += ["## Questions", ""]
     for number, q in enumerate(study.questions, start=1):
         report = reports[q.batch]
-        compared = source.compare(ids[q.batch], ids[q.against]) if q.against else None
+        compared = comparisons[(q.batch, q.against)] if q.against else None
         text, plot = SECTIONS[q.figure]
         out += [f"### {number}. {q.title}", "", *text(q, report, compared)]
         if plot is not None:
@@ -227,4 +240,5 @@ def render_page(
         out += [f"- **{name}**: {note}" for name, note in method.items()]
         out.append("")
     page.markdown = "\n".join(out).rstrip() + "\n"
+    page.data = page_data(study, ids, reports, comparisons, seconds or {})
     return page

@@ -1,30 +1,53 @@
-"""``study check|run|report``: a study file's batches run here or on a server, and its page.
+"""``study check|plan|run|verify|report``: a study file's batches planned, run here or on a
+server, checked, and its page.
 
 A study (``studies/<name>.toml``, see :mod:`analysis.studies.definition`) is checked whole
-before anything runs (on a server, by the server too). ``run`` plays what is missing and
-reuses what already ran (found by the content key of each batch's definition); ``report``
-writes the page from the stored batches. The work is done by ``workers.studies`` and
-``analysis.studies``; this module parses arguments, shows progress and prints.
+before anything runs (on a server, by the server too). ``run`` imports the study's results
+files, plays what is missing and saves the results as it goes (``workers.studies.results``);
+``verify`` replays a sample of them; ``report`` writes the page and its JSON twin from them
+alone; ``plan`` times a short calibration (``workers.studies.calibrate``). The work is done by
+``workers.studies`` and ``analysis.studies``; this module parses arguments, shows progress and
+prints.
 """
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from sqlalchemy import Engine
 
 from analysis.studies.definition import Study, StudyError, load_study
+from analysis.studies.index import update_index
 from analysis.studies.page import LocalSource, render_page
+from analysis.studies.twin import to_json
 from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
 from api.cli.run import progress_runner
 from api.cli.service import DEFAULT_SERVER, KeyOption, client_for, service_error
 from api.client import ServiceError
+from engines.core import OptionError
+from storage import crud
+from storage.queries import play_seconds
 from workers.studies.plan import PlannedBatch, check_on_server, plan_study
 from workers.studies.remote import find_on_service, run_on_service
+from workers.studies.results import (
+    CHECKPOINT_MINUTES,
+    Checkpoints,
+    batch_folder,
+    has_results,
+    restore,
+    results_folder,
+    save,
+    throwaway_engine,
+)
 from workers.studies.runner import StudyRun, find_here, run_here
+
+if TYPE_CHECKING:
+    from storage.archive import ExportSummary
+    from workers.studies.calibrate import Estimate
 
 app = typer.Typer(help="Study files: named sets of batches and the questions they answer.")
 
@@ -44,6 +67,9 @@ OutDir = Annotated[
     typer.Option("--out", "-o", help="Folder for the page (default: docs/studies)."),
 ]
 DEFAULT_PAGES = Path("docs/studies")
+MKDOCS = Path("mkdocs.yml")
+"""The site whose Studies section ``report`` keeps in step with the pages written to
+``DEFAULT_PAGES`` (both relative to where the command runs: the repository's root)."""
 
 
 def _load(path: Path, db: str | None) -> tuple[Study, list[PlannedBatch]]:
@@ -62,7 +88,8 @@ def _announce(run: StudyRun) -> None:
 def _commands(path: Path, service: str | None) -> list[str]:
     where = f" --service {shlex.quote(service)}" if service else ""
     quoted = shlex.quote(str(path))
-    return [f"playtester study run {quoted}{where}", f"playtester study report {quoted}{where}"]
+    commands = [f"playtester study run {quoted}{where}", f"playtester study report {quoted}{where}"]
+    return commands if service else [*commands, f"playtester study verify {quoted}"]
 
 
 @app.command("check")
@@ -76,25 +103,114 @@ def check(path: StudyFile, db: DbOption = None) -> None:
     )
 
 
+@app.command("plan")
+def plan(
+    path: StudyFile,
+    calibration: Annotated[
+        int,
+        typer.Option(
+            "--calibration",
+            "-n",
+            min=2,
+            help="Matches played and timed per batch (its first ones, in this process).",
+        ),
+    ] = 4,
+    cores: Annotated[
+        int | None,
+        typer.Option(min=1, help="Cores to turn CPU time into wall time (default: all here)."),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Time a short calibration of each batch and print the matches and CPU time each needs
+    to reach its precision target, and the study's total against its CPU budget."""
+    from workers.local import default_workers
+    from workers.studies.calibrate import calibrate
+
+    study, planned = _load(path, db)
+    with user_errors(db):
+        estimates = calibrate(
+            study,
+            planned,
+            calibration,
+            announce=lambda e: err.print(
+                f"{e.name}: {e.calibration} matches, {e.cpu_per_match:.3f} CPU s a match"
+                + (f" (compiled in {e.compile_seconds:.0f} s)" if e.compile_seconds > 1 else ""),
+                highlight=False,
+            ),
+        )
+    for p, e in zip(planned, estimates, strict=True):
+        out.print(plan_line(p, e), highlight=False, soft_wrap=True)
+    total = sum(e.cpu_seconds for e in estimates) / 3600
+    width = cores or default_workers()
+    budget = study.budget_cpu_hours
+    verdict = (
+        "no budget stated (budget_cpu_hours)"
+        if budget is None
+        else f"{'within' if total <= budget else 'OVER'} its budget of {budget:g} CPU hours"
+    )
+    out.print(
+        f"study {study.name}: {sum(e.matches for e in estimates):,} matches, "
+        f"{total:.2f} CPU hours ({total / width:.2f} hours on {width} cores): {verdict}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def plan_line(p: PlannedBatch, e: Estimate) -> str:
+    """One batch's plan: its calibration, its target, the matches it needs and will play."""
+    target = e.target
+    wanted = (
+        "no target"
+        if target.half_width is None
+        else f"±{target.half_width * 100:.1f} pt needs {e.needed:,} matches"
+    )
+    rule = "its precision stop" if target.stops else "its matches"
+    short = " (short of the target)" if e.reaches is False else ""
+    return (
+        f"{p.batch.name} ({' vs '.join(p.plan.labels)}): {e.cpu_per_match:.3f} CPU s a match, "
+        f"sd {e.sd:.3f} a match; {target.figure} {wanted}; plays {e.matches:,} ({rule}) "
+        f"→ ±{e.half_width * 100:.1f} pt{short}, {e.cpu_seconds / 3600:.2f} CPU hours"
+    )
+
+
+Checkpoint = Annotated[
+    float,
+    typer.Option(
+        "--checkpoint",
+        min=0.1,
+        help="Minutes between saves of the batch being played to its results folder "
+        "(it is saved too when it ends and on Ctrl-C).",
+    ),
+]
+Moves = Annotated[
+    bool,
+    typer.Option(
+        help="Keep each match's moves in the results. Without them the files are smaller "
+        "and the matches still replay from their seeds, but the page cannot count distinct "
+        "games."
+    ),
+]
+
+
 @app.command("run")
 def run(
     path: StudyFile,
     service: Service = None,
     api_key: KeyOption = None,
     workers: Workers = None,
+    checkpoint: Checkpoint = CHECKPOINT_MINUTES,
+    moves: Moves = True,
     db: DbOption = None,
 ) -> None:
-    """Run a study's batches (here, or on a server with --service), reusing those that ran."""
+    """Run a study's batches (here, or on a server with --service), reusing those that ran.
+
+    Here, the results go to studies/results/<study>/<batch>/ as they are played (partial
+    batches too), and what is there is imported first: a study stopped anywhere goes on from
+    those files, on this machine or another, with a new database.
+    """
     study, planned = _load(path, db)
     if service is None:
-        with user_errors(db):
-            engine = open_db(db)
-            runs = run_here(
-                engine,
-                planned,
-                play=lambda batch_id: progress_runner(batch_id, workers, db),
-                announce=_announce,
-            )
+        runs = _run_here(study, planned, path, workers, checkpoint * 60, moves, db)
     else:
         runs = _run_on_service(study, planned, service, api_key)
     failed = [r for r in runs if r.status != "done"]
@@ -107,6 +223,57 @@ def run(
     )
     if failed:
         fail(", ".join(f"{r.name} ({r.batch_id}) is {r.status}" for r in failed))
+
+
+def _saved(summary: ExportSummary) -> None:
+    err.print(
+        f"saved {summary.matches:,} matches to {summary.path} ({summary.bytes:,} bytes)",
+        highlight=False,
+    )
+
+
+def _run_here(
+    study: Study,
+    planned: list[PlannedBatch],
+    path: Path,
+    workers: int | None,
+    every: float,
+    moves: bool,
+    db: str | None,
+) -> list[StudyRun]:
+    with user_errors(db):
+        if workers is not None and workers < 1:
+            raise OptionError("--workers must be at least 1", field="workers")
+        engine = open_db(db)
+        for got in restore(engine, study, planned):
+            err.print(
+                f"{got.name}: batch [bold]{got.batch_id}[/bold] read from its results "
+                f"({got.matches_added:,} matches added, {got.status})",
+                highlight=False,
+            )
+
+        def play(run: StudyRun) -> None:
+            folder = batch_folder(study, run.name)
+            points = Checkpoints(
+                engine, run.batch_id, folder, every=every, moves=moves, saved=_saved
+            )
+            try:
+                progress_runner(run.batch_id, workers, db, also=points.tick)
+            except KeyboardInterrupt:
+                points.save()
+                err.print(
+                    f"\ninterrupted; results saved in {results_folder(study)}. Continue "
+                    f"(here or elsewhere) with:\n  playtester study run {shlex.quote(str(path))}"
+                )
+                raise typer.Exit(130) from None
+            points.save()
+
+        runs = run_here(engine, planned, play=play, announce=_announce)
+        for r in runs:
+            folder = batch_folder(study, r.name)
+            if not has_results(folder):
+                _saved(save(engine, r.batch_id, folder, moves=moves))
+        return runs
 
 
 def _run_on_service(
@@ -141,23 +308,28 @@ def report(
     out_dir: OutDir = None,
     service: Service = None,
     api_key: KeyOption = None,
-    db: DbOption = None,
 ) -> None:
-    """Write a study's page (Markdown with SVG plots) from its stored batches."""
-    study, planned = _load(path, db)
+    """Write a study's page (Markdown with SVG plots) and its JSON twin from its results.
+
+    The results in studies/results/<study>/ are read into a temporary database of the
+    command's own: no database is needed, and the same results always give the same files.
+    With --service, the page is written from the server's batches instead.
+    """
+    study, planned = _load(path, None)
     folder = out_dir or DEFAULT_PAGES
+    commands = _commands(path, service)
     if service is None:
-        with user_errors(db):
-            engine = open_db(db)
-            ids = find_here(engine, planned)
+        with user_errors(), throwaway_engine() as engine:
+            ids = _from_results(engine, study, planned)
             _require_all(study, planned, ids)
-            page = render_page(study, ids, LocalSource(engine), _commands(path, None))
+            seconds = {name: play_seconds(engine, batch_id) for name, batch_id in ids.items()}
+            page = render_page(study, ids, LocalSource(engine), commands, seconds)
     else:
         with client_for(service, api_key) as client:
             try:
                 ids = find_on_service(client, planned)
                 _require_all(study, planned, ids)
-                page = render_page(study, ids, client, _commands(path, service))
+                page = render_page(study, ids, client, commands)
             except ServiceError as exc:
                 service_error(exc)
                 raise AssertionError("unreachable") from exc
@@ -166,12 +338,22 @@ def report(
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{study.name}.md"
     target.write_text(page.markdown, encoding="utf-8")
+    (folder / f"{study.name}.json").write_text(to_json(page.data), encoding="utf-8")
     for name, svg in page.figures.items():
         (folder / name).write_text(svg, encoding="utf-8")
+    if folder.resolve() == DEFAULT_PAGES.resolve() and MKDOCS.is_file():
+        update_index(folder, MKDOCS)
     out.print(
-        f"wrote {target}" + (f" and {len(page.figures)} plots" if page.figures else ""),
+        f"wrote {target}, its JSON twin"
+        + (f" and {len(page.figures)} plots" if page.figures else ""),
         highlight=False,
     )
+
+
+def _from_results(engine: Engine, study: Study, planned: list[PlannedBatch]) -> dict[str, str]:
+    """The study's batches read from its results folder into ``engine``: name -> batch id."""
+    restore(engine, study, planned)
+    return find_here(engine, planned)
 
 
 def _require_all(study: Study, planned: list[PlannedBatch], ids: dict[str, str]) -> None:
@@ -181,6 +363,49 @@ def _require_all(study: Study, planned: list[PlannedBatch], ids: dict[str, str])
             study.path,
             study.batch(missing[0]).line,
             missing[0],
-            f"not run yet ({len(missing)} of {len(planned)} batches missing); "
+            f"not run yet: no results in {batch_folder(study, missing[0])} "
+            f"({len(missing)} of {len(planned)} batches missing); "
             f"run `playtester study run {study.path}` first",
         )
+
+
+@app.command("verify")
+def verify(
+    path: StudyFile,
+    sample: Annotated[
+        int,
+        typer.Option("--sample", "-n", min=1, help="Matches to replay per batch, drawn at random."),
+    ] = 3,
+    seed: Annotated[int, typer.Option(help="Seed of the random sample.")] = 0,
+) -> None:
+    """Replay a random sample of each batch's matches from the study's results and compare
+    every move and result with the stored ones; exits 1 on any difference."""
+    from workers.verify import verify_batch
+
+    study, planned = _load(path, None)
+    bad = 0
+    with user_errors(), throwaway_engine() as engine:
+        ids = _from_results(engine, study, planned)
+        if not ids:
+            fail(f"{study.name}: no batch has results in {results_folder(study)} yet")
+        for p in planned:
+            name = p.batch.name
+            if name not in ids:
+                out.print(f"{name}: no results yet", highlight=False)
+                continue
+            batch = crud.find_batch(engine, ids[name])
+            verdict = verify_batch(engine, batch, sample=sample, seed=seed)
+            if verdict.ok:
+                out.print(
+                    f"{name} ({batch.id}): {len(verdict.sampled)} of {verdict.played} played "
+                    "matches replayed as stored",
+                    highlight=False,
+                )
+                continue
+            bad += 1
+            err.print(
+                f"[red]mismatch:[/red] {name} ({batch.id}): {verdict.mismatches[0].describe()}",
+                highlight=False,
+            )
+    if bad:
+        raise typer.Exit(1)

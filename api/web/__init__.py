@@ -3,7 +3,8 @@
 ``install(app)`` adds the page routes and the static files (``/static``: CSS, JavaScript,
 nothing fetched from elsewhere). Pages: the batch list ``/``, the new-batch form ``/ui/new``,
 a batch ``/ui/batches/{id}``, a replay ``/ui/batches/{id}/matches/{index}`` and the
-comparison ``/ui/compare``; board renderers live in ``api.web.boards``.
+comparison ``/ui/compare``, the published studies ``/ui/studies`` (``api.web.studies``);
+board renderers live in ``api.web.boards``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api.web import pages, replay, submit
+from api.web import pages, replay, studies, submit
 from api.web.templating import HERE
 
 
@@ -20,4 +21,5 @@ def install(app: FastAPI) -> None:
     app.include_router(pages.router)
     app.include_router(submit.router)
     app.include_router(replay.router)
+    app.include_router(studies.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")

@@ -35,7 +35,8 @@ class StudyRun:
     status: str
 
 
-def _idempotency(p: PlannedBatch) -> Idempotency:
+def idempotency(p: PlannedBatch) -> Idempotency:
+    """The key a study batch is stored under in a local database."""
     return Idempotency(scope=LOCAL_SCOPE, key=p.key, fingerprint=fingerprint(p.request))
 
 
@@ -43,7 +44,7 @@ def find_here(engine: Engine, planned: Sequence[PlannedBatch]) -> dict[str, str]
     """Study batch name -> stored batch id, for the batches this database already has."""
     found = {}
     for p in planned:
-        earlier = earlier_submission(engine, _idempotency(p))
+        earlier = earlier_submission(engine, idempotency(p))
         if earlier is not None:
             found[p.batch.name] = earlier.batch.id
     return found
@@ -52,21 +53,22 @@ def find_here(engine: Engine, planned: Sequence[PlannedBatch]) -> dict[str, str]
 def run_here(
     engine: Engine,
     planned: Sequence[PlannedBatch],
-    play: Callable[[str], object],
+    play: Callable[[StudyRun], object],
     announce: Callable[[StudyRun], None] = lambda _run: None,
 ) -> list[StudyRun]:
-    """Make the missing batches in ``engine``'s database and ``play`` (a batch id) every one
-    not yet finished; a finished batch is reused untouched."""
+    """Make the missing batches in ``engine``'s database and ``play`` every one not yet
+    finished (given its ``StudyRun``: name and batch id); a finished batch is reused
+    untouched."""
     runs = []
     for p in planned:
         submission = submit_batch(
-            engine, plan=p.plan, idempotency=_idempotency(p), start_request=False
+            engine, plan=p.plan, idempotency=idempotency(p), start_request=False
         )
         batch = submission.batch
         run = StudyRun(p.batch.name, batch.id, submission.created, batch.status)
         announce(run)
         if batch.status not in BatchStatus.FINISHED:
-            play(batch.id)
+            play(run)
             run = StudyRun(
                 run.name, run.batch_id, run.created, crud.find_batch(engine, batch.id).status
             )
@@ -86,7 +88,7 @@ def trial_here(
 
     def run(p: PlannedBatch, should_stop: Callable[[dict[str, Any]], bool]) -> TrialOutcome:
         submission = submit_batch(
-            engine, plan=p.plan, idempotency=_idempotency(p), start_request=False
+            engine, plan=p.plan, idempotency=idempotency(p), start_request=False
         )
         batch_id = submission.batch.id
         checked = [0]

@@ -1,0 +1,168 @@
+"""A study page's machine-readable twin: every question's figure with its estimate, interval,
+test and units, and the batches it was read from (keys as the study file gives them, matches,
+playing time).
+
+Like the page, it copies the batches' reports and comparisons and computes nothing. Numbers are
+rounded to six decimals, so the file reads the same whichever machine's floating point made
+the last digits; nothing in it says when or where it was written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from analysis.studies.definition import Figure, Question, Study
+
+FORMAT = "playtester-study"
+DIGITS = 6
+
+_FIGURE_KEYS = (
+    "estimate",
+    "a",
+    "b",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "interval",
+    "test",
+    "p_value",
+    "units",
+    "effective_n",
+    "by",
+)
+_SEAT_KEYS = (
+    "seat",
+    "games",
+    "win_share",
+    "a",
+    "b",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "expected",
+    "interval",
+    "test",
+    "p_value",
+    "p_holm",
+    "units",
+    "effective_n",
+)
+_AGENT_KEYS = (
+    "agent",
+    "games",
+    "score",
+    "ci_low",
+    "ci_high",
+    "interval",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "units",
+)
+
+
+def _pick(row: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: row[key] for key in keys if key in row}
+
+
+def _figure(q: Question, report: Mapping[str, Any], compared: Any) -> dict[str, Any]:
+    """What the page shows for ``q``, as data."""
+    if q.figure is Figure.FIRST_PLAYER_ADVANTAGE:
+        source = compared["first_player_advantage"] if compared else report[q.figure]
+        return _pick(source, _FIGURE_KEYS)
+    if q.figure is Figure.SEATS:
+        rows = compared["seats"] if compared else report["seats"]
+        return {"rows": [_pick(row, _SEAT_KEYS) for row in rows]}
+    if q.figure is Figure.AGENTS:
+        return {"rows": [_pick(row, _AGENT_KEYS) for row in report["agents"]]}
+    shape = report["shape"]
+    if q.figure is Figure.DRAW_RATE:
+        return {
+            "estimate": shape["draw_rate"],
+            "ci_low": shape.get("draw_rate_ci_low"),
+            "ci_high": shape.get("draw_rate_ci_high"),
+        }
+    plies = shape["plies"]
+    return {key: plies[key] for key in ("mean", "median", "p10", "p90", "min", "max")}
+
+
+def _batch(
+    study: Study, name: str, batch_id: str, report: Mapping[str, Any], seconds: float | None
+) -> dict[str, Any]:
+    meta = report["batch"]
+    return {
+        "id": batch_id,
+        "keys": study.batch(name).keys,
+        "matches": meta["matches"],
+        "matches_done": meta["matches_done"],
+        "matches_failed": meta["matches_failed"],
+        "status": meta["status"],
+        "cpu_seconds": seconds,
+    }
+
+
+def page_data(
+    study: Study,
+    ids: Mapping[str, str],
+    reports: Mapping[str, Any],
+    comparisons: Mapping[tuple[str, str], Any],
+    seconds: Mapping[str, float],
+) -> dict[str, Any]:
+    """The twin of a study page, from the same reports and comparisons."""
+    questions = []
+    for number, q in enumerate(study.questions, start=1):
+        compared = comparisons[(q.batch, q.against)] if q.against else None
+        used = [q.batch] + ([q.against] if q.against else [])
+        questions.append(
+            {
+                "number": number,
+                "title": q.title,
+                "figure": str(q.figure),
+                "batch": q.batch,
+                "against": q.against,
+                "result": _figure(q, reports[q.batch], compared),
+                "batches": {
+                    name: _batch(study, name, ids[name], reports[name], seconds.get(name))
+                    for name in used
+                },
+            }
+        )
+    batches = {
+        b.name: _batch(study, b.name, ids[b.name], reports[b.name], seconds.get(b.name))
+        for b in study.batches
+    }
+    return {
+        "format": FORMAT,
+        "version": 1,
+        "study": study.name,
+        "title": study.title,
+        "description": study.description,
+        "half_width": study.half_width,
+        "budget_cpu_hours": study.budget_cpu_hours,
+        "matches": sum(b["matches_done"] for b in batches.values()),
+        "cpu_seconds": (
+            sum(s for s in (b["cpu_seconds"] for b in batches.values()) if s is not None)
+            if seconds
+            else None
+        ),
+        "questions": questions,
+        "batches": batches,
+    }
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, DIGITS) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def to_json(data: Mapping[str, Any]) -> str:
+    """The twin as text: keys sorted, numbers rounded, non-finite numbers as null."""
+    return json.dumps(_rounded(dict(data)), indent=2, sort_keys=True, allow_nan=False) + "\n"
