@@ -163,6 +163,7 @@ def test_the_root_command_lists_every_command_in_order() -> None:
     root = typer.main.get_command(app)
     assert list(root.commands) == [
         *("run", "resume", "games", "batches", "show", "replay", "report", "compare"),
+        *("export", "import", "verify"),
         *("serve", "worker", "submit", "status", "tune", "db", "study", "docs"),
     ]
     db = root.commands["db"]
