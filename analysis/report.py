@@ -3,8 +3,10 @@
 Top-level keys: ``batch`` (metadata), ``method`` (how each figure was computed), ``independence``,
 ``seats``, ``turn_positions``, ``seat_test``, ``first_player_advantage``, ``agents``,
 ``pairings``, ``strengths``, ``shape``, ``fair_compensation`` (points games, else null),
-``game`` (game section or null) and ``sprt`` (stop-rule state or null). Values are unrounded;
-NaN and infinities become null.
+``game`` (game section or null), ``sprt`` (SPRT state or null), ``precision`` (a precision
+stop's state or null: ``figure``, ``half_width``, ``min_units``, ``estimate``, ``ci_low``,
+``ci_high``, ``achieved_half_width``, ``units``, ``result``, ``verdict``) and ``clock``.
+Values are unrounded; NaN and infinities become null.
 
 Every interval and test counts units of sampling, not matches (``analysis.units``: matches
 linked by a shared opening or round). The fields that say so:
@@ -49,7 +51,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -59,14 +61,15 @@ from sqlalchemy import Engine
 
 from analysis import agents as agents_mod
 from analysis import frames, seats, shape, stop_rule
+from analysis.batch_data import agent_groups, load_wide
 from analysis.clock import clock_figures
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
 from analysis.independence import independence
 from analysis.strengths import strengths
-from analysis.tidy import Wide, by_turn, to_wide, with_matches
+from analysis.tidy import Wide, by_turn
 from engines.core import Ending
-from engines.registry import game_class, load_game
+from engines.registry import game_class
 from engines.seating import opening_round, seating_design
 from storage import crud
 from storage.models import BatchStatus
@@ -74,7 +77,7 @@ from storage.models import BatchStatus
 REPORT_KEYS = (
     "batch", "method", "independence", "seats", "turn_positions", "seat_test",
     "first_player_advantage", "agents", "pairings", "strengths", "shape", "fair_compensation",
-    "game", "sprt", "clock",
+    "game", "sprt", "precision", "clock",
 )  # fmt: skip
 
 
@@ -110,18 +113,6 @@ def coverage_note(batch: Any, played: int) -> str | None:
         else "still running, or interrupted (resume it to finish)"
     )
     return f"partial: {played:,} of {batch.matches:,} matches played — {why}"
-
-
-def agent_groups(specs: list[dict[str, Any]]) -> list[int]:
-    """For each agent index, the first index with the same spec (the same player)."""
-    return [next(j for j, other in enumerate(specs) if other == spec) for spec in specs]
-
-
-def starting_seat(batch: Any) -> Callable[[int], int]:
-    """The seat that moves first in the batch's match with game seed ``seed`` (for rows stored
-    before the first seat was kept)."""
-    game = load_game(batch.game, players=batch.players, **batch.options)
-    return lambda seed: max(game.new_initial_state(seed).current_player(), 0)
 
 
 def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
@@ -166,13 +157,17 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "comes from the game result: the larger win share wins a meeting, equal shares draw, "
         "whatever the points; points are reported apart",
         "win_share": "mean of returns(): winners split 1.0, so a shared win counts a fraction",
-        "units": "matches that share an opening (their first plies) or a round of the seating "
-        "design form one unit of sampling; seat, turn-position, draw and balance figures and "
-        "every agent figure treat units, not matches, as the independent draws (see "
-        "independence); copies of one agent spec are one player",
+        "units": "a unit of sampling is what the batch's design draws independently: a round "
+        "of the seating design (one match with fixed seats, a seat-swapped pair, the seatings "
+        "of one drawn opening); equal openings drawn independently stay apart, unless the batch "
+        "declares its book a sample of openings (variation.units = line) or was stored before "
+        "variations were declared; a batch with no more distinct games than one round is one "
+        "unit. Seat, turn-position, draw and balance figures and every agent figure treat "
+        "units, not matches, as the independent draws (see independence); copies of one agent "
+        "spec are one player",
         "variance": "sample variance (ddof=1) everywhere; for a mean over units the CR1 "
-        "cluster-robust variance (G/(G−1) · Σ unit residual² / M²), never below the variance "
-        "independent matches would give",
+        "cluster-robust variance (G/(G−1) · Σ unit residual² / M²), with no floor, so what a "
+        "balanced design gains is kept",
         "seat_interval": "95 % Clopper–Pearson (exact) when matches are independent whole wins; "
         "otherwise Korn–Graubard's design-adjusted exact interval: Clopper–Pearson at the "
         "effective sample size (the Bernoulli sample with the cluster-robust variance, shrunk "
@@ -232,24 +227,13 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
     }
 
 
-def load_wide(engine: Engine, batch: Any) -> Wide:
-    """The batch's per-match arrays with each match's starting seat and unit of sampling."""
-    long = frames.seat_results_numeric(engine, batch.id, batch.labels)
-    w = to_wide(long, batch.players)
-    del long
-    return with_matches(
-        w,
-        frames.match_design(engine, batch.id, starting_seat(batch)),
-        opening_round(batch.players, batch.seat_policy),
-    )
-
-
 def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     """The full report of the batch with this full id; ``NotFound`` if there is none."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")
-    w = load_wide(engine, batch)
+    distinct_games = frames.distinct_games(engine, batch.id)
+    w = load_wide(engine, batch, distinct_games)
     ended = frames.ended_by_counts(engine, batch.id)
     failed = int(ended.loc[ended["ended_by"] == Ending.FAILED, "count"].sum())
     ended_ok = ended[ended["ended_by"] != Ending.FAILED]
@@ -277,9 +261,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     report = {
         "batch": batch_meta(batch, w.matches, failed),
         "method": method_notes(w, batch, pairs is not None),
-        "independence": independence(
-            w, batch.variation, frames.distinct_games(engine, batch.id), round_size
-        ),
+        "independence": independence(w, batch.variation, distinct_games, round_size),
         "seats": balance,
         "turn_positions": positions,
         "seat_test": seat_test,
@@ -293,6 +275,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "fair_compensation": compensation,
         "game": section,
         "sprt": stop_rule.sprt_status(engine, batch, w.units),
+        "precision": stop_rule.stop_status(engine, batch),
         "clock": (
             None
             if batch.time_control is None

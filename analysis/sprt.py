@@ -24,6 +24,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analysis import stats
+from analysis.precision import PRECISION, parse_precision, validate_precision
 from engines.core import OptionError
 from engines.seating import seat_swapped_pairs
 
@@ -124,7 +125,8 @@ def _verdict(result: str | None, rule: Mapping[str, Any]) -> str:
 
 
 def parse_stop_rule(text: str) -> dict[str, Any]:
-    """Read a rule from JSON or the short form ``sprt:A,B,elo0=0,elo1=5[,alpha=..,beta=..]``."""
+    """Read a rule from JSON or a short form: ``sprt:A,B,elo0=0,elo1=5[,alpha=..,beta=..]`` or
+    ``precision:FIGURE,half_width=H[,min_units=N]`` (``analysis.precision``)."""
     text = text.strip()
     if text.startswith("{"):
         try:
@@ -135,9 +137,12 @@ def parse_stop_rule(text: str) -> dict[str, Any]:
             raise OptionError("stop rule JSON must be an object", field="stop_rule")
         return rule
     kind, _, rest = text.partition(":")
+    if kind.strip().lower() == PRECISION and rest:
+        return parse_precision(rest)
     if kind.strip().lower() != "sprt" or not rest:
         raise OptionError(
-            f"cannot read stop rule {text!r}; expected e.g. sprt:hard,easy,elo0=0,elo1=5",
+            f"cannot read stop rule {text!r}; expected e.g. sprt:hard,easy,elo0=0,elo1=5 or "
+            "precision:first_player_advantage,half_width=0.02",
             field="stop_rule",
         )
     agents: list[str] = []
@@ -165,8 +170,12 @@ def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[s
     if not isinstance(rule, Mapping):
         raise OptionError("stop_rule must be an object", field="stop_rule")
     kind = rule.get("type", "sprt")
+    if kind == PRECISION:
+        return validate_precision(rule, labels)
     if kind != "sprt":
-        raise OptionError(f"unknown stop rule type {kind!r}; only 'sprt'", field="stop_rule.type")
+        raise OptionError(
+            f"unknown stop rule type {kind!r}; 'sprt' or 'precision'", field="stop_rule.type"
+        )
     unknown = set(rule) - {"type", "agents", *DEFAULTS}
     if unknown:
         raise OptionError(

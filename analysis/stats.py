@@ -389,8 +389,9 @@ class UnitMean:
     """A mean of per-match values with its 95 % interval, counting units, not matches.
 
     ``interval`` names the method; ``variance`` is the variance of the estimate used (the CR1
-    variance over units, never below what independent matches would give); ``design_effect``
-    that variance over the independent one (≥ 1); ``effective_n`` = matches / design effect,
+    variance over units); ``design_effect`` that variance over the one independent matches would
+    give (below 1 where a design's rounds balance each other, as seat-swapped pairs do);
+    ``effective_n`` = matches / design effect,
     the number of independent matches the data are worth (the unit count when every unit gave
     the same value); ``df`` the degrees of freedom of the t quantile (``unit_df``: effective
     units − 1).
@@ -451,7 +452,8 @@ def share_from_sums(s: UnitSums, confidence: float = CONFIDENCE) -> UnitMean:
 
     - One match per unit and whole wins only: the exact Clopper–Pearson interval.
     - Otherwise Korn & Graubard's design-adjusted exact interval: the variance of the mean is
-      the CR1 variance over units (never below the independent one); the effective size is the
+      the CR1 variance over units (no floor: a balanced round is worth what it measures); the
+      effective size is the
       Bernoulli sample with that variance, shrunk by (z / t)² on ``unit_df`` degrees of freedom
       for the few units it rests on, and Clopper–Pearson is taken at that size. When every
       unit gave the same value the data show no spread to measure and each unit counts once
@@ -469,7 +471,7 @@ def share_from_sums(s: UnitSums, confidence: float = CONFIDENCE) -> UnitMean:
         lo, hi = exact_interval(s.total, m, confidence)
         name = "clopper-pearson"
         return UnitMean(p, lo, hi, name, m, g, independent, 1.0, float(m), m - 1, float(m))
-    variance = max(cluster_variance(s), independent)
+    variance = cluster_variance(s)
     if variance > 0:
         design_effect = variance / independent
         base = m * p * (1 - p) / (m - 1) / variance
@@ -492,7 +494,7 @@ def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMe
     """Mean of unbounded per-match values (points) with a t interval over units (``unit_df``
     degrees of freedom: G − 1 for units of one size).
 
-    The variance is CR1 over units, never below the independent one. Null interval with one
+    The variance is CR1 over units. Null interval with one
     unit, or when every match gave the same value (no spread to measure).
     """
     s = unit_sums(values, unit)
@@ -503,7 +505,7 @@ def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMe
     if g < 2:
         return UnitMean(mean, math.nan, math.nan, ONE_UNIT, m, g)
     independent = _independent_variance(s)
-    variance = max(cluster_variance(s), independent)
+    variance = cluster_variance(s)
     if not variance > 0:
         return UnitMean(mean, math.nan, math.nan, "none: every match gave the same value", m, g)
     df = unit_df(s)

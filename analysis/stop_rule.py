@@ -25,6 +25,7 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from analysis.agents import COMPARISON_NOTES, comparison_kind
+from analysis.precision import PRECISION, check_precision, precision_status
 from analysis.sprt import DEFAULTS, sprt_state, uses_pairs
 from analysis.sprt_estimate import METHOD, stopping_aware_elo
 from analysis.units import Units
@@ -32,6 +33,16 @@ from storage.crud import progress, stop_count_totals
 
 FEW_UNITS = 0.5
 """Warn when the batch's units are fewer than this share of the SPRT's counted pairs or games."""
+
+
+def is_precision(rule: Mapping[str, Any] | None) -> bool:
+    """True for a precision stop (``analysis.precision``)."""
+    return bool(rule) and rule is not None and rule.get("type") == PRECISION
+
+
+def stop_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
+    """A precision stop's current state (None for any other rule, or none)."""
+    return precision_status(engine, batch) if is_precision(batch.stop_rule) else None
 
 
 def _rule(batch: Any) -> dict[str, Any] | None:
@@ -112,11 +123,14 @@ def units_warning(state: Mapping[str, Any], units: Units | None) -> dict[str, An
 
 
 def check_stop_rule(engine: Engine, batch: Any) -> dict[str, Any] | None:
-    """The decision when a bound is crossed, else None (called after every written chunk).
+    """The decision when a bound is crossed (or a precision stop's figure is known closely
+    enough), else None (called after every written chunk).
 
     The decision is the SPRT state plus ``decided_at_matches``: the matches written (played or
     failed) when the check crossed the bound.
     """
+    if is_precision(batch.stop_rule):
+        return check_precision(engine, batch)
     rule = _rule(batch)
     if rule is None:
         return None
