@@ -98,7 +98,7 @@ def api(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClie
 
 
 def test_http_takes_the_rule_as_json_and_refuses_bad_ones(api: Any) -> None:
-    client, dispatcher, url = api
+    client, _, url = api
     body = {"game": "alquerque", "agents": ["random"], "matches": 40, "chunk_size": 5}
     for rule, field in (
         ({"type": "precision", "figure": "elo", "half_width": 0.1}, "stop_rule.figure"),
