@@ -22,7 +22,8 @@ linked by a shared opening or round). The fields that say so:
   ``games``, ``win_share``, ``ci_low``/``ci_high``, ``interval`` (``clopper-pearson``, or
   ``clopper-pearson, design-adjusted`` / ``t-adjusted``, or ``none: one unit ...`` with the
   whole range [0, 1]), ``units``, ``effective_n``, ``expected``, ``p_value``, ``p_holm`` (Holm
-  over the seats), ``test``, ``mean_points`` with ``points_ci_low``/``points_ci_high``.
+  over the seats), ``test``, ``mean_points`` with ``points_ci_low``/``points_ci_high``, and the
+  seats' simultaneous intervals ``joint_ci_low``/``joint_ci_high`` (Bonferroni over the seats).
 - ``seat_test``: all seats at once (``method``, ``statistic``, ``df``, ``p_value``;
   ``df_denominator`` for the Rao–Scott F test), and ``turn_positions`` (the same by turn
   position) when turn order is not seat order.
@@ -172,14 +173,10 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "otherwise Korn–Graubard's design-adjusted exact interval: Clopper–Pearson at the "
         "effective sample size (the Bernoulli sample with the cluster-robust variance, shrunk "
         "by (z / t on effective units − 1 df)²); the whole range [0, 1] with one unit",
-        "seat_p_value": (
-            "exact two-sided binomial sign test on decisive games when matches are independent; "
-            "otherwise the exact test at the effective size that the interval inverts"
-            if n == 2
-            else "exact binomial test of this seat vs the rest against 1/n, at the effective "
-            "size when matches are not independent (the test the interval inverts)"
-        )
-        + "; p_holm: Holm-adjusted over the seats (two seats are one hypothesis: unadjusted)",
+        "seat_p_value": "the test the seat's interval inverts, so the two agree on significance: "
+        "the central exact binomial test of this seat vs the rest against 1/n, at the effective "
+        "size when matches are not independent; p_holm: Holm-adjusted over the seats (two seats "
+        "are one hypothesis: unadjusted)",
         "seat_test": "all seats at once: chi-square (or exact multinomial below 5 expected) for "
         "independent whole wins; otherwise Rao–Scott: Pearson's statistic over the mean design "
         "effect, on F(n − 1, (n − 1)(effective units − 1))",
@@ -274,7 +271,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "shape": game_shape,
         "fair_compensation": compensation,
         "game": section,
-        "sprt": stop_rule.sprt_status(engine, batch, w.units),
+        "sprt": stop_rule.sprt_status(engine, batch, w),
         "precision": stop_rule.stop_status(engine, batch),
         "clock": (
             None

@@ -17,6 +17,8 @@ from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from analysis.precision import precision_state, validate_precision
+from analysis.render_html import render_html
+from analysis.report_tables import precision_table
 from analysis.sprt import parse_stop_rule, validate_stop_rule
 from api.cli import app as cli
 from engines.core import OptionError
@@ -136,3 +138,19 @@ def test_a_cli_batch_stops_at_the_precision_asked(sqlite_url: str) -> None:
     report = json.loads(shown.stdout)
     assert report["precision"]["figure"] == "first_player_advantage"
     assert report["batch"]["matches_done"] >= at
+    # The terminal and the HTML page show the state too.
+    text_report = runner.invoke(cli, ["report", row.id, "--db", sqlite_url]).stdout
+    assert "Precision stop" in text_report and report["precision"]["verdict"] in text_report
+    page = render_html(report)
+    assert 'id="precision"' in page and "first_player_advantage" in page
+
+
+def test_the_precision_table_shows_the_state() -> None:
+    report = {"precision": precision_state(0.05, 0.01, 0.09, 40, {
+        "figure": "first_player_advantage", "half_width": 0.05, "min_units": 30})}  # fmt: skip
+    table = precision_table(report)
+    assert table is not None and table.title == "Precision stop"
+    assert table.rows == [["first_player_advantage", "0.0500", "0.0100–0.0900", "0.0400",
+                           "0.0500", "40", "30", report["precision"]["verdict"]]]  # fmt: skip
+    assert report["precision"]["verdict"].startswith("stop:")
+    assert precision_table({"precision": None}) is None
