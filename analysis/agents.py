@@ -7,12 +7,12 @@ shares draw (½), a smaller one loses (0). With two players this is exactly the 
 **Units, not matches.** Matches that share an opening or a round of the seating design are one
 unit of sampling (``Wide.unit``, ``analysis.units``), and a seat-swapped pair (matches 2k,
 2k + 1) is always joined into one unit. Every interval and test is computed over units with
-``analysis.clustered`` (cluster-robust variance of the unit totals, t with units − 1 degrees of
-freedom, a Wilson-type interval on the score): where every unit is one seat-swapped pair this
-is the pentanomial model, where every unit is one game the trinomial one, and where units hold
-more (deterministic agents replaying an opening) the variance comes from the unit totals and
-``model`` says ``clustered``. Fewer than three units give no interval (``note`` says why),
-so a single unit never shows an infinite Elo with a finite interval.
+``analysis.clustered`` (cluster-robust variance of the unit totals, t on Kish's effective units
+− 1 degrees of freedom, a Wilson-type interval on the score): where every unit is one
+seat-swapped pair this is the pentanomial model, where every unit is one game the trinomial one,
+and where units hold more (deterministic agents replaying an opening) the variance comes from the
+unit totals and ``model`` says ``clustered``. Fewer than three units give no interval (``note``
+says why), so a single unit never shows an infinite Elo with a finite interval.
 
 **Agents, not labels.** Copies of one agent spec (``easy`` and ``easy#2``) are one player: the
 agent table pools them into one row (``labels`` lists the copies) whose field is every seat

@@ -188,8 +188,8 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "spread",
         "elo": (
             "logistic Elo from the mean score; 95 % interval: Wilson-type with an effective "
-            "sample size from the cluster-robust variance of the unit totals, t with units − 1 "
-            "degrees of freedom ("
+            "sample size from the cluster-robust variance of the unit totals, t on effective "
+            "units − 1 degrees of freedom ("
             + ("pentanomial where every unit is one seat-swapped pair" if pentanomial else "")
             + ("; " if pentanomial else "")
             + "trinomial where every unit is one game); no interval from fewer than 3 units"
@@ -203,8 +203,8 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "strengths": (
             "Bradley–Terry on all pairs of seats held by different players in each match "
             "(ties ½), choix ILSR with a ridge of 0.01, Elo scale; analytic 95 % interval from "
-            "the cluster-robust sandwich over units, t with units − 1 degrees of freedom (no "
-            "resampling, so no seed)"
+            "the cluster-robust sandwich over units, t on effective units − 1 degrees of "
+            "freedom (no resampling, so no seed)"
             if n > 2
             else "not computed for two players (the pairing's Elo says the same)"
         ),
