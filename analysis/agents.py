@@ -7,12 +7,12 @@ shares draw (½), a smaller one loses (0). With two players this is exactly the 
 **Units, not matches.** Matches that share an opening or a round of the seating design are one
 unit of sampling (``Wide.unit``, ``analysis.units``), and a seat-swapped pair (matches 2k,
 2k + 1) is always joined into one unit. Every interval and test is computed over units with
-``analysis.clustered`` (cluster-robust variance of the unit totals, t with units − 1 degrees of
-freedom, a Wilson-type interval on the score): where every unit is one seat-swapped pair this
-is the pentanomial model, where every unit is one game the trinomial one, and where units hold
-more (deterministic agents replaying an opening) the variance comes from the unit totals and
-``model`` says ``clustered``. Fewer than three units give no interval (``note`` says why),
-so a single unit never shows an infinite Elo with a finite interval.
+``analysis.clustered`` (cluster-robust variance of the unit totals, t on Kish's effective units
+− 1 degrees of freedom, a Wilson-type interval on the score): where every unit is one
+seat-swapped pair this is the pentanomial model, where every unit is one game the trinomial one,
+and where units hold more (deterministic agents replaying an opening) the variance comes from the
+unit totals and ``model`` says ``clustered``. Fewer than three units give no interval (``note``
+says why), so a single unit never shows an infinite Elo with a finite interval.
 
 **Agents, not labels.** Copies of one agent spec (``easy`` and ``easy#2``) are one player: the
 agent table pools them into one row (``labels`` lists the copies) whose field is every seat
@@ -45,7 +45,8 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from analysis import stats
-from analysis.clustered import ShareEstimate, share_estimate, unit_sums
+from analysis.clustered import ShareEstimate, share_estimate
+from analysis.stats import unit_totals
 from analysis.tidy import Wide, meeting_results
 from engines.seating import FIXED, seat_swapped_pairs
 
@@ -213,7 +214,7 @@ def _pairing_row(
             # Every figure of the row uses the same matches: those of complete pairs.
             keep = np.isin(rows, pairs_of(w, pairs, a, b).ravel())
             rows, sc = rows[keep], sc[keep]
-    est = share_estimate(*unit_sums(sc, units[rows]))
+    est = share_estimate(*unit_totals(sc, units[rows]))
     row: dict[str, Any] = {
         "agent_a": w.labels[a],
         "agent_b": w.labels[b],
@@ -286,7 +287,7 @@ def agent_table(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) 
         results = meeting_results(w.win)
         for p in np.unique(player[present]):
             mine = mine_all == p
-            score = share_estimate(*unit_sums(w.win[mine], cell_unit[mine]))
+            score = share_estimate(*unit_totals(w.win[mine], cell_unit[mine]))
             # Field: the mean result of each of p's seats against the seats of other players.
             others = mine_all != p
             count = others.sum(axis=1, keepdims=True).astype(float)
@@ -297,7 +298,7 @@ def agent_table(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) 
                 in_pair = np.zeros(w.matches, dtype=bool)
                 in_pair[pairs.ravel()] = True
                 cells &= in_pair[:, None]
-            field_est = share_estimate(*unit_sums(field[cells], cell_unit[cells]))
+            field_est = share_estimate(*unit_totals(field[cells], cell_unit[cells]))
             copies = [w.labels[a] for a in present if player[a] == p]
             same_only = not bool(others[mine.any(axis=1)].any())
             kind = comparison_kind(seat_policy, same_player=False)

@@ -7,13 +7,13 @@ function here takes the per-unit totals of the figure (``y_g``: the sum of the u
 draws:
 
 - the mean is the ratio ``Σ y_g / Σ n_g`` (each value weighs the same);
-- its variance is the cluster-robust (CR1) one, ``G/(G−1) · Σ (y_g − mean·n_g)² / (Σ n_g)²``
-  over ``G`` units — the sandwich variance of a regression on a constant with the usual
-  small-sample factor (Stata's and statsmodels' ``cov_type="cluster"``). When every unit holds
-  one value it is the sample variance (ddof = 1) over ``n``; when every unit is a seat-swapped
-  pair of two games it is the pentanomial variance;
-- intervals and tests use Student's t with ``G − 1`` degrees of freedom (Cameron & Miller,
-  "A Practitioner's Guide to Cluster-Robust Inference", J. Human Resources 50 (2015), §VI).
+- its variance is the cluster-robust (CR1) one of ``analysis.stats`` (``cluster_variance``:
+  the sandwich variance of a regression on a constant with the usual small-sample factor,
+  Stata's and statsmodels' ``cov_type="cluster"``). When every unit holds one value it is the
+  sample variance (ddof = 1) over ``n``; when every unit is a seat-swapped pair of two games it
+  is the pentanomial variance;
+- intervals and tests use Student's t on the one small-sample rule of ``analysis.stats``
+  (``unit_df``: Kish's effective number of units minus one, G − 1 for units of one size).
 
 Shares and scores in [0, 1] get a Wilson-type interval with an effective sample size,
 ``n_eff = mean·(1 − mean) / variance``, and the t quantile in place of the normal one (the
@@ -35,49 +35,24 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-CONFIDENCE = 0.95
+from analysis import stats
+
 MIN_UNITS = 3
 """Fewest units of sampling that give an interval."""
-NO_VARIANCE_BETWEEN_UNITS = "one unit of sampling: no variance between units, so no interval"
-NO_UNITS = "no games"
 
 
 def too_few_units(units: int, needed: int = MIN_UNITS) -> str | None:
     """Why ``units`` units give no interval (None when they are enough)."""
     if units >= needed:
         return None
+    if units == 0:
+        return stats.NO_MATCHES
     if units == 1:
-        return NO_VARIANCE_BETWEEN_UNITS
+        return stats.ONE_UNIT
     return (
         f"{units} units of sampling: too few to estimate the variance between units "
         f"(at least {needed}), so no interval"
     )
-
-
-def t_quantile(units: int, confidence: float = CONFIDENCE) -> float:
-    """Two-sided t quantile with ``units − 1`` degrees of freedom (nan below two units)."""
-    if units < 2:
-        return math.nan
-    return float(sps.t.ppf(0.5 + confidence / 2, units - 1))
-
-
-def unit_sums(values: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-unit totals ``(y_g, n_g)`` of ``values`` labelled by ``unit`` (units without a value
-    are left out), in order of unit label."""
-    labels, inverse = np.unique(np.asarray(unit), return_inverse=True)
-    y = np.bincount(inverse, weights=np.asarray(values, dtype=float), minlength=labels.size)
-    n = np.bincount(inverse, minlength=labels.size).astype(float)
-    return y, n
-
-
-def ratio_variance(y: np.ndarray, n: np.ndarray) -> float:
-    """CR1 variance of the ratio mean ``Σy / Σn`` over units (nan below two units)."""
-    g = int(y.size)
-    total = float(n.sum())
-    if g < 2 or total <= 0:
-        return math.nan
-    mean = float(y.sum()) / total
-    return g / (g - 1) * float(((y - mean * n) ** 2).sum()) / total**2
 
 
 def wilson_effective(share: float, n_eff: float, q: float) -> tuple[float, float]:
@@ -118,26 +93,25 @@ class ShareEstimate:
 
 def share_estimate(y: np.ndarray, n: np.ndarray) -> ShareEstimate:
     """The mean of values in [0, 1] from unit totals ``y`` over unit sizes ``n`` (see module)."""
-    keep = n > 0
-    y, n = np.asarray(y, float)[keep], np.asarray(n, float)[keep]
-    g, total = int(y.size), float(n.sum())
+    sums = stats.totals_sums(y, n)
+    g, total = sums.units, sums.matches
     nan = math.nan
     if g == 0:
-        return ShareEstimate(nan, nan, nan, nan, 0, 0, nan, nan, nan, NO_UNITS)
-    mean = float(y.sum()) / total
-    variance = ratio_variance(y, n)
+        return ShareEstimate(nan, nan, nan, nan, 0, 0, nan, nan, nan, stats.NO_MATCHES)
+    mean = sums.mean
+    variance = stats.cluster_variance(sums)
     short = too_few_units(g)
     if short is not None:
-        return ShareEstimate(mean, nan, nan, variance, g, int(total), nan, nan, nan, short)
+        return ShareEstimate(mean, nan, nan, variance, g, total, nan, nan, nan, short)
     alike = not variance > 1e-15 or not 0 < mean < 1
     n_eff = float(g) if alike else mean * (1 - mean) / variance
-    q = t_quantile(g)
-    lo, hi = wilson_effective(mean, n_eff, q)
+    df = stats.unit_df(sums)
+    lo, hi = wilson_effective(mean, n_eff, stats.t_quantile(df))
     # The test of ½ that this interval inverts: the score statistic with the same n_eff.
     stat = (mean - 0.5) / math.sqrt(0.25 / n_eff)
-    p = float(2 * sps.t.sf(abs(stat), g - 1))
-    superiority = float(sps.t.cdf(stat, g - 1))
-    return ShareEstimate(mean, lo, hi, variance, g, int(total), n_eff, p, superiority, None)
+    p = float(2 * sps.t.sf(abs(stat), df))
+    superiority = float(sps.t.cdf(stat, df))
+    return ShareEstimate(mean, lo, hi, variance, g, total, n_eff, p, superiority, None)
 
 
 @dataclass(frozen=True)
@@ -161,9 +135,9 @@ def clustered_difference(
 
     The cluster-robust (CR1) standard error of the difference coefficient in the regression of
     the pooled values on a constant and an indicator of side ``a`` (statsmodels ``OLS`` with
-    ``cov_type="cluster"``: factor ``G/(G−1)·(N−1)/(N−2)``), t with ``G − 1`` degrees of freedom.
-    Values of one unit on both sides (winners and losers of one match) count together, so
-    their dependence enters the variance.
+    ``cov_type="cluster"``: factor ``G/(G−1)·(N−1)/(N−2)``), t on ``stats.unit_df`` of the
+    pooled values' units. Values of one unit on both sides (winners and losers of one match)
+    count together, so their dependence enters the variance.
     """
     a, b = np.asarray(a, float), np.asarray(b, float)
     nan = math.nan
@@ -184,8 +158,10 @@ def clustered_difference(
     total = a.size + b.size
     factor = g / (g - 1) * (total - 1) / (total - 2)
     se = math.sqrt(factor * float((score**2).sum()))
-    q = t_quantile(g)
     if se == 0:
         return Difference(estimate, 0.0, nan, nan, nan, g, "no variance between units")
-    p = float(2 * sps.t.sf(abs(estimate) / se, g - 1))
+    sizes = np.bincount(np.concatenate([ia, ib]), minlength=g).astype(float)
+    df = stats.unit_df(stats.totals_sums(np.zeros(g), sizes))
+    q = stats.t_quantile(df)
+    p = float(2 * sps.t.sf(abs(estimate) / se, df))
     return Difference(estimate, se, estimate - q * se, estimate + q * se, p, g)

@@ -20,8 +20,9 @@ from typing import Any
 from sqlalchemy import Engine
 
 from analysis import stats
+from analysis.batch_data import load_wide
 from analysis.games import game_report
-from analysis.report import clean, load_wide
+from analysis.report import clean
 from analysis.tidy import Wide, by_turn, turn_order_varies
 from engines.core import OptionError
 from storage import crud

@@ -3,8 +3,8 @@
 Deterministic players replay their lines, so forty matches may be one game played forty times.
 The block counts what the figures really rest on — distinct games, distinct openings, units of
 sampling (``analysis.units``) and the effective sample size of the headline figure — says which
-variation the batch declared, and warns in plain words when the units are far fewer than the
-matches.
+variation the batch declared, and warns in plain words when the play is (nearly) one line or,
+where a batch links openings, when its units are far fewer than its matches.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from analysis import stats
 from analysis.seats import seat_share
 from analysis.tidy import Wide, by_turn
+from analysis.units import ONE_LINE, OPENING, ROUND, Units
 from engines.seating import opening_round
 
 FEW_UNITS = 0.5
@@ -31,18 +32,14 @@ def headline(sums: stats.UnitSums, players: int, seat_policy: str) -> dict[str, 
     """The dashboard's first-player headline from sums grouped by opening (one grouped query
     over a page of batches): the starting player's win share − 1/n with the report's interval
     rule (``stats.share_from_sums``), the units it rests on and a short ``warning`` when they
-    are far fewer than the matches. Rounds are not linked here, only openings; the report,
-    which links both, is the reference. None before any match."""
+    are far fewer than the matches (a batch that links openings). None before any match."""
     if sums.matches == 0:
         return None
     share = stats.share_from_sums(sums)
     expected = 1.0 / players
     warning = None
     if few_units(sums.units, sums.matches, opening_round(players, seat_policy)):
-        warning = (
-            f"{sums.units:,} distinct opening{'s' if sums.units != 1 else ''} in "
-            f"{sums.matches:,} matches"
-        )
+        warning = f"{sums.units:,} unit{'s' if sums.units != 1 else ''} in {sums.matches:,} matches"
     return {
         "estimate": share.estimate - expected,
         "ci_low": share.ci_low - expected,
@@ -71,6 +68,42 @@ def remedy(variation: dict[str, Any] | None) -> str:
     )
 
 
+NEARLY_ONE_LINE = 0.1
+"""Warn that the play is (nearly) one line when its distinct games are fewer than this share of
+its matches."""
+
+
+def diversity_warning(
+    units: Units | None, matches: int, distinct_games: int, variation: dict[str, Any] | None
+) -> str | None:
+    """Plain words when the batch's play is (nearly) one line, or its declared units are far
+    fewer than its matches; None otherwise."""
+    if matches < 2:
+        return None
+    if units is not None and units.linked_by == ONE_LINE:
+        return (
+            f"{matches:,} matches replay {distinct_games:,} distinct game"
+            f"{'s' if distinct_games != 1 else ''}, no more than one round of the seating design "
+            "holds: the play is one line, so the figures are what that line gives and no "
+            "interval speaks of the game. " + remedy(variation)
+        )
+    if distinct_games < NEARLY_ONE_LINE * matches:
+        return (
+            f"the play is nearly one line: {distinct_games:,} distinct games in {matches:,} "
+            "matches, so the figures speak of these few lines more than of the game. "
+            + remedy(variation)
+        )
+    if units is not None and units.linked_by == OPENING and few_units(units.count, matches, 1):
+        known = units.openings_known
+        openings = f" ({units.distinct_openings:,} distinct openings)" if known else ""
+        return (
+            f"{matches:,} matches make {units.count:,} units of sampling{openings}: matches that "
+            "share an opening count as one, so every interval rests on the openings, not the "
+            "matches. " + remedy(variation)
+        )
+    return None
+
+
 def independence(
     w: Wide, variation: dict[str, Any] | None, distinct_games: int, round_size: int
 ) -> dict[str, Any]:
@@ -80,23 +113,19 @@ def independence(
     count = units.count if units is not None else m
     openings = units.distinct_openings if units is not None else None
     known = units.openings_known if units is not None else False
+    linked_by = units.linked_by if units is not None else ROUND
     first = seat_share(by_turn(w), 0) if m else None
-    warning = None
-    if few_units(count, m, round_size):
-        what = (
-            f"{openings:,} distinct opening{'s' if openings != 1 else ''} and "
-            if known and openings is not None
-            else ""
-        )
-        warning = (
-            f"{m:,} matches hold only {what}{count:,} independent unit"
-            f"{'s' if count != 1 else ''} of sampling ({distinct_games:,} distinct games): the "
-            "players repeat their lines, so every figure rests on the units, not the matches, "
-            "and its interval is widened to match"
-            + (" (one unit bounds nothing)" if count == 1 else "")
-            + ". "
-            + remedy(variation)
-        )
+    how = {
+        ROUND: f"a unit of sampling is a round of the seating design ({round_size} match"
+        f"{'es' if round_size != 1 else ''}), what the batch draws independently; matches "
+        "that begin alike by chance stay apart",
+        OPENING: "a unit of sampling is a set of matches linked by a shared opening (the first "
+        f"plies) or a shared round of the seating design ({round_size} match"
+        f"{'es' if round_size != 1 else ''}): the batch's book stands for openings beyond it, "
+        "or the batch was stored before its variation was declared",
+        ONE_LINE: "every match is one unit: the batch played no more distinct games than one "
+        "round holds",
+    }[linked_by]
     return {
         "matches": m,
         "distinct_games": distinct_games,
@@ -104,20 +133,14 @@ def independence(
         "openings_known": known,
         "round_size": round_size,
         "units": count,
+        "linked_by": linked_by,
         "design_effect": first.design_effect if first else math.nan,
         "effective_n": first.effective_n if first else math.nan,
         "variation": variation,
-        "warning": warning,
-        "note": (
-            "a unit of sampling is a set of matches linked by a shared opening (the first plies) "
-            f"or a shared round of the seating design ({round_size} match"
-            f"{'es' if round_size != 1 else ''}); design_effect and effective_n are the "
-            "starting player's win share's"
-            + (
-                ""
-                if known
-                else "; some openings were not recorded (rows stored before they were kept), "
-                "so those matches link by round only"
-            )
+        "warning": diversity_warning(units, m, distinct_games, variation),
+        "note": how
+        + "; design_effect and effective_n are the starting player's win share's"
+        + (
+            "" if known else "; some openings were not recorded (rows stored before they were kept)"
         ),
     }

@@ -95,6 +95,17 @@ def _sprt(r: Mapping[str, Any]) -> str:
     )
 
 
+def _precision(r: Mapping[str, Any]) -> str:
+    t = model.precision_table(r)
+    if t is None:
+        return ""
+    verdict = html.escape(r["precision"]["verdict"])
+    return (
+        f'<h2>Early stopping (precision)</h2><p class="decision" id="precision">{verdict}</p>'
+        + text_table(t)
+    )
+
+
 def _clock(r: Mapping[str, Any]) -> str:
     t = model.clock_table(r)
     return "" if t is None else f"<h2>Clocks</h2>{text_table(t)}"
@@ -148,6 +159,7 @@ def render_sections(report: Mapping[str, Any]) -> str:
         )
         parts.append(f"<h2>{html.escape(section.title)}</h2>{body}")
     parts.append(_sprt(report))
+    parts.append(_precision(report))
     notes = "".join(
         f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in report["method"].items()
     )

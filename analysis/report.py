@@ -3,8 +3,10 @@
 Top-level keys: ``batch`` (metadata), ``method`` (how each figure was computed), ``independence``,
 ``seats``, ``turn_positions``, ``seat_test``, ``first_player_advantage``, ``agents``,
 ``pairings``, ``strengths``, ``shape``, ``fair_compensation`` (points games, else null),
-``game`` (game section or null) and ``sprt`` (stop-rule state or null). Values are unrounded;
-NaN and infinities become null.
+``game`` (game section or null), ``sprt`` (SPRT state or null), ``precision`` (a precision
+stop's state or null: ``figure``, ``half_width``, ``min_units``, ``estimate``, ``ci_low``,
+``ci_high``, ``achieved_half_width``, ``units``, ``result``, ``verdict``) and ``clock``.
+Values are unrounded; NaN and infinities become null.
 
 Every interval and test counts units of sampling, not matches (``analysis.units``: matches
 linked by a shared opening or round). The fields that say so:
@@ -20,7 +22,8 @@ linked by a shared opening or round). The fields that say so:
   ``games``, ``win_share``, ``ci_low``/``ci_high``, ``interval`` (``clopper-pearson``, or
   ``clopper-pearson, design-adjusted`` / ``t-adjusted``, or ``none: one unit ...`` with the
   whole range [0, 1]), ``units``, ``effective_n``, ``expected``, ``p_value``, ``p_holm`` (Holm
-  over the seats), ``test``, ``mean_points`` with ``points_ci_low``/``points_ci_high``.
+  over the seats), ``test``, ``mean_points`` with ``points_ci_low``/``points_ci_high``, and the
+  seats' simultaneous intervals ``joint_ci_low``/``joint_ci_high`` (Bonferroni over the seats).
 - ``seat_test``: all seats at once (``method``, ``statistic``, ``df``, ``p_value``;
   ``df_denominator`` for the Rao–Scott F test), and ``turn_positions`` (the same by turn
   position) when turn order is not seat order.
@@ -49,7 +52,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,14 +62,15 @@ from sqlalchemy import Engine
 
 from analysis import agents as agents_mod
 from analysis import frames, seats, shape, stop_rule
+from analysis.batch_data import agent_groups, load_wide
 from analysis.clock import clock_figures
 from analysis.compensation import fair_compensation, points_vary
 from analysis.games import game_report
 from analysis.independence import independence
 from analysis.strengths import strengths
-from analysis.tidy import Wide, by_turn, to_wide, with_matches
+from analysis.tidy import Wide, by_turn
 from engines.core import Ending
-from engines.registry import game_class, load_game
+from engines.registry import game_class
 from engines.seating import opening_round, seating_design
 from storage import crud
 from storage.models import BatchStatus
@@ -74,7 +78,7 @@ from storage.models import BatchStatus
 REPORT_KEYS = (
     "batch", "method", "independence", "seats", "turn_positions", "seat_test",
     "first_player_advantage", "agents", "pairings", "strengths", "shape", "fair_compensation",
-    "game", "sprt", "clock",
+    "game", "sprt", "precision", "clock",
 )  # fmt: skip
 
 
@@ -112,18 +116,6 @@ def coverage_note(batch: Any, played: int) -> str | None:
         else "still running, or interrupted (resume it to finish)"
     )
     return f"partial: {played:,} of {batch.matches:,} matches played — {why}"
-
-
-def agent_groups(specs: list[dict[str, Any]]) -> list[int]:
-    """For each agent index, the first index with the same spec (the same player)."""
-    return [next(j for j, other in enumerate(specs) if other == spec) for spec in specs]
-
-
-def starting_seat(batch: Any) -> Callable[[int], int]:
-    """The seat that moves first in the batch's match with game seed ``seed`` (for rows stored
-    before the first seat was kept)."""
-    game = load_game(batch.game, players=batch.players, **batch.options)
-    return lambda seed: max(game.new_initial_state(seed).current_player(), 0)
 
 
 def batch_meta(batch: Any, done: int, failed: int) -> dict[str, Any]:
@@ -168,25 +160,25 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "comes from the game result: the larger win share wins a meeting, equal shares draw, "
         "whatever the points; points are reported apart",
         "win_share": "mean of returns(): winners split 1.0, so a shared win counts a fraction",
-        "units": "matches that share an opening (their first plies) or a round of the seating "
-        "design form one unit of sampling; seat, turn-position, draw and balance figures and "
-        "every agent figure treat units, not matches, as the independent draws (see "
-        "independence); copies of one agent spec are one player",
+        "units": "a unit of sampling is what the batch's design draws independently: a round "
+        "of the seating design (one match with fixed seats, a seat-swapped pair, the seatings "
+        "of one drawn opening); equal openings drawn independently stay apart, unless the batch "
+        "declares its book a sample of openings (variation.units = line) or was stored before "
+        "variations were declared; a batch with no more distinct games than one round is one "
+        "unit. Seat, turn-position, draw and balance figures and every agent figure treat "
+        "units, not matches, as the independent draws (see independence); copies of one agent "
+        "spec are one player",
         "variance": "sample variance (ddof=1) everywhere; for a mean over units the CR1 "
-        "cluster-robust variance (G/(G−1) · Σ unit residual² / M²), never below the variance "
-        "independent matches would give",
+        "cluster-robust variance (G/(G−1) · Σ unit residual² / M²), with no floor, so what a "
+        "balanced design gains is kept",
         "seat_interval": "95 % Clopper–Pearson (exact) when matches are independent whole wins; "
         "otherwise Korn–Graubard's design-adjusted exact interval: Clopper–Pearson at the "
         "effective sample size (the Bernoulli sample with the cluster-robust variance, shrunk "
         "by (z / t on effective units − 1 df)²); the whole range [0, 1] with one unit",
-        "seat_p_value": (
-            "exact two-sided binomial sign test on decisive games when matches are independent; "
-            "otherwise the exact test at the effective size that the interval inverts"
-            if n == 2
-            else "exact binomial test of this seat vs the rest against 1/n, at the effective "
-            "size when matches are not independent (the test the interval inverts)"
-        )
-        + "; p_holm: Holm-adjusted over the seats (two seats are one hypothesis: unadjusted)",
+        "seat_p_value": "the test the seat's interval inverts, so the two agree on significance: "
+        "the central exact binomial test of this seat vs the rest against 1/n, at the effective "
+        "size when matches are not independent; p_holm: Holm-adjusted over the seats (two seats "
+        "are one hypothesis: unadjusted)",
         "seat_test": "all seats at once: chi-square (or exact multinomial below 5 expected) for "
         "independent whole wins; otherwise Rao–Scott: Pearson's statistic over the mean design "
         "effect, on F(n − 1, (n − 1)(effective units − 1))",
@@ -198,8 +190,8 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "spread",
         "elo": (
             "logistic Elo from the mean score; 95 % interval: Wilson-type with an effective "
-            "sample size from the cluster-robust variance of the unit totals, t with units − 1 "
-            "degrees of freedom ("
+            "sample size from the cluster-robust variance of the unit totals, t on effective "
+            "units − 1 degrees of freedom ("
             + ("pentanomial where every unit is one seat-swapped pair" if pentanomial else "")
             + ("; " if pentanomial else "")
             + "trinomial where every unit is one game); no interval from fewer than 3 units"
@@ -213,8 +205,8 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "strengths": (
             "Bradley–Terry on all pairs of seats held by different players in each match "
             "(ties ½), choix ILSR with a ridge of 0.01, Elo scale; analytic 95 % interval from "
-            "the cluster-robust sandwich over units, t with units − 1 degrees of freedom (no "
-            "resampling, so no seed)"
+            "the cluster-robust sandwich over units, t on effective units − 1 degrees of "
+            "freedom (no resampling, so no seed)"
             if n > 2
             else "not computed for two players (the pairing's Elo says the same)"
         ),
@@ -234,24 +226,13 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
     }
 
 
-def load_wide(engine: Engine, batch: Any) -> Wide:
-    """The batch's per-match arrays with each match's starting seat and unit of sampling."""
-    long = frames.seat_results_numeric(engine, batch.id, batch.labels)
-    w = to_wide(long, batch.players)
-    del long
-    return with_matches(
-        w,
-        frames.match_design(engine, batch.id, starting_seat(batch)),
-        opening_round(batch.players, batch.seat_policy),
-    )
-
-
 def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     """The full report of the batch with this full id; ``NotFound`` if there is none."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")
-    w = load_wide(engine, batch)
+    distinct_games = frames.distinct_games(engine, batch.id)
+    w = load_wide(engine, batch, distinct_games)
     ended = frames.ended_by_counts(engine, batch.id)
     failed = int(ended.loc[ended["ended_by"] == Ending.FAILED, "count"].sum())
     ended_ok = ended[ended["ended_by"] != Ending.FAILED]
@@ -279,9 +260,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     report = {
         "batch": batch_meta(batch, w.matches, failed),
         "method": method_notes(w, batch, pairs is not None),
-        "independence": independence(
-            w, batch.variation, frames.distinct_games(engine, batch.id), round_size
-        ),
+        "independence": independence(w, batch.variation, distinct_games, round_size),
         "seats": balance,
         "turn_positions": positions,
         "seat_test": seat_test,
@@ -294,7 +273,8 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "shape": game_shape,
         "fair_compensation": compensation,
         "game": section,
-        "sprt": stop_rule.sprt_status(engine, batch, w.units),
+        "sprt": stop_rule.sprt_status(engine, batch, w),
+        "precision": stop_rule.stop_status(engine, batch),
         "clock": (
             None
             if batch.time_control is None

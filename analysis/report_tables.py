@@ -76,6 +76,7 @@ def _seat_rows(
             "p (Holm)",
             "mean points",
             "points " + CI,
+            "joint " + CI,
         ),
         [
             [
@@ -88,6 +89,7 @@ def _seat_rows(
                 p_value(s.get("p_holm")),
                 num(s["mean_points"], 2),
                 span(s["points_ci_low"], s["points_ci_high"], lambda x: num(x, 2)),
+                span(s.get("joint_ci_low"), s.get("joint_ci_high")),
             ]
             for s in rows
         ],
@@ -308,6 +310,10 @@ def compensation_table(report: Mapping[str, Any]) -> TextTable | None:
     )
 
 
+SPRT_COLUMNS = ("agents", "elo0", "elo1", "model", "units", "games", "LLR", "bounds", "Elo",
+                "Elo " + CI, "state")  # fmt: skip
+
+
 def sprt_table(report: Mapping[str, Any]) -> TextTable | None:
     """The stop rule's state: hypotheses, counts, LLR and bounds, Elo, verdict."""
     s = report.get("sprt")
@@ -321,13 +327,14 @@ def sprt_table(report: Mapping[str, Any]) -> TextTable | None:
         elo, low, high, how = s.get("fixed_sample_elo"), None, None, None
     return TextTable(
         "SPRT",
-        ("agents", "elo0", "elo1", "model", "games", "LLR", "bounds", "Elo", "Elo " + CI, "state"),
+        SPRT_COLUMNS,
         [
             [
                 " vs ".join(s["agents"]),
                 num(s["elo0"]),
                 num(s["elo1"]),
                 str(s["model"]),
+                num(s.get("units")),
                 num(s["games"]),
                 num(s["llr"], 3),
                 span(s["lower"], s["upper"], lambda x: num(x, 3)),
@@ -336,8 +343,33 @@ def sprt_table(report: Mapping[str, Any]) -> TextTable | None:
                 str(s["verdict"]),
             ]
         ],
-        note=_notes([], s.get("note"), how, s.get("warning")),
+        note=_notes([], s.get("note"), how),
         css_class="sprt",
+    )
+
+
+def precision_table(report: Mapping[str, Any]) -> TextTable | None:
+    """The precision stop's state: the figure, its interval, the half-width asked and reached,
+    the units, verdict (``analysis.precision``)."""
+    s = report.get("precision")
+    if not s:
+        return None
+    return TextTable(
+        "Precision stop",
+        ("figure", "estimate", CI, "half-width", "asked", "units", "least units", "state"),
+        [
+            [
+                str(s["figure"]),
+                num(s["estimate"], 4),
+                span(s["ci_low"], s["ci_high"], lambda v: num(v, 4)),
+                num(s["achieved_half_width"], 4),
+                num(s["half_width"], 4),
+                num(s["units"]),
+                num(s["min_units"]),
+                str(s["verdict"]),
+            ]
+        ],
+        css_class="precision",
     )
 
 
@@ -363,7 +395,7 @@ def report_tables(report: Mapping[str, Any]) -> list[TextTable]:
     section = game_report(game["name"]) if game else None
     if game and section:
         tables.extend(section.tables(game))
-    sprt = sprt_table(report)
-    if sprt is not None:
-        tables.append(sprt)
+    for stop in (sprt_table(report), precision_table(report)):
+        if stop is not None:
+            tables.append(stop)
     return tables

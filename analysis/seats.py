@@ -10,12 +10,16 @@ returns one row per seat (or, on ``by_turn(w)`` with ``label="position"``, per t
   Clopper–Pearson when the matches are independent whole wins, otherwise design-adjusted over
   units (Korn–Graubard); the whole range [0, 1] with one unit; ``interval`` says which,
 - ``units``, ``effective_n``: units behind the figure and matches / design effect,
-- ``expected`` (1/n), ``p_value`` and ``test``: two players with independent matches, the
-  exact binomial sign test on the decisive games; otherwise the exact test at the effective
-  size that the interval inverts (null with one unit); ``p_holm``: Holm-adjusted over the
+- ``expected`` (1/n), ``p_value`` and ``test``: the test the interval inverts (exact binomial
+  for independent whole wins, else the exact test at the effective size; null with one unit),
+  so p < 0.05 exactly when 1/n lies outside the interval; ``p_holm``: Holm-adjusted over the
   seats (two players: one hypothesis, so equal to ``p_value``),
 - ``mean_points``, ``points_ci_low``, ``points_ci_high`` (t interval over units; null for one
-  unit or when every match scored the same).
+  unit or when every match scored the same),
+- ``joint_ci_low``, ``joint_ci_high``: the seats' simultaneous 95 % intervals (each at
+  ``joint_confidence``: Bonferroni over the seats, so all seats' intervals hold together in 95 %
+  of batches; with two seats the ``ci`` ones, which already do). Each ``ci`` interval alone is
+  95 %, but with four seats some seat's misses more often than 5 % of batches.
 """
 
 from __future__ import annotations
@@ -34,7 +38,15 @@ from analysis.tidy import Wide, is_binary, to_wide
 BALANCE_COLUMNS = (
     "seat", "games", "win_share", "ci_low", "ci_high", "interval", "units", "effective_n",
     "expected", "p_value", "p_holm", "test", "mean_points", "points_ci_low", "points_ci_high",
+    "joint_ci_low", "joint_ci_high",
 )  # fmt: skip
+
+
+def joint_confidence(players: int) -> float:
+    """The level of each seat's interval that makes the seats' intervals simultaneous at 95 %
+    (Bonferroni over the seats: 1 − 0.05 / n). Two seats' shares sum to one, so their two
+    intervals stand or fall together and keep the 95 % level."""
+    return stats.CONFIDENCE if players <= 2 else 1 - (1 - stats.CONFIDENCE) / players
 
 
 def seat_balance(seat_results_df: pd.DataFrame, players: int) -> pd.DataFrame:
@@ -52,29 +64,28 @@ def seat_share(w: Wide, seat: int) -> stats.UnitMean:
     return stats.share_from_sums(stats.unit_sums(w.win[:, seat], w.unit))
 
 
-def _seat_p(w: Wide, s: int, share: stats.UnitMean, alone: bool) -> tuple[float, str]:
-    n = w.players
+def _seat_p(w: Wide, share: stats.UnitMean) -> tuple[float, str]:
+    """The p-value of a share of 1/n from the test its interval inverts (``stats.share_test``),
+    so the two never disagree on significance (a sign test on the decisive games would leave
+    the draws out that the interval counts as half a win)."""
     if share.units < 2:
         return (math.nan, stats.ONE_UNIT)
-    if n == 2 and alone:
-        decisive = is_decisive(w.win)
-        p = stats.sign_test(int((w.win[decisive, s] == 1).sum()), int(decisive.sum()))
-        return (p, "exact binomial sign test on decisive games")
-    p = stats.share_test(share, 1.0 / n)
-    if alone and share.interval == "clopper-pearson":
-        return (p, "exact binomial test (this seat vs the rest)")
+    p = stats.share_test(share, 1.0 / w.players)
+    if share.interval == "clopper-pearson":
+        return (p, "exact binomial test (this seat vs the rest), the one its interval inverts")
     return (p, f"exact test at the effective size (design-adjusted over {share.units} units)")
 
 
 def seat_balance_wide(w: Wide, label: str = "seat") -> pd.DataFrame:
     """``seat_balance`` on already pivoted results; ``label`` names the first column."""
     n, m = w.players, w.matches
-    alone = independent(w)
     rows: list[dict[str, Any]] = []
     for s in range(n):
         share = seat_share(w, s)
-        p, test = _seat_p(w, s, share, alone)
+        p, test = _seat_p(w, share)
         pts = stats.clustered_mean(w.points[:, s], w.unit)
+        joint = share if n <= 2 else stats.share_from_sums(
+            stats.unit_sums(w.win[:, s], w.unit), joint_confidence(n))  # fmt: skip
         rows.append(
             {
                 "seat": s,
@@ -92,6 +103,8 @@ def seat_balance_wide(w: Wide, label: str = "seat") -> pd.DataFrame:
                 "mean_points": pts.estimate,
                 "points_ci_low": pts.ci_low,
                 "points_ci_high": pts.ci_high,
+                "joint_ci_low": joint.ci_low,
+                "joint_ci_high": joint.ci_high,
             }
         )
     if n > 2:

@@ -1,16 +1,26 @@
-"""Early stopping: a generalised SPRT on two agents' score (trinomial or pentanomial).
+"""Early stopping: a generalised SPRT on two agents' score over units of sampling.
 
 A stop rule is ``{"type": "sprt", "agents": [A, B], "elo0": 0, "elo1": 5, "alpha": 0.05,
-"beta": 0.05}``. H0: A is ``elo0`` Elo stronger than B; H1: ``elo1``. The log-likelihood ratio is
-the generalised one: for each hypothesis the outcome distribution closest to the observed
-frequencies (maximum likelihood) among those whose mean score is the hypothesis's expected score,
-then ``N · Σ p̂ log(p₁ / p₀)``. Bounds are ``ln(β/(1−α))`` (accept H0) and ``ln((1−β)/α)``
-(accept H1). Seat-swapped pairs (two players, ``balanced`` or ``rotate``) use the five pair
-outcomes, everything else the three game outcomes.
+"beta": 0.05}``. H0: A is ``elo0`` Elo stronger than B; H1: ``elo1``. The observations are the
+batch's units of sampling (``analysis.units``: a round of the seating design, or the matches of
+a declared book line), not its games: a unit's score is A's mean result against B over the
+unit's meetings (1 a win, ½ a draw, 0 a loss, by the game result), so whatever the unit shares
+(an opening that favours one agent, a deal) stays inside one observation and the error rates
+hold. The log-likelihood ratio is the generalised one over the distribution of unit scores:
+for each hypothesis the distribution closest to the observed frequencies (maximum likelihood)
+among those whose mean is the hypothesis's expected score, then ``N · Σ p̂ log(p₁ / p₀)``, with
+``N`` the units. Bounds are ``ln(β/(1−α))`` (accept H0) and ``ln((1−β)/α)`` (accept H1).
 
-Pure arithmetic and rule handling, no I/O: ``analysis.stop_rule`` reads a stored batch's
-counts and applies this. Each chunk row stores its own outcome counts (``chunk_outcomes``, from
-the game result: a beats b when its win share is higher, a draw when equal).
+Seat-swapped pairs (two players, ``balanced`` or ``rotate``) are units of two games, whose
+scores take the five values 0, ¼, ½, ¾, 1: the pentanomial model, as fishtest uses. Rounds of
+three to six players hold more meetings (six with three players seated ``balanced``), whose
+mean scores fall on the grid ``j / 2k`` of a round of ``k`` meetings (``unit means``); single
+matches (a round of one) give the trinomial one.
+
+Pure arithmetic and rule handling, no I/O: ``analysis.stop_rule`` reads a stored batch and
+applies this. Each chunk row stores its own outcome counts (``chunk_outcomes``, from the game
+result: a beats b when its win share is higher, a draw when equal); the pentanomial check sums
+them, the others read the batch's units.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analysis import stats
+from analysis.precision import PRECISION, parse_precision, validate_precision
 from engines.core import OptionError
 from engines.seating import seat_swapped_pairs
 
@@ -80,18 +91,68 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
     return (math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
 
 
-def sprt_state(counts: Sequence[float], model: str, rule: Mapping[str, Any]) -> dict[str, Any]:
-    """The SPRT's state for outcome ``counts`` (3 trinomial or 5 pentanomial, worst first)."""
-    values = stats.PENTANOMIAL_VALUES if model == "pentanomial" else stats.TRINOMIAL_VALUES
-    if len(counts) != len(values):
-        raise ValueError(f"{model} needs {len(values)} counts, got {len(counts)}")
+PENTANOMIAL = "pentanomial"
+TRINOMIAL = "trinomial"
+UNIT_MEANS = "unit means"
+
+
+def model_values(model: str, meetings: int = 1) -> np.ndarray:
+    """The values a unit's score takes: ``j / 2k`` for a unit of ``k`` meetings (the
+    pentanomial's five for a pair, the trinomial's three for one game)."""
+    if model == PENTANOMIAL:
+        return stats.PENTANOMIAL_VALUES
+    if model == TRINOMIAL:
+        return stats.TRINOMIAL_VALUES
+    return np.arange(2 * meetings + 1) / (2 * meetings)
+
+
+def unit_score_counts(
+    half_points: np.ndarray, meetings: np.ndarray
+) -> tuple[str, np.ndarray, list[int]]:
+    """(model, values, counts) of units whose meetings of the two agents gave ``half_points``
+    in all over ``meetings`` meetings (units without a meeting are left out).
+
+    Units of one size ``k`` count on the grid ``j / 2k``; units of unequal sizes (openings
+    linked across rounds) on their distinct scores, with 0 and 1 added so that every
+    hypothesis's score lies inside the range of values."""
+    s = np.asarray(half_points, dtype=np.int64)
+    k = np.asarray(meetings, dtype=np.int64)
+    keep = k > 0
+    s, k = s[keep], k[keep]
+    if k.size == 0 or bool((k == k[0]).all()):
+        size = int(k[0]) if k.size else 1
+        model = {1: TRINOMIAL, 2: PENTANOMIAL}.get(size, UNIT_MEANS)
+        values = model_values(model, size)
+        return model, values, np.bincount(s, minlength=2 * size + 1).tolist()
+    scores = s / (2 * k)
+    values, counts = np.unique(np.concatenate([scores, [0.0, 1.0]]), return_counts=True)
+    counts[0] -= 1
+    counts[-1] -= 1
+    return UNIT_MEANS, values, counts.tolist()
+
+
+def sprt_state(
+    counts: Sequence[float],
+    model: str,
+    rule: Mapping[str, Any],
+    values: np.ndarray | None = None,
+    games: int | None = None,
+) -> dict[str, Any]:
+    """The SPRT's state for ``counts`` of units over unit scores ``values`` (worst first; by
+    default the model's grid: 3 trinomial or 5 pentanomial). ``games``: the meetings counted
+    (by default the units times the model's meetings per unit)."""
+    x = model_values(model) if values is None else np.asarray(values, dtype=float)
+    if len(counts) != len(x):
+        raise ValueError(f"{model} needs {len(x)} counts, got {len(counts)}")
     s0 = stats.score_from_elo(float(rule["elo0"]))
     s1 = stats.score_from_elo(float(rule["elo1"]))
-    value = llr(counts, values, s0, s1)
+    value = llr(counts, x, s0, s1)
     lower, upper = bounds(float(rule["alpha"]), float(rule["beta"]))
     result = "H1" if value >= upper else "H0" if value <= lower else None
     total = int(sum(counts))
-    score = float(np.dot(np.asarray(counts, float), values) / total) if total else math.nan
+    score = float(np.dot(np.asarray(counts, float), x) / total) if total else math.nan
+    if games is None:
+        games = total * (2 if model == PENTANOMIAL else 1)
     return {
         "type": "sprt",
         "agents": list(rule["agents"]),
@@ -100,31 +161,82 @@ def sprt_state(counts: Sequence[float], model: str, rule: Mapping[str, Any]) -> 
         "alpha": float(rule["alpha"]),
         "beta": float(rule["beta"]),
         "model": model,
+        "values": [float(v) for v in x],
         "counts": [int(c) for c in counts],
-        "games": total * (2 if model == "pentanomial" else 1),
+        "units": total,
+        "games": int(games),
         "score": score,
         "llr": value,
         "lower": lower,
         "upper": upper,
         "result": result,
-        "verdict": _verdict(result, rule),
+        "verdict": verdict(result, rule),
     }
 
 
-def _verdict(result: str | None, rule: Mapping[str, Any]) -> str:
+def verdict(
+    result: str | None, rule: Mapping[str, Any], estimate: Mapping[str, Any] | None = None
+) -> str:
+    """The decision in words: which hypothesis the test accepted, and, given the stopping-aware
+    ``estimate`` (``analysis.sprt_estimate``: ``elo``, ``elo_low``, ``elo_high``), how far
+    apart the agents are by that estimate, never by the hypothesis alone."""
     a, b = rule["agents"]
-    if result == "H1":
-        return f"accept H1: {a} is at least {rule['elo1']:g} Elo stronger than {b}"
-    if result == "H0":
-        return f"accept H0: {a} is not {rule['elo1']:g} Elo stronger than {b} (≤ {rule['elo0']:g})"
-    return "continue: no bound crossed yet"
+    if result is None:
+        return "continue: no bound crossed yet"
+    h0, h1 = f"{float(rule['elo0']):g}", f"{float(rule['elo1']):g}"
+    which = (
+        f"accept H1: the data favour {h1} Elo over {h0} for {a} against {b}"
+        if result == "H1"
+        else f"accept H0: the data favour {h0} Elo over {h1} for {a} against {b}"
+    )
+    if not estimate or not math.isfinite(float(estimate.get("elo", math.nan))):
+        return which
+    return (
+        f"{which}; {a} is an estimated {float(estimate['elo']):+.1f} Elo against {b} "
+        f"(95 % {_elo_text(estimate['elo_low'])} to {_elo_text(estimate['elo_high'])}, "
+        "adjusted for the stop)"
+    )
+
+
+def _elo_text(value: float) -> str:
+    v = float(value)
+    return f"{v:+.1f}" if math.isfinite(v) else ("+inf" if v > 0 else "−inf")
+
+
+def meeting_sums(w: Any, agent_a: str, agent_b: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit of sampling of per-match arrays ``w`` (``analysis.tidy.Wide``): the half-points
+    ``agent_a`` scored against ``agent_b`` over the unit's meetings (2 a win, 1 a draw, 0 a loss,
+    by the game result), and the meetings."""
+    labels = list(w.labels)
+    if agent_a not in labels or agent_b not in labels or w.matches == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ia, ib = labels.index(agent_a), labels.index(agent_b)
+    has_a, has_b = w.agent == ia, w.agent == ib
+    met = has_a.any(axis=1) & has_b.any(axis=1)
+    share_a = np.where(has_a, w.win, 0.0).sum(axis=1)
+    share_b = np.where(has_b, w.win, 0.0).sum(axis=1)
+    half = np.where(share_a > share_b, 2, np.where(share_a == share_b, 1, 0))
+    _, unit = np.unique(w.unit, return_inverse=True)
+    size = int(unit.max()) + 1
+    sums = np.bincount(unit, weights=np.where(met, half, 0), minlength=size)
+    meetings = np.bincount(unit, weights=met.astype(float), minlength=size)
+    return sums.astype(np.int64), meetings.astype(np.int64)
+
+
+def units_state(w: Any, rule: Mapping[str, Any]) -> dict[str, Any]:
+    """The SPRT's state over the units of sampling of per-match arrays ``w``."""
+    a, b = rule["agents"]
+    half, meetings = meeting_sums(w, a, b)
+    model, values, counts = unit_score_counts(half, meetings)
+    return sprt_state(counts, model, rule, values, games=int(meetings.sum()))
 
 
 # --------------------------------------------------------------------------- rules
 
 
 def parse_stop_rule(text: str) -> dict[str, Any]:
-    """Read a rule from JSON or the short form ``sprt:A,B,elo0=0,elo1=5[,alpha=..,beta=..]``."""
+    """Read a rule from JSON or a short form: ``sprt:A,B,elo0=0,elo1=5[,alpha=..,beta=..]`` or
+    ``precision:FIGURE,half_width=H[,min_units=N]`` (``analysis.precision``)."""
     text = text.strip()
     if text.startswith("{"):
         try:
@@ -135,9 +247,12 @@ def parse_stop_rule(text: str) -> dict[str, Any]:
             raise OptionError("stop rule JSON must be an object", field="stop_rule")
         return rule
     kind, _, rest = text.partition(":")
+    if kind.strip().lower() == PRECISION and rest:
+        return parse_precision(rest)
     if kind.strip().lower() != "sprt" or not rest:
         raise OptionError(
-            f"cannot read stop rule {text!r}; expected e.g. sprt:hard,easy,elo0=0,elo1=5",
+            f"cannot read stop rule {text!r}; expected e.g. sprt:hard,easy,elo0=0,elo1=5 or "
+            "precision:first_player_advantage,half_width=0.02",
             field="stop_rule",
         )
     agents: list[str] = []
@@ -165,8 +280,12 @@ def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[s
     if not isinstance(rule, Mapping):
         raise OptionError("stop_rule must be an object", field="stop_rule")
     kind = rule.get("type", "sprt")
+    if kind == PRECISION:
+        return validate_precision(rule, labels)
     if kind != "sprt":
-        raise OptionError(f"unknown stop rule type {kind!r}; only 'sprt'", field="stop_rule.type")
+        raise OptionError(
+            f"unknown stop rule type {kind!r}; 'sprt' or 'precision'", field="stop_rule.type"
+        )
     unknown = set(rule) - {"type", "agents", *DEFAULTS}
     if unknown:
         raise OptionError(

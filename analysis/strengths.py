@@ -7,14 +7,15 @@ small ridge penalty and shown on the Elo scale with mean zero.
 
 The interval is analytic, so it needs no resampling and no seed: the cluster-robust sandwich
 ``I⁺ (G/(G−1) Σ_g u_g u_gᵀ) I⁺`` of the Bradley–Terry likelihood, with ``u_g`` the score
-(gradient) of unit ``g``'s comparisons and ``I`` the information at the fit (a graph
-Laplacian; its pseudo-inverse gives the covariance of the mean-zero strengths), and Student's
-t with ``G − 1`` degrees of freedom (the sandwich of Huber/White, clustered as in Liang &
-Zeger, Biometrika 73 (1986)). Units are ``Wide.unit`` (a round or a shared opening), so matches
-that replay one line count once. No interval is given with fewer units than players (nor fewer
-than ``clustered.MIN_UNITS``): the units' scores sum to about zero, so their sandwich has rank
-at most G − 1 and cannot hold the P − 1 free strengths' covariance. Nor when a player won or
-lost every comparison (its strength is then unbounded and only the ridge keeps it finite).
+(gradient) of unit ``g``'s comparisons and ``I`` the information at the fit (a graph Laplacian;
+its pseudo-inverse gives the covariance of the mean-zero strengths), and Student's t on
+``stats.unit_df`` degrees of freedom (G − 1 for units of one size; the sandwich of Huber/White,
+clustered as in Liang & Zeger, Biometrika 73 (1986)). Units are ``Wide.unit`` (a round or a
+shared opening), so matches that replay one line count once. No interval is given with fewer
+units than players (nor fewer than ``clustered.MIN_UNITS``): the units' scores sum to about
+zero, so their sandwich has rank at most G − 1 and cannot hold the P − 1 free strengths'
+covariance. Nor when a player won or lost every comparison (its strength is then unbounded and
+only the ridge keeps it finite).
 
 Columns: agent (the player's first label), labels (its copies), strength, ci_low, ci_high,
 units, note.
@@ -30,8 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from analysis import stats
 from analysis.agents import player_of
-from analysis.clustered import MIN_UNITS, t_quantile, too_few_units
+from analysis.clustered import MIN_UNITS, too_few_units
 from analysis.tidy import Wide, meeting_results
 
 BT_ALPHA = 0.01
@@ -94,7 +96,9 @@ def strengths(w: Wide, groups: Sequence[int] | None = None) -> pd.DataFrame:
         note = UNBOUNDED
     if note is None:
         se = np.sqrt(np.clip(np.diag(sandwich_covariance(comp, theta)), 0.0, None))
-        q = t_quantile(units)
+        # The small-sample rule of every interval over units, on the comparisons per unit.
+        sizes = comp.reshape(units, -1).sum(axis=1)
+        q = stats.t_quantile(stats.unit_df(stats.totals_sums(np.zeros(units), sizes)))
         lo, hi = (theta - q * se) * ELO_PER_NAT, (theta + q * se) * ELO_PER_NAT
     return pd.DataFrame(
         {

@@ -39,7 +39,7 @@ class Wide:
     ``(seat - first_seat) % n``. Seat 0 everywhere until ``with_matches`` says otherwise."""
     unit: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """(M,) int64 label of the match's unit of sampling (``analysis.units``); one unit per
-    match until ``with_matches`` links matches that share an opening or a round."""
+    match until ``with_matches`` reads the batch's design."""
     units: Units | None = None
     """How ``unit`` was made (distinct openings, whether they were recorded), once known."""
 
@@ -114,18 +114,28 @@ def to_wide(df: pd.DataFrame, players: int) -> Wide:
     )
 
 
-def with_matches(w: Wide, matches: pd.DataFrame, round_size: int) -> Wide:
+def with_matches(
+    w: Wide,
+    matches: pd.DataFrame,
+    round_size: int,
+    *,
+    by_opening: bool = False,
+    distinct_games: int | None = None,
+) -> Wide:
     """``w`` with the turn order and units of sampling read from the ``frames.matches`` rows.
 
     ``matches`` needs the columns match_index, first_seat and opening (``frames.match_design``,
-    whose missing starting seats are already filled in); units link matches that share an
-    opening key or a round of ``round_size`` matches.
+    whose missing starting seats are already filled in); units are the rounds of
+    ``round_size`` matches, linked by a shared opening key only when ``by_opening``
+    (``analysis.units.sampling_units``, which ``distinct_games`` also goes to).
     """
     rows = matches.set_index("match_index").reindex(w.match_index)
     first = rows["first_seat"].fillna(0).to_numpy(np.int64)
     # Keys are 63-bit: compared as Python ints, never through float64.
     keys = rows["opening"].astype(object).where(rows["opening"].notna(), None).to_numpy()
-    units = sampling_units(w.match_index, keys, round_size)
+    units = sampling_units(
+        w.match_index, keys, round_size, by_opening=by_opening, distinct_games=distinct_games
+    )
     return replace(w, first_seat=first, unit=units.label, units=units)
 
 

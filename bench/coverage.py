@@ -10,10 +10,21 @@ interval holds the truth. Generators:
   probabilities ``position_share``, or (``draw``) every seat sharing the win equally;
 - ``openings=K``: K openings drawn afresh for each batch, each with one fixed outcome and one
   fixed set of points (deterministic continuation); every match plays one of them at random,
-  so the truth is the expectation over openings, not the mean of the K in hand;
+  so the truth is the expectation over openings, not the mean of the K in hand (a book
+  declared a sample of openings, ``units: "line"``: matches of one opening are one unit);
 - ``drawn_start``: the starting seat is drawn for each match (as Alhambra's), so seat index
   and turn position differ;
-- ``pairs``: two agents of different strength in seat-swapped rounds of two.
+- ``pairs``: two agents of different strength in seat-swapped rounds of two;
+- ``coincident=K``: every match an independent draw whose opening key is one of K values (the
+  frequent equal openings of player noise), which must not join matches into units;
+- ``round_effect``: rounds of ``ROUND`` matches share one drawn opening that favours the
+  starting player or the second (units: the rounds);
+- ``unequal``: the K openings drawn with the very unequal frequencies 0.6^k, each with its own
+  fixed outcome (a book declared a sample of openings: units by opening).
+
+A replicate where the report gives no interval (both ends null) is counted apart
+(``no_interval``), never as covered; ``seat shares, all at once`` is covered only when every
+seat's simultaneous interval (``joint_ci_low``/``joint_ci_high``) holds its truth.
 
 Points are ``2 × win share + Binomial(20, ½) + turn position``, so mean points and the komi
 have closed-form truths (points that jump by much more on a win are as skewed as the win
@@ -31,8 +42,8 @@ import argparse
 import json
 import math
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +66,10 @@ TARGET = 0.93
 WIN_POINTS = 2
 POINTS_SPREAD = 20
 """Points: ``WIN_POINTS × win share + Binomial(POINTS_SPREAD, ½) + turn position``."""
+ROUND = 6
+"""Matches in a round of the ``round_effect`` generator (three players seated ``balanced``)."""
+JOINT = "seat shares, all at once"
+"""The figure covered only when every seat's simultaneous interval holds its truth."""
 EMPTY_PLIES = pd.DataFrame({"plies": np.zeros(0, np.int64), "count": np.zeros(0, np.int64)})
 EMPTY_ENDED = pd.DataFrame({"ended_by": [], "count": np.zeros(0, np.int64)})
 
@@ -71,21 +86,21 @@ class Scenario:
     drawn_start: bool = False
     pairs: float | None = None
     """Two agents in seat-swapped pairs: the stronger one's extra chance to win outright."""
+    coincident: int | None = None
+    """Every match draws its outcome independently but its opening key from this many values:
+    frequent equal openings that are not a cluster (player noise drawing alike by chance)."""
+    round_effect: float | None = None
+    """Rounds of ``ROUND`` matches share one drawn opening that moves the starting player's
+    chance to win by ± this much (the second player's by the opposite)."""
+    unequal: bool = False
+    """``openings=K`` drawn with the very unequal frequencies 0.6^k (normalised)."""
 
     @property
     def players(self) -> int:
         return len(self.position_share)
 
     def reversed(self) -> Scenario:
-        return Scenario(
-            self.name,
-            self.matches,
-            self.position_share[::-1],
-            self.draw,
-            self.openings,
-            self.drawn_start,
-            self.pairs,
-        )
+        return replace(self, position_share=self.position_share[::-1])
 
     def share_by_position(self) -> np.ndarray:
         n = self.players
@@ -130,12 +145,27 @@ def simulate(sc: Scenario, rng: np.random.Generator) -> Wide:
     drawn = rng.random(draws) < sc.draw
     winner = rng.choice(n, size=draws, p=pi)
     noise = rng.binomial(POINTS_SPREAD, 0.5, size=(draws, n)).astype(float)
+    if sc.round_effect is not None:
+        # The round's opening favours the starting player or the second, by the same amount.
+        sign = rng.choice([-1.0, 1.0], size=-(-m // ROUND))[np.arange(m) // ROUND]
+        p = np.tile(pi, (m, 1))
+        p[:, 0] += sc.round_effect * sign
+        p[:, 1] -= sc.round_effect * sign
+        winner = (rng.random((m, 1)) > np.cumsum(p, axis=1)).sum(axis=1).clip(0, n - 1)
     if sc.pairs is not None:
         # Agent 0 sits in seat 0 in even matches; it wins outright more often wherever it sits.
         strong_first = np.arange(m) % 2 == 0
         p_first = np.where(strong_first, pi[0] + sc.pairs, pi[0] - sc.pairs)
         winner = np.where(rng.random(m) < p_first, 0, 1)
-    opening = np.arange(m) if sc.openings is None else rng.integers(0, sc.openings, m)
+    if sc.openings is None:
+        opening = np.arange(m) // ROUND if sc.round_effect else np.arange(m)
+    elif sc.unequal:
+        frequency = 0.6 ** np.arange(sc.openings)
+        opening = rng.choice(sc.openings, size=m, p=frequency / frequency.sum())
+    else:
+        opening = rng.integers(0, sc.openings, m)
+    if sc.coincident is not None:
+        opening = rng.integers(0, sc.coincident, m)
     if sc.openings is not None:
         drawn, winner, noise = drawn[opening], winner[opening], noise[opening]
     by_position = np.zeros((m, n))
@@ -150,7 +180,10 @@ def simulate(sc: Scenario, rng: np.random.Generator) -> Wide:
     if sc.pairs is not None:
         agent = np.where(np.arange(m)[:, None] % 2 == 0, [[0, 1]], [[1, 0]])
         labels = ("strong", "weak")
-    units = sampling_units(np.arange(m), opening, 2 if sc.pairs is not None else 1)
+    # K fixed openings replayed with a deterministic continuation is a book declared a sample
+    # of openings (``units: "line"``): matches of one opening form one unit.
+    size = 2 if sc.pairs is not None else ROUND if sc.round_effect else 1
+    units = sampling_units(np.arange(m), opening, size, by_opening=sc.openings is not None)
     return Wide(
         match_index=np.arange(m, dtype=np.int64),
         win=by_position[rows, position_of_seat],
@@ -164,6 +197,13 @@ def simulate(sc: Scenario, rng: np.random.Generator) -> Wide:
 
 
 Interval = tuple[float | None, float | None]
+
+
+def given(interval: Interval) -> bool:
+    """False when the report gave no interval at all (both ends null): counted apart, never as
+    covered. An interval with one infinite end (an Elo at a clean sweep) is an interval."""
+    lo, hi = interval
+    return not all(x is None or not math.isfinite(x) for x in (lo, hi))
 
 
 def covers(interval: Interval, truth: float) -> bool:
@@ -182,14 +222,21 @@ def width(interval: Interval) -> float:
 
 @dataclass
 class Tally:
-    """Hits of one figure (per seat where it has several)."""
+    """Hits of one figure (per seat where it has several), over the replicates that gave an
+    interval (``given``)."""
 
     hits: np.ndarray
+    given: np.ndarray
     widths: list[float] = field(default_factory=list)
 
-    def add(self, covered: Iterable[bool], widths: Iterable[float]) -> None:
-        self.hits += np.fromiter(covered, dtype=np.int64, count=self.hits.size)
-        self.widths.extend(widths)
+    def add(self, pairs: list[tuple[Interval, float]], joint: bool = False) -> None:
+        shown = np.array([given(i) for i, _ in pairs])
+        hit = np.array([given(i) and covers(i, t) for i, t in pairs])
+        if joint:
+            shown, hit = shown[:1] & shown.all(), hit[:1] & hit.all()
+        self.given += shown
+        self.hits += hit
+        self.widths.extend(width(i) for i, _ in pairs)
 
 
 def agent_figures(w: Wide, sc: Scenario) -> dict[str, list[tuple[Interval, float]]]:
@@ -210,6 +257,10 @@ def figures(sc: Scenario, w: Wide, other: Wide) -> dict[str, list[tuple[Interval
     out: dict[str, list[tuple[Interval, float]]] = {
         "seat shares": [
             ((r["ci_low"], r["ci_high"]), float(truth_seat[r["seat"]]))
+            for r in seats.to_dict("records")
+        ],
+        JOINT: [
+            ((r["joint_ci_low"], r["joint_ci_high"]), float(truth_seat[r["seat"]]))
             for r in seats.to_dict("records")
         ],
         "first-player advantage": [
@@ -246,12 +297,16 @@ def measure(sc: Scenario, replicates: int, seed: int = SEED) -> list[dict[str, A
     for _ in range(replicates):
         w, other = simulate(sc, rng), simulate(sc.reversed(), rng)
         for name, pairs in figures(sc, w, other).items():
-            tally = tallies.setdefault(name, Tally(np.zeros(len(pairs), np.int64)))
-            tally.add((covers(i, t) for i, t in pairs), (width(i) for i, _ in pairs))
+            size = 1 if name == JOINT else len(pairs)
+            zeros = np.zeros(size, np.int64)
+            tally = tallies.setdefault(name, Tally(zeros, zeros.copy()))
+            tally.add(pairs, joint=name == JOINT)
     rows = []
     for name, tally in tallies.items():
-        rates = tally.hits / replicates
-        worst = float(rates.min())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = tally.hits / tally.given
+        worst = float(np.nanmin(rates)) if np.isfinite(rates).any() else math.nan
+        shown = int(tally.given.min())
         rows.append(
             {
                 "scenario": sc.name,
@@ -259,8 +314,9 @@ def measure(sc: Scenario, replicates: int, seed: int = SEED) -> list[dict[str, A
                 "matches": sc.matches,
                 "figure": name,
                 "coverage": worst,
-                "mc_error": math.sqrt(worst * (1 - worst) / replicates),
-                "pooled": float(rates.mean()),
+                "mc_error": math.sqrt(worst * (1 - worst) / shown) if shown else math.nan,
+                "pooled": float(np.nanmean(rates)) if np.isfinite(rates).any() else math.nan,
+                "no_interval": 1 - shown / replicates,
                 "replicates": replicates,
                 "mean_width": _mean_width(tally.widths),
                 "per_seat": rates.tolist() if rates.size > 1 else None,
@@ -298,6 +354,13 @@ def scenarios() -> list[Scenario]:
     out.append(Scenario("30 openings", 200, (0.22, 0.18, 0.16, 0.16, 0.15, 0.13), openings=30))
     for m in (20, 300):
         out.append(Scenario("seat-swapped pairs, agents differ", m, two, pairs=0.3))
+    for m in (40, 300):
+        out.append(Scenario("noise, coincident openings", m, two, coincident=4))
+        out.append(Scenario("rounds sharing an opening", m, three, round_effect=0.15))
+    out.append(Scenario("independent", 300, (0.25, 0.25, 0.25, 0.25)))
+    for m in (40, 300):
+        out.append(Scenario("12 unequal openings", m, two, openings=12, unequal=True))
+        out.append(Scenario("12 unequal openings", m, three, openings=12, unequal=True))
     return out
 
 
@@ -307,6 +370,7 @@ HARDEST: tuple[Scenario, ...] = (
     Scenario("independent, draws", 20, (0.53, 0.47), draw=0.35),
     Scenario("independent", 10, (0.22, 0.18, 0.16, 0.16, 0.15, 0.13)),
     Scenario("starting seat drawn", 15, (0.36, 0.33, 0.31), drawn_start=True),
+    Scenario("rounds sharing an opening", 40, (0.4, 0.33, 0.27), round_effect=0.15),
 )
 """The rows the test suite runs with fewer replicates (``tests/test_coverage.py``)."""
 
@@ -314,20 +378,22 @@ HARDEST: tuple[Scenario, ...] = (
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as a Markdown table: ``coverage`` is the worst seat's where a figure has one
     interval per seat (``all seats``: pooled over them), with its Monte-Carlo standard error."""
-    head = "| scenario | seats | matches | figure | coverage | MC error | all seats | mean width |"
-    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    head = ("| scenario | seats | matches | figure | coverage | MC error | all seats | no interval "
+            "| mean width |")  # fmt: skip
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         pooled = f"{100 * r['pooled']:.1f} %" if r["per_seat"] else ""
         lines.append(
             f"| {r['scenario']} | {r['players']} | {r['matches']} | {r['figure']} | "
             f"{100 * r['coverage']:.1f} % | ±{100 * r['mc_error']:.1f} | {pooled} | "
+            f"{100 * r['no_interval']:.1f} % | "
             + ("unbounded |" if r["mean_width"] is None else f"{r['mean_width']:.3f} |")
         )
     return "\n".join(lines)
 
 
 FIGURES = (
-    "seat shares", "first-player advantage", "mean points", "draw rate", "balance",
+    "seat shares", JOINT, "first-player advantage", "mean points", "draw rate", "balance",
     "compare difference", "komi (2 players)",
 )  # fmt: skip
 
@@ -354,11 +420,14 @@ def summary(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replicates", type=int, default=REPLICATES)
-    parser.add_argument("--only", default="", help="run the scenarios whose name contains this")
+    parser.add_argument(
+        "--only", default="", help="run the scenarios whose name contains one of these (commas)"
+    )
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    chosen: Callable[[Scenario], bool] = lambda sc: args.only in sc.name  # noqa: E731
+    wanted = args.only.split(",")
+    chosen: Callable[[Scenario], bool] = lambda sc: any(x in sc.name for x in wanted)  # noqa: E731
     for sc in filter(chosen, scenarios()):
         t = time.perf_counter()
         found = measure(sc, args.replicates)

@@ -7,8 +7,9 @@ Each case simulates whole batches whose answer is known, runs the report's own f
 them (``analysis.agents.pairings`` and ``agent_table``, ``analysis.strengths.strengths``,
 ``analysis.games.alveoles.deciding_tiers``, with units of sampling made by
 ``analysis.units.sampling_units`` as ``build_report`` makes them) and counts how often the
-reported 95 % interval holds the truth. A replicate without an interval (a single unit) counts
-as covered (no interval claims nothing) and is counted apart in ``none``.
+reported 95 % interval holds the truth. A replicate without an interval (too few units) is not
+counted as covered: ``coverage`` is over the replicates that gave one, and ``no_interval`` is
+the share that gave none.
 
 Generators (n matches each, n = 10, 20, 40, 300):
 
@@ -27,9 +28,11 @@ Each runs ``independent`` (every round its own opening) and ``clustered``: round
 matches with two players, 6 with three, 12 with four) draw one of max(3, rounds/4) openings,
 each opening giving the first agent an Elo offset drawn from N(0, ``TAU``²) and replaying its
 games exactly (deterministic players); truths then average over the offsets (Gauss–Hermite
-quadrature). Tier matches cluster by groups of 5 identical replays. Fewer than 3 units (or,
-for strengths, fewer units than players) give no interval: with three players, 10 matches are
-two rounds, and with four, 20 matches are two.
+quadrature). Tier matches cluster by groups of 5 identical replays. The pairing also runs on
+``12 unequal openings``: every pair draws one of twelve openings with frequencies 0.6^k
+(normalised: 40 %, 24 %, 14 %, …), each with its own effect, replayed exactly. Fewer than 3
+units (or, for strengths, fewer units than players) give no interval: with three players, 10
+matches are two rounds, and with four, 20 matches are two.
 
 ``agent_interval_cases(sizes)`` returns the cases as ``(name, simulate, truth)``:
 ``simulate(rng)`` plays one batch and returns the reported interval ``(low, high)`` (NaN when
@@ -68,8 +71,15 @@ WEIGHTS = WEIGHTS / WEIGHTS.sum()
 """Quadrature over a standard normal offset."""
 
 
-def _openings(rng: np.random.Generator, rounds: int, clustered: bool) -> np.ndarray:
-    """Opening of each round: its own, or one of max(3, rounds/4) shared ones."""
+UNEQUAL = 0.6 ** np.arange(12) / (0.6 ** np.arange(12)).sum()
+"""Frequencies of the twelve openings of the ``unequal`` generator: 40 %, 24 %, 14 %, … 0.1 %."""
+
+
+def _openings(rng: np.random.Generator, rounds: int, clustered: bool | str) -> np.ndarray:
+    """Opening of each round: its own, one of max(3, rounds/4) shared ones, or (``unequal``)
+    one of twelve drawn with the very unequal frequencies ``UNEQUAL``."""
+    if clustered == "unequal":
+        return rng.choice(UNEQUAL.size, size=rounds, p=UNEQUAL)
     if not clustered:
         return np.arange(rounds)
     return rng.integers(0, max(3, rounds // 4), rounds)
@@ -78,7 +88,9 @@ def _openings(rng: np.random.Generator, rounds: int, clustered: bool) -> np.ndar
 def _wide(win: np.ndarray, agent: np.ndarray, opening: np.ndarray, round_size: int) -> Wide:
     m = win.shape[0]
     index = np.arange(m, dtype=np.int64)
-    units = sampling_units(index, opening.astype(float), round_size)
+    # Shared openings replay their games exactly: a book declared a sample of openings
+    # (``units: "line"``), so matches of one opening form one unit.
+    units = sampling_units(index, opening.astype(float), round_size, by_opening=True)
     labels = tuple(f"agent{i}" for i in range(int(agent.max()) + 1))
     return Wide(index, win, np.zeros_like(win), agent, labels, unit=units.label, units=units)
 
@@ -97,7 +109,7 @@ def _result(rng: np.random.Generator, score: np.ndarray) -> np.ndarray:
     return np.where(u < win, 1.0, np.where(u < win + DRAW, 0.5, 0.0))
 
 
-def pairing_case(n: int, clustered: bool) -> Case:
+def pairing_case(n: int, clustered: bool | str) -> Case:
     """Elo of a against b from seat-swapped pairs (see the module docstring)."""
     offsets = TAU * NODES if clustered else np.zeros(1)
     weights = WEIGHTS if clustered else np.ones(1)
@@ -121,7 +133,8 @@ def pairing_case(n: int, clustered: bool) -> Case:
         row = pairings(_wide(win, agent, np.repeat(opening, 2), 2), "balanced").iloc[0]
         return _ends(row["elo_low"], row["elo_high"])
 
-    kind = "clustered" if clustered else "independent"
+    kind = "12 unequal openings" if clustered == "unequal" else (
+        "clustered" if clustered else "independent")  # fmt: skip
     return (f"pairing Elo, 2 players, {kind}", simulate, stats.elo_from_score(truth_score))
 
 
@@ -245,8 +258,9 @@ def tiers_case(n: int, players: int, clustered: bool) -> Case:
 # --------------------------------------------------------------------------- running
 
 
-def agent_interval_cases(sizes: Sequence[int] = SIZES) -> list[Case]:
-    """Every case at every size (names end with ``n=<size>``)."""
+def agent_interval_cases(sizes: Sequence[int] = SIZES, unequal: bool = True) -> list[Case]:
+    """Every case at every size (names end with ``n=<size>``); ``unequal`` adds the pairing on
+    twelve openings of very unequal frequencies."""
     out: list[Case] = []
     for n in sizes:
         for clustered in (False, True):
@@ -259,6 +273,9 @@ def agent_interval_cases(sizes: Sequence[int] = SIZES) -> list[Case]:
                 tiers_case(n, 3, clustered),
             ]
             out.extend((f"{name}, n={n}", sim, truth) for name, sim, truth in made)
+        if unequal:
+            name, sim, truth = pairing_case(n, "unequal")
+            out.append((f"{name}, n={n}", sim, truth))
     return out
 
 
@@ -271,16 +288,16 @@ def coverage(case: Case, replicates: int, seed: int) -> dict[str, float | str | 
         low, high = simulate(rng)
         if math.isnan(low) or math.isnan(high):
             missing += 1
-            covered += 1
         else:
             covered += low <= truth <= high
-    share = covered / replicates
+    given = replicates - missing
+    share = covered / given if given else math.nan
     return {
         "case": name,
         "truth": truth,
         "replicates": replicates,
         "coverage": share,
-        "mc_error": math.sqrt(share * (1 - share) / replicates),
+        "mc_error": math.sqrt(share * (1 - share) / given) if given else math.nan,
         "no_interval": missing / replicates,
     }
 

@@ -55,12 +55,14 @@ NONE = "none"
 KINDS = (OPENINGS, NOISE, NONE)
 RANDOM_SOURCE = "random"
 BOOK_SOURCE = "book"
+ROUND_UNITS = "round"
+LINE_UNITS = "line"
 MAX_BOOK_LINES = 10_000
 DERIVED_KEYS = frozenset({"default", "noised", "book_digest"})
 """Keys of a stored record that are worked out, not asked for: a request may repeat them (a
 stored record sent back as it is) and they are recomputed."""
 _KEYS = {
-    OPENINGS: frozenset({"kind", "plies", "source", "book"}),
+    OPENINGS: frozenset({"kind", "plies", "source", "book", "units"}),
     NOISE: frozenset({"kind", "plies", "margin", "temperature"}),
     NONE: frozenset({"kind"}),
 }
@@ -80,6 +82,10 @@ class Variation:
     temperature: float | None = None
     noised: tuple[str, ...] = ()
     default: bool = False
+    units: str = ROUND_UNITS
+    """``line``: the book's lines stand for openings beyond it, so the analysis counts the
+    matches of one line as one unit of sampling (``analysis.units``); ``round`` (the default)
+    counts each round, what the batch draws."""
 
     def record(self) -> dict[str, Any]:
         """The JSON object a batch stores; every key of its kind is present."""
@@ -88,6 +94,8 @@ class Variation:
             out.update(plies=self.plies, source=self.source)
             if self.source == BOOK_SOURCE:
                 out.update(book=[list(line) for line in self.book], book_digest=self.digest())
+                if self.units == LINE_UNITS:
+                    out["units"] = LINE_UNITS
         elif self.kind == NOISE:
             out.update(
                 plies=self.plies,
@@ -110,6 +118,7 @@ class Variation:
             temperature=record.get("temperature"),
             noised=tuple(record.get("noised", ())),
             default=bool(record.get("default", False)),
+            units=str(record.get("units", ROUND_UNITS)),
         )
 
     def digest(self) -> str:
@@ -123,7 +132,10 @@ class Variation:
         """One line for people: what the batch's matches vary by."""
         if self.kind == OPENINGS:
             if self.source == BOOK_SOURCE:
-                return f"book openings ({len(self.book)} lines, {self.plies} plies), per round"
+                sample = ", a sample of openings" if self.units == LINE_UNITS else ""
+                return (
+                    f"book openings ({len(self.book)} lines, {self.plies} plies{sample}), per round"
+                )
             return f"random openings of {self.plies} plies, one per round"
         if self.kind == NOISE:
             how = (
@@ -218,6 +230,12 @@ def _openings(raw: Mapping[str, Any], game: Game, top: int) -> Variation:
             f"variation.source must be 'random' or 'book', not {shown(source)}",
             field="variation.source",
         )
+    units = raw.get("units", ROUND_UNITS)
+    if units not in (ROUND_UNITS, LINE_UNITS) or (units == LINE_UNITS and source != BOOK_SOURCE):
+        raise OptionError(
+            f"variation.units must be 'round', or 'line' with a book, not {shown(units)}",
+            field="variation.units",
+        )
     if source == RANDOM_SOURCE:
         if "book" in raw:
             raise OptionError("variation.book is only for source 'book'", field="variation.book")
@@ -232,7 +250,7 @@ def _openings(raw: Mapping[str, Any], game: Game, top: int) -> Variation:
                 field=f"variation.book[{i}]",
             )
     book = tuple(tuple(line[:plies]) for line in lines)
-    return Variation(OPENINGS, plies, source=BOOK_SOURCE, book=book)
+    return Variation(OPENINGS, plies, source=BOOK_SOURCE, book=book, units=units)
 
 
 def _book_lines(book: Any, game: Game) -> list[list[str]]:

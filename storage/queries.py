@@ -8,10 +8,10 @@ tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, Engine, Select, and_, case, func, select, text
+from sqlalchemy import Connection, Engine, Select, and_, case, false, func, select, text
 from sqlalchemy.sql.elements import ColumnElement
 
 from storage.crud import BATCH, CHUNK, MATCH, SEAT_RESULT, NotFound
@@ -156,11 +156,13 @@ class BatchTally(NamedTuple):
     chunks_written: int
 
 
-StarterSums = tuple[int, int, float, float, float, float, float, int]
+StarterSums = tuple[int, int, float, float, float, float, float, int, int, bool]
 """The starting player's win shares of a batch (the seat that moved first, seat 0 where it was
-not recorded), summed by opening (a match whose opening was not recorded stands alone): the
-fields of ``analysis.stats.UnitSums`` in order — matches, groups, Σ share, Σ share², Σ group
-total², Σ group size², Σ size · total, shares strictly between 0 and 1."""
+not recorded), summed by unit of sampling (rounds of the batch's design, or for a batch that
+links openings, by opening, a match whose opening was not recorded standing alone): the fields
+of ``analysis.stats.UnitSums`` in order — matches, groups, Σ share, Σ share², Σ group total²,
+Σ group size², Σ size · total, shares strictly between 0 and 1 — then the distinct move lists
+and whether every match's opening was recorded."""
 
 
 def count_batches(engine: Engine, *, game: str | None = None, status: str | None = None) -> int:
@@ -203,15 +205,22 @@ def batch_tallies(engine: Engine, batch_ids: Sequence[str]) -> dict[str, BatchTa
         }
 
 
-def starter_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterSums]:
-    """``StarterSums`` of each batch in ``batch_ids`` with a stored seat result, in one query:
-    what a first-player-advantage headline needs without reading the rows."""
-    if not batch_ids:
+def starter_sums(
+    engine: Engine, round_sizes: Mapping[str, int], by_opening: Collection[str] = ()
+) -> dict[str, StarterSums]:
+    """``StarterSums`` of each batch in ``round_sizes`` (batch id → matches per round of its
+    design) with a stored seat result, in one query: what a first-player-advantage headline
+    needs without reading the rows. Batches in ``by_opening`` group by opening instead."""
+    if not round_sizes:
         return {}
+    batch_ids = list(round_sizes)
     s, m = SEAT_RESULT, MATCH
     ws = s.c.win_share
     started = s.c.seat == func.coalesce(m.c.first_seat, 0)
-    alone = case((m.c.opening.is_(None), m.c.match_index), else_=None)
+    linked = s.c.batch_id.in_(list(by_opening)) if by_opening else false()
+    size = case({b: max(int(k), 1) for b, k in round_sizes.items()}, value=s.c.batch_id, else_=1)
+    unit = case((linked, m.c.opening), else_=m.c.match_index // size)
+    alone = case((and_(linked, m.c.opening.is_(None)), m.c.match_index), else_=None)
     groups = (
         select(
             s.c.batch_id.label("batch_id"),
@@ -219,12 +228,13 @@ def starter_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterS
             func.sum(ws).label("t"),
             func.sum(ws * ws).label("q"),
             func.sum(case((and_(ws > 0, ws < 1), 1), else_=0)).label("f"),
+            func.sum(case((m.c.opening.is_(None), 1), else_=0)).label("u"),
         )
         .select_from(
             s.join(m, and_(m.c.batch_id == s.c.batch_id, m.c.match_index == s.c.match_index))
         )
         .where(s.c.batch_id.in_(list(batch_ids)), started)
-        .group_by(s.c.batch_id, m.c.opening, alone)
+        .group_by(s.c.batch_id, unit, alone)
         .subquery()
     )
     g = groups.c
@@ -238,8 +248,15 @@ def starter_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterS
         func.sum(g.n * g.n),
         func.sum(g.n * g.t),
         func.sum(g.f),
+        func.sum(g.u),
     ).group_by(g.batch_id)
+    games = (
+        select(m.c.batch_id, func.count(m.c.moves.distinct()))
+        .where(m.c.batch_id.in_(batch_ids), m.c.ok.is_(True))
+        .group_by(m.c.batch_id)
+    )
     with engine.connect() as conn:
+        distinct = {row[0]: int(row[1] or 0) for row in conn.execute(games)}
         return {
             row[0]: (
                 int(row[1] or 0),
@@ -250,6 +267,8 @@ def starter_sums(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterS
                 float(row[6] or 0),
                 float(row[7] or 0),
                 int(row[8] or 0),
+                distinct.get(row[0], 0),
+                not row[9],
             )
             for row in conn.execute(query)
         }

@@ -79,6 +79,7 @@ def store_batch(
     ended_by: Callable[[int], str] = lambda i: "normal",
     stats: Callable[[int], dict[str, Any]] = lambda i: {},
     openings: Callable[[int], int | None] = lambda i: None,
+    moves: Callable[[int], tuple[str, ...]] = lambda i: (),
     failed: Sequence[int] = (),
     stop_rule: dict[str, Any] | None = None,
     chunk: int = 500,
@@ -87,9 +88,10 @@ def store_batch(
 ) -> tuple[Engine, str]:
     """Store a batch with the given per-match outcomes at ``url``; return (engine, batch id).
 
-    ``plies``, ``ended_by``, ``stats`` and ``openings`` (the stored opening key) are called with
-    the outcome's index; the match indices listed in ``failed`` are stored as failed matches in
-    between. ``specs`` are the agents' specs (by default one spec per label, all different).
+    ``plies``, ``ended_by``, ``stats``, ``openings`` (the stored opening key) and ``moves`` (by
+    default none: every match then replays one game) are called with the outcome's index;
+    the match indices listed in ``failed`` are stored as failed matches in between. ``specs``
+    are the agents' specs (by default one spec per label, all different).
     """
     upgrade(url)
     engine = get_engine(url)
@@ -124,7 +126,7 @@ def store_batch(
             seats.append(SeatRecord(s, labels[a], a, float(pts[s]), float(win[s]), ranks[s]))
         records.append(
             MatchRecord(
-                i, i, True, plies(j), ended_by(j), (), stats(j), 0.01, None, seats,
+                i, i, True, plies(j), ended_by(j), moves(j), stats(j), 0.01, None, seats,
                 opening=openings(j),
             )
         )  # fmt: skip
@@ -258,8 +260,9 @@ def clustered_score(values: Sequence[float], units: Sequence[int]) -> dict[str, 
 
     The variance is statsmodels' cluster-robust one (OLS on a constant, ``cov_type="cluster"``);
     the interval is Wilson's with the effective sample size mean·(1 − mean)/variance (the
-    number of units when the variance is 0) and Student's t with units − 1 degrees of freedom
-    in place of z; ``p`` and ``los`` are the t test of ½ with the same effective size.
+    number of units when the variance is 0) and Student's t in place of z, on Kish's effective
+    number of units (Σ size)² / Σ size² minus one (units − 1 when every unit holds as many
+    values); ``p`` and ``los`` are the t test of ½ with the same effective size.
     """
     mean = sum(values) / len(values)
     groups = len(set(units))
@@ -271,7 +274,9 @@ def clustered_score(values: Sequence[float], units: Sequence[int]) -> dict[str, 
     )
     variance = float(fit.bse[0]) ** 2
     n_eff = mean * (1 - mean) / variance if variance > 1e-15 and 0 < mean < 1 else groups
-    q = float(sps.t.ppf(0.975, groups - 1))
+    sizes = np.unique(np.asarray(units), return_counts=True)[1].astype(float)
+    df = sizes.sum() ** 2 / (sizes**2).sum() - 1
+    q = float(sps.t.ppf(0.975, df))
     k = q * q / n_eff
     centre = (mean + k / 2) / (1 + k)
     half = q * math.sqrt(mean * (1 - mean) / n_eff + k / (4 * n_eff)) / (1 + k)
@@ -280,7 +285,7 @@ def clustered_score(values: Sequence[float], units: Sequence[int]) -> dict[str, 
         "mean": mean,
         "lo": 0.0 if mean == 0 else centre - half,
         "hi": 1.0 if mean == 1 else centre + half,
-        "p": float(2 * sps.t.sf(abs(stat), groups - 1)),
-        "los": float(sps.t.cdf(stat, groups - 1)),
+        "p": float(2 * sps.t.sf(abs(stat), df)),
+        "los": float(sps.t.cdf(stat, df)),
         "units": groups,
     }

@@ -38,12 +38,13 @@ def elo_ends(est: dict[str, float]) -> tuple[float, float]:
 
 
 def with_openings(df: pd.DataFrame, players: int, openings: list[int], round_size: int) -> Wide:
-    """The batch with each match's opening key, units made as the report makes them."""
+    """The batch with each match's opening key, units made as the report makes them for a book
+    declared a sample of openings (``units: "line"``): matches of one opening form one unit."""
     w = to_wide(df, players)
     design = pd.DataFrame(
         {"match_index": w.match_index, "first_seat": 0, "opening": pd.array(openings, "Int64")}
     )
-    return with_matches(w, design, round_size)
+    return with_matches(w, design, round_size, by_opening=True)
 
 
 def rotate_pairs_table() -> pd.DataFrame:
@@ -345,6 +346,7 @@ def test_strengths_without_variance_between_units_have_no_interval() -> None:
         pd.DataFrame({"match_index": w.match_index, "first_seat": 0,
                       "opening": pd.array([5] * w.matches, "Int64")}),
         3,
+        by_opening=True,
     )  # fmt: skip
     bt = strengths(one_unit)
     assert bt["ci_low"].isna().all() and bt["ci_high"].isna().all()

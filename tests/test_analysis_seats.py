@@ -18,7 +18,7 @@ def fixed_wins(wins: int, games: int) -> list:
     return [((1.0, 0.0), (1.0, 0.0))] * wins + [((0.0, 1.0), (0.0, 1.0))] * (games - wins)
 
 
-def test_600_wins_of_1000_give_clopper_pearson_and_exact_sign_test() -> None:
+def test_600_wins_of_1000_give_clopper_pearson_and_the_test_it_inverts() -> None:
     df = seat_frame(fixed_wins(600, 1000), ["a", "b"])
     before = df.copy(deep=True)
     bal = seat_balance(df, 2)
@@ -28,7 +28,9 @@ def test_600_wins_of_1000_give_clopper_pearson_and_exact_sign_test() -> None:
     assert row["win_share"] == pytest.approx(0.6)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
     assert row["interval"] == "clopper-pearson" and row["units"] == 1000
-    assert row["p_value"] == pytest.approx(sps.binomtest(600, 1000).pvalue)
+    # The central test Clopper–Pearson inverts: twice the smaller tail.
+    central = 2 * min(sps.binom.sf(599, 1000, 0.5), sps.binom.cdf(600, 1000, 0.5))
+    assert row["p_value"] == pytest.approx(central, rel=1e-9)
     assert row["expected"] == 0.5
     assert bal.iloc[1]["win_share"] == pytest.approx(0.4)
     fpa = first_player_advantage(bal)
@@ -36,7 +38,7 @@ def test_600_wins_of_1000_give_clopper_pearson_and_exact_sign_test() -> None:
     assert fpa["ci_low"] == pytest.approx(lo - 0.5) and fpa["ci_high"] == pytest.approx(hi - 0.5)
 
 
-def test_draws_use_the_t_adjusted_exact_interval_and_the_sign_test_skips_them() -> None:
+def test_draws_use_the_t_adjusted_exact_interval_and_the_test_it_inverts() -> None:
     outcomes = fixed_wins(300, 500) + [((0.5, 0.5), (0.5, 0.5))] * 100
     bal = seat_balance(seat_frame(outcomes, ["a", "b"]), 2)
     row = bal.iloc[0]
@@ -50,7 +52,13 @@ def test_draws_use_the_t_adjusted_exact_interval_and_the_sign_test_skips_them() 
     assert row["interval"] == "clopper-pearson, t-adjusted"
     assert row["win_share"] == pytest.approx(p)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi))
-    assert row["p_value"] == pytest.approx(sps.binomtest(300, 500).pvalue)
+    # The p-value is the central exact test at the same effective size (tails of the binomial
+    # with a fractional count, through the beta distribution), not a sign test on the decisive
+    # games, so it agrees with the interval.
+    k = p * n_star
+    tails = sps.beta.cdf(0.5, k, n_star - k + 1), sps.beta.sf(0.5, k + 1, n_star - k)
+    assert row["p_value"] == pytest.approx(2 * min(tails), rel=1e-9)
+    assert (row["p_value"] < 0.05) == (not lo <= 0.5 <= hi)
 
 
 def test_fair_coin_shows_no_advantage_in_most_seeds() -> None:
@@ -82,6 +90,30 @@ def test_three_players_use_exact_tests_per_seat_and_chi_square_overall() -> None
     overall = seat_test(to_wide(df, 3))
     assert overall["p_value"] == pytest.approx(sps.chisquare(counts).pvalue)
     assert overall["df"] == 2
+    # The simultaneous intervals: Clopper–Pearson at 1 − 0.05/3 each (Bonferroni), wider than
+    # each seat's own 95 % one.
+    for s in range(3):
+        lo, hi = proportion_confint(counts[s], 900, alpha=0.05 / 3, method="beta")
+        row = bal.iloc[s]
+        assert (row["joint_ci_low"], row["joint_ci_high"]) == pytest.approx((lo, hi))
+        assert row["joint_ci_low"] < row["ci_low"] and row["joint_ci_high"] > row["ci_high"]
+
+
+def test_two_seats_joint_intervals_are_their_own() -> None:
+    bal = seat_balance(seat_frame(fixed_wins(60, 100), ["a", "b"]), 2)
+    assert (bal["joint_ci_low"] == bal["ci_low"]).all()
+    assert (bal["joint_ci_high"] == bal["ci_high"]).all()
+
+
+def test_a_p_value_and_its_interval_agree_on_significance() -> None:
+    # Draws and whole wins, many small batches near the edge: the sign test on decisive games
+    # disagreed with the interval in a few percent of them.
+    rng = np.random.default_rng(28)
+    for _ in range(200):
+        outcomes = [((1.0, 0.0), (1.0, 0.0)) if u < 0.45 else ((0.5, 0.5), (0.5, 0.5)) if u < 0.7
+                    else ((0.0, 1.0), (0.0, 1.0)) for u in rng.random(60)]  # fmt: skip
+        row = seat_balance(seat_frame(outcomes, ["a", "b"]), 2).iloc[0]
+        assert (row["p_value"] < 0.05) == (not row["ci_low"] <= 0.5 <= row["ci_high"])
 
 
 def test_incomplete_matches_are_dropped_and_order_does_not_matter() -> None:

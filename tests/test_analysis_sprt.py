@@ -134,6 +134,12 @@ def test_check_stop_rule_decides_on_a_stored_batch(migrated_sqlite_url: str) -> 
     assert {k: status[k] for k in decision if k != "decided_at_matches"} == {
         k: v for k, v in decision.items() if k != "decided_at_matches"
     }
-    # The report's state adds the estimates; without units there is nothing to warn about.
+    # The report's state adds the fixed-sample Elo; the verdict speaks in the estimate's words.
     assert status["fixed_sample_elo"] == pytest.approx(-400 * math.log10(1 / status["score"] - 1))
-    assert status["estimate"] is not None and status["warning"] is None
+    est = status["estimate"]
+    assert est is not None and "warning" not in status
+    assert status["verdict"] == (
+        f"accept H1: the data favour 50 Elo over 0 for a against b; a is an estimated "
+        f"{est['elo']:+.1f} Elo against b (95 % {est['elo_low']:+.1f} to {est['elo_high']:+.1f}, "
+        "adjusted for the stop)"
+    )

@@ -10,11 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 from statsmodels.stats.proportion import (
-    confint_proportions_2indep,
     proportion_confint,
-)
-from statsmodels.stats.proportion import (
-    test_proportions_2indep as wald_test_2indep,
 )
 
 from analysis import stats
@@ -103,17 +99,6 @@ def test_elo_interval_maps_the_score_interval() -> None:
     assert hi == pytest.approx(stats.elo_from_score(s_hi))
 
 
-def test_two_sample_difference_matches_statsmodels_wald() -> None:
-    ka, na, kb, nb = 560, 1000, 500, 900
-    pa, pb = ka / na, kb / nb
-    est, lo, hi, p = stats.two_sample_difference(pa, pa * (1 - pa), na, pb, pb * (1 - pb), nb)
-    ref_lo, ref_hi = confint_proportions_2indep(ka, na, kb, nb, method="wald", compare="diff")
-    ref = wald_test_2indep(ka, na, kb, nb, method="wald", compare="diff")
-    assert est == pytest.approx(pa - pb)
-    assert lo == pytest.approx(ref_lo) and hi == pytest.approx(ref_hi)
-    assert p == pytest.approx(ref.pvalue)
-
-
 @given(st.lists(st.integers(0, 40), min_size=1, max_size=60))
 @settings(max_examples=60, deadline=None)
 def test_weighted_quantiles_match_numpy(data: list[int]) -> None:
@@ -142,19 +127,6 @@ def test_a_clean_sweep_bound_is_exactly_zero_or_one(n: int) -> None:
     # Mapped to Elo, the open end is infinite, never a finite number from float residue.
     assert stats.elo_with_interval(0.0, 0.0, n)[1] == -math.inf
     assert stats.elo_with_interval(1.0, 0.0, n)[2] == math.inf
-
-
-def test_an_all_draw_sample_does_not_look_certain() -> None:
-    lo, hi, name = stats.share_interval(np.full(12, 0.5), binary=False)
-    ref = proportion_confint(6, 12, alpha=0.05, method="wilson")
-    assert name == "wilson"
-    assert (lo, hi) == pytest.approx(ref)
-    assert hi - lo > 0.4
-
-
-def test_one_value_has_no_points_interval() -> None:
-    mean, lo, hi = stats.mean_interval(np.array([137.0]))
-    assert mean == 137.0 and math.isnan(lo) and math.isnan(hi)
 
 
 def _brute_force_multinomial_p(counts: list[int]) -> float:

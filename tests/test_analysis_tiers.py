@@ -64,7 +64,7 @@ def section(stats: list[dict], openings: list[int] | None = None) -> dict:
         design = pd.DataFrame(
             {"match_index": w.match_index, "first_seat": 0, "opening": pd.array(openings, "Int64")}
         )
-        w = with_matches(w, design, 1)
+        w = with_matches(w, design, 1, by_opening=True)
     frame = pd.DataFrame({"match_index": range(len(stats)), "stats": stats})
     return alveoles_section(frame, w)
 
@@ -112,7 +112,7 @@ def test_a_stored_three_player_batch_reports_clustered_tiers(migrated_sqlite_url
     _, bid = store_batch(
         migrated_sqlite_url, game="alveoles", players=3, labels=["greedy", "random", "greedy#2"],
         outcomes=[alveoles_outcome(s) for s in stats], stats=lambda i: stats[i],
-        openings=lambda i: i,
+        openings=lambda i: i, moves=lambda i: (f"m{i}",),
     )  # fmt: skip
     report = build_report(get_engine(migrated_sqlite_url), bid)
     # Rotate over three players: a round of three matches is one unit.

@@ -1,4 +1,4 @@
-"""Sampling units: matches linked by a shared opening or a shared round form one unit."""
+"""Sampling units: the rounds of the batch's design, linked by opening only when declared."""
 
 from __future__ import annotations
 
@@ -6,33 +6,58 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.units import sampling_units
+from analysis.units import links_openings, sampling_units
 from engines.seating import opening_round
 
 
 def test_independent_openings_and_single_rounds_make_one_unit_per_match() -> None:
     u = sampling_units(np.arange(5), np.array([11, 12, 13, 14, 15]), 1)
     assert u.count == 5 and u.distinct_openings == 5 and u.openings_known
-    assert list(u.label) == [0, 1, 2, 3, 4]
+    assert list(u.label) == [0, 1, 2, 3, 4] and u.linked_by == "round"
 
 
-def test_one_opening_repeated_is_one_unit_whatever_the_rounds() -> None:
-    u = sampling_units(np.arange(40), np.full(40, 7), 2)
-    assert u.count == 1 and u.distinct_openings == 1
-    assert set(u.label) == {0}
+def test_equal_openings_drawn_independently_stay_apart() -> None:
+    # Player noise draws each match's opening afresh: forty equal keys are forty draws.
+    u = sampling_units(np.arange(40), np.full(40, 7), 1)
+    assert u.count == 40 and u.distinct_openings == 1
+    paired = sampling_units(np.arange(40), np.full(40, 7), 2)
+    assert paired.count == 20 and list(paired.label[:4]) == [0, 0, 1, 1]
 
 
-def test_rounds_and_openings_chain_into_components() -> None:
+def test_a_declared_book_sample_links_one_opening_into_one_unit() -> None:
+    u = sampling_units(np.arange(40), np.full(40, 7), 2, by_opening=True)
+    assert u.count == 1 and u.linked_by == "opening and round"
+
+
+def test_rounds_and_declared_openings_chain_into_components() -> None:
     # Pairs (0,1) (2,3) (4,5); match 1 and match 4 share an opening: pairs 0 and 2 join.
-    u = sampling_units(np.arange(6), np.array([1, 2, 3, 4, 2, 5]), 2)
+    openings = np.array([1, 2, 3, 4, 2, 5])
+    u = sampling_units(np.arange(6), openings, 2, by_opening=True)
     assert list(u.label) == [0, 0, 1, 1, 0, 0]
     assert u.count == 2 and u.distinct_openings == 5
+    assert sampling_units(np.arange(6), openings, 2).count == 3
+
+
+def test_no_more_games_than_one_round_is_one_unit() -> None:
+    # Deterministic players, two seatings: two distinct games in forty matches bound nothing.
+    u = sampling_units(np.arange(40), np.tile([1, 2], 20), 2, distinct_games=2)
+    assert u.count == 1 and u.linked_by == "one line"
+    assert sampling_units(np.arange(40), np.tile([1, 2], 20), 2, distinct_games=3).count == 20
+    # A batch of one round is what it is: its matches are not replays of anything.
+    assert sampling_units(np.arange(2), np.array([1, 2]), 2, distinct_games=2).count == 1
 
 
 def test_unknown_openings_link_by_round_only() -> None:
-    u = sampling_units(np.array([0, 1, 2, 3]), np.array([np.nan, np.nan, 9, 9]), 2)
+    u = sampling_units(np.array([0, 1, 2, 3]), np.array([np.nan, np.nan, 9, 9]), 2, by_opening=True)
     assert list(u.label) == [0, 0, 1, 1]
     assert not u.openings_known and u.distinct_openings == 1
+
+
+def test_what_links_openings_is_declared() -> None:
+    assert links_openings(None)  # stored before variations: nothing says what was drawn
+    assert not links_openings({"kind": "noise", "plies": 10})
+    assert not links_openings({"kind": "openings", "source": "book", "book": [["a"]]})
+    assert links_openings({"kind": "openings", "source": "book", "units": "line"})
 
 
 def test_empty() -> None:
@@ -46,7 +71,7 @@ def test_empty() -> None:
 )
 def test_units_are_the_components_found_by_a_plain_search(openings: list[int], size: int) -> None:
     m = len(openings)
-    u = sampling_units(np.arange(m), np.array(openings, dtype=float), size)
+    u = sampling_units(np.arange(m), np.array(openings, dtype=float), size, by_opening=True)
     # Independent check: flood fill over "same round or same opening".
     seen = [-1] * m
     comp = 0

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from bench.coverage import HARDEST, TARGET, Scenario, measure
+from bench.coverage import HARDEST, JOINT, TARGET, Scenario, Tally, measure
 
 REPLICATES = 300
 BOUND = TARGET - 3 * math.sqrt(TARGET * (1 - TARGET) / REPLICATES)
@@ -26,7 +27,22 @@ BOUND = TARGET - 3 * math.sqrt(TARGET * (1 - TARGET) / REPLICATES)
 def test_every_interval_covers_on_the_hardest_designs(scenario: Scenario) -> None:
     rows = measure(scenario, REPLICATES, seed=1)
     figures = {r["figure"] for r in rows}
-    assert {"seat shares", "first-player advantage", "mean points", "balance"} <= figures
+    assert {"seat shares", JOINT, "first-player advantage", "mean points", "balance"} <= figures
     assert "compare difference" in figures
     low = [f"{r['figure']}: {r['coverage']:.3f}" for r in rows if r["coverage"] < BOUND]
     assert not low, f"below {BOUND:.3f}: {low}"
+
+
+def test_a_batch_without_an_interval_is_counted_apart_not_as_covered() -> None:
+    tally = Tally(np.zeros(2, np.int64), np.zeros(2, np.int64))
+    tally.add([((None, None), 0.5), ((0.4, 0.6), 0.5)])
+    tally.add([((math.nan, math.nan), 0.5), ((0.55, 0.6), 0.5)])
+    assert tally.given.tolist() == [0, 2] and tally.hits.tolist() == [0, 1]
+    # An interval open on one side (an Elo at a clean sweep) is an interval.
+    tally.add([((0.45, None), 0.5), ((0.4, 0.6), 0.5)])
+    assert tally.given.tolist() == [1, 3] and tally.hits.tolist() == [1, 2]
+    # All at once: covered only when every seat's interval holds.
+    joint = Tally(np.zeros(1, np.int64), np.zeros(1, np.int64))
+    joint.add([((0.4, 0.6), 0.5), ((0.55, 0.6), 0.5)], joint=True)
+    joint.add([((0.4, 0.6), 0.5), ((0.45, 0.6), 0.5)], joint=True)
+    assert joint.given.tolist() == [2] and joint.hits.tolist() == [1]

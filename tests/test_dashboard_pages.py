@@ -391,11 +391,15 @@ def test_dashboard_queries_agree_on_both_dialects(db_url: str) -> None:
     assert count_batches(engine, game="alveoles") == 1
     assert count_batches(engine, status="done") == 0
     assert batch_tallies(engine, [batch_id])[batch_id] == (4, 1, 1)
-    sums = starter_sums(engine, [batch_id])[batch_id]
-    # Seat 0 started every match (not recorded: seat 0) and took 1, 0.5, 0, 0.5; no opening
-    # was recorded, so each match is its own group: four games in four groups, sum 2, squares
-    # 1.5, and two shares strictly between 0 and 1.
-    assert sums == (4, 4, 2.0, 1.5, 1.5, 4.0, 2.0, 2)
+    sums = starter_sums(engine, {batch_id: 1})[batch_id]
+    # Seat 0 started every match (not recorded: seat 0) and took 1, 0.5, 0, 0.5; rounds of one
+    # match: four games in four groups, sum 2, squares 1.5, and two shares strictly between 0
+    # and 1; one distinct (empty) move list, and no opening recorded.
+    assert sums == (4, 4, 2.0, 1.5, 1.5, 4.0, 2.0, 2, 1, False)
+    # Rounds of two: groups (1, 0.5) and (0, 0.5) with totals 1.5 and 0.5.
+    assert starter_sums(engine, {batch_id: 2})[batch_id][:8] == (4, 2, 2.0, 1.5, 2.5, 8.0, 4.0, 2)
+    # Linked by opening, none recorded: each match stands alone.
+    assert starter_sums(engine, {batch_id: 2}, [batch_id])[batch_id][1] == 4
     by_points, total = list_matches_page(engine, batch_id, sort="points", descending=True)
     assert total == 5
     # Top points 9, 3, 12, 3 for matches 0–3; the failed match has none and sorts apart.

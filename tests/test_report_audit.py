@@ -13,22 +13,23 @@ The conventions pinned:
   or below the other's: from the game result, never from ``rank`` or points.
 - One variance convention: the sample variance (ddof = 1) of the unit scores (meetings, pairs or
   per-game win shares); interval mean ± z·√(var/n), or Wilson's when that variance is 0.
-- Seat figures count units of sampling (matches linked by an opening or a round of the seating
-  design, found here by a plain flood fill): CR1 variance of the mean over units, never below
-  the independent one; exact Clopper–Pearson for independent whole wins, else at the effective
-  size p(1−p)/(M−1)·M / variance shrunk by (z / t)²; t for mean points; degrees of freedom
-  (Σ size)² / Σ size² − 1 over the units.
+- Seat figures count units of sampling (matches linked by a round of the seating design, and by an
+  opening only where the batch's book is declared a sample or no variation was recorded, found
+  here by a plain flood fill): CR1 variance of the mean over units, with no floor; exact
+  Clopper–Pearson for independent whole wins, else at the effective size p(1−p)/(M−1)·M /
+  variance shrunk by (z / t)²; t for mean points; degrees of freedom (Σ size)² / Σ size² − 1 over
+  the units.
 - Elo = −400·log10(1/score − 1), its interval the score interval (clipped to [0, 1]) mapped
   through the same curve; a bound at 0 or 1 is infinite (null). A clean sweep's bound is exactly
   0 or 1.
 - Two players seated in seat-swapped pairs (matches 2k, 2k + 1): pentanomial over complete pairs.
 - Agent figures (agent table, pairings, strengths) are computed over units of sampling: matches
-  that share an opening key or a round of the balanced design (2 matches with two players, 6
-  with three) are one unit (found here by union-find). Copies of one agent spec are one player.
-  A score's variance is the cluster-robust one of statsmodels' OLS on a constant
-  (``cov_type="cluster"``); its interval is Wilson's with the effective sample size
-  score·(1 − score)/variance (the number of units when the variance is 0) and Student's t with
-  units − 1 degrees of freedom in place of z; the p-value and LOS are the t test of ½ with the
+  that share a round of the balanced design (2 matches with two players, 6 with three) or, where
+  openings link, an opening key are one unit (found here by union-find). Copies of one agent spec
+  are one player. A score's variance is the cluster-robust one of statsmodels' OLS on a constant
+  (``cov_type="cluster"``); its interval is Wilson's with the effective sample size score·(1 −
+  score)/variance (the number of units when the variance is 0) and Student's t on (Σ size)² / Σ
+  size² − 1 degrees of freedom in place of z; the p-value and LOS are the t test of ½ with the
   same effective size; pairings' p-values are Holm-adjusted with statsmodels.
 """
 
@@ -101,6 +102,7 @@ class Raw:
     labels: list[str]
     stop_rule: dict[str, Any] | None
     round_size: int  # matches per round of the seating design that share an opening
+    links: bool  # matches sharing an opening are one unit (a declared book sample, or no variation)
     match_index: np.ndarray  # (M,)
     agent: np.ndarray  # (M, n) agent_index by seat
     win: np.ndarray  # (M, n) win_share by seat
@@ -123,7 +125,10 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
     """The batch row, its seat rows and match rows, read with plain SQL."""
     with engine.connect() as conn:
         batch = conn.execute(
-            text("SELECT players, labels, stop_rule, agents, seat_policy FROM batch WHERE id = :b"),
+            text(
+                "SELECT players, labels, stop_rule, agents, seat_policy, variation FROM batch "
+                "WHERE id = :b"
+            ),
             {"b": batch_id},
         ).one()
         seat_rows = conn.execute(
@@ -138,7 +143,9 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
             {"b": batch_id},
         ).all()
     n = int(batch.players)
-    labels, rule, specs = (json.loads(v) if isinstance(v, str) else v for v in batch[1:4])
+    labels, rule, specs, variation = (
+        json.loads(v) if isinstance(v, str) else v for v in (*batch[1:4], batch.variation)
+    )
     by_match: dict[int, dict[int, Any]] = {}
     for row in seat_rows:
         assert row.agent == labels[row.agent_index]
@@ -157,6 +164,7 @@ def read_raw(engine: Engine, batch_id: str) -> Raw:
         labels=list(labels),
         stop_rule=rule,
         round_size=opening_round(n, str(batch.seat_policy)),
+        links=variation is None or variation.get("units") == "line",
         match_index=np.array(complete, dtype=np.int64),
         agent=table("agent_index", np.int64),
         win=table("win_share", np.float64),
@@ -227,7 +235,7 @@ def unit_labels(raw: Raw) -> list[int]:
     first_with: dict[tuple[str, int], int] = {}
     for row, mi in enumerate(raw.match_index):
         keys = [("round", int(mi) // raw.round_size)]
-        if raw.opening[row] is not None:
+        if raw.links and raw.opening[row] is not None:
             keys.append(("opening", int(raw.opening[row])))  # type: ignore[arg-type]
         for key in keys:
             if key in first_with:
@@ -381,7 +389,7 @@ def units_of(raw: Raw) -> np.ndarray:
             i = stack.pop()
             for j in range(m):
                 same = rounds[j] == rounds[i] or (
-                    raw.opening[i] is not None and raw.opening[j] == raw.opening[i]
+                    raw.links and raw.opening[i] is not None and raw.opening[j] == raw.opening[i]
                 )
                 if label[j] < 0 and same:
                     label[j] = count
@@ -391,8 +399,8 @@ def units_of(raw: Raw) -> np.ndarray:
 
 
 def over_units(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, int]:
-    """Mean, CR1 variance of the mean (floored at the independent one), that independent
-    variance, and the number of units."""
+    """Mean, CR1 variance of the mean (no floor: a balanced round is worth what it measures),
+    the independent variance, and the number of units."""
     m = values.size
     mean = float(values.mean())
     groups = sorted(set(unit.tolist()))
@@ -401,7 +409,7 @@ def over_units(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, floa
     cr1 = g / (g - 1) * sum(r * r for r in resid) / m**2 if g > 1 else math.nan
     independent = float(values.var(ddof=1)) / m
     cr1 = 0.0 if abs(cr1) < 1e-15 else cr1
-    return (mean, max(cr1, independent), independent, g)
+    return (mean, cr1, independent, g)
 
 
 def unit_df(unit: np.ndarray) -> float:
@@ -438,17 +446,12 @@ def central_test(k: float, n: float, p0: float) -> float:
 def expected_seats(raw: Raw) -> dict[int, dict[str, Any]]:
     n, m = raw.players, raw.matches
     unit = units_of(raw)
-    alone = len(set(unit.tolist())) == m
-    decisive = (raw.win == 1).any(axis=1)
     out = {}
     for s in range(n):
         col = raw.win[:, s]
         share, lo, hi, size = design_share(col, unit)
-        if n == 2 and alone:
-            k = int((col[decisive] == 1).sum())
-            p = float(sps.binomtest(k, int(decisive.sum()), 0.5).pvalue)
-        else:
-            p = central_test(share * size, size, 1 / n)
+        # The central test the interval inverts, whatever the design.
+        p = central_test(share * size, size, 1 / n)
         pts = raw.points[:, s]
         mean_pts, var, _, g = over_units(pts, unit)
         half = float(sps.t.ppf(0.975, unit_df(unit))) * math.sqrt(var)

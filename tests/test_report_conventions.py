@@ -8,7 +8,6 @@ import math
 
 import pytest
 from scipy import stats as sps
-from sqlalchemy import text
 
 from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
@@ -87,27 +86,17 @@ def test_an_all_draw_batch_has_seat_intervals_of_real_width(migrated_sqlite_url:
     )
     report = build_report(get_engine(url), batch_id)
     assert report["shape"]["draw_rate"] == 1.0
-    # Two random plies repeat: the matches fall into few units, and with every unit a draw
-    # each counts once, at t's width: Clopper–Pearson for ½ of G · (z / t)², t on Kish's
-    # effective number of units − 1. Self-play sits in fixed seats (rounds of one match), so
-    # the units are the openings, read here from the stored rows.
+    # Every match draws its own variation (fixed seats: rounds of one match), so each is a unit,
+    # however often two random plies coincide; with every unit a draw each counts once, at t's
+    # width: Clopper–Pearson for ½ of G · (z / t)², t on G − 1 (units of one size).
     assert report["batch"]["seat_policy"] == "fixed"
-    with get_engine(url).connect() as conn:
-        sizes = [
-            int(count)
-            for (count,) in conn.execute(
-                text("SELECT COUNT(*) FROM match WHERE batch_id = :b GROUP BY opening"),
-                {"b": batch_id},
-            )
-        ]
-    g = len(sizes)
-    assert report["independence"]["units"] == g and 2 <= g < 20
-    df = sum(sizes) ** 2 / sum(k * k for k in sizes) - 1
-    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, df)) ** 2
+    g = 20
+    assert report["independence"]["units"] == g
+    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, g - 1)) ** 2
     lo, hi = sps.beta.ppf(0.025, n / 2, n / 2 + 1), sps.beta.ppf(0.975, n / 2 + 1, n / 2)
     for seat in report["seats"]:
         assert seat["win_share"] == 0.5 and seat["units"] == g
-        assert seat["interval"] == "clopper-pearson, design-adjusted"
+        assert seat["interval"] == "clopper-pearson, t-adjusted"
         assert (seat["ci_low"], seat["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
         assert hi - lo > 0.4
 

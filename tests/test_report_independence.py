@@ -59,9 +59,10 @@ def play(url: str, **spec: Any) -> str:
 
 
 @pytest.mark.slow
-def test_one_repeated_opening_is_one_observation(migrated_sqlite_url: str) -> None:
-    """``playtester run alquerque --agents hard --seed 601``: the hard players replay one
-    opening, so the batch is one unit; the report says so, warns, and bounds nothing."""
+def test_one_opening_drawn_independently_is_not_one_observation(migrated_sqlite_url: str) -> None:
+    """``playtester run alquerque --agents hard --seed 601 --no-variation``: every match opens
+    alike, but each plays on with its own seeded search, so its eight games are eight draws:
+    eight units (the design's rounds of one match), not one."""
     url = migrated_sqlite_url
     batch_id = play(
         url, game="alquerque", agents=["hard"], matches=8, seed=601, variation={"kind": "none"}
@@ -72,12 +73,30 @@ def test_one_repeated_opening_is_one_observation(migrated_sqlite_url: str) -> No
             text("SELECT moves, opening FROM match WHERE batch_id = :b AND ok"), {"b": batch_id}
         ).all()
     assert len({r.opening for r in rows}) == 1  # the stored rows: one opening key
+    games = len({r.moves for r in rows})
+    assert games == 8
     report = build_report(engine, batch_id)
     block = report["independence"]
-    assert block["matches"] == 8 and block["distinct_openings"] == 1 and block["units"] == 1
-    assert block["distinct_games"] == len({r.moves for r in rows})
-    assert block["effective_n"] == 1.0 and block["variation"]["kind"] == "none"
-    assert "1 distinct opening" in block["warning"]
+    assert block["matches"] == 8 and block["distinct_openings"] == 1 and block["units"] == 8
+    assert block["distinct_games"] == games and block["linked_by"] == "round"
+    assert block["warning"] is None
+    first = report["seats"][0]
+    assert first["units"] == 8 and not first["interval"].startswith("none")
+
+
+def test_a_batch_of_one_line_is_one_observation(migrated_sqlite_url: str) -> None:
+    """Forty matches with one recorded opening and one move list (deterministic players with
+    nothing to vary them): no more games than one round holds, so one unit; the report says so,
+    warns, and bounds nothing, on every face."""
+    win = ((1.0, 0.0), (1.0, 0.0))
+    engine, batch_id = store_batch(
+        migrated_sqlite_url, game="alveoles", players=2, labels=["a", "b"],
+        seat_policy="fixed", outcomes=[win] * 40, openings=lambda i: 7,
+    )  # fmt: skip
+    report = build_report(engine, batch_id)
+    block = report["independence"]
+    assert block["matches"] == 40 and block["units"] == 1 and block["distinct_games"] == 1
+    assert block["linked_by"] == "one line" and "the play is one line" in block["warning"]
     for seat in report["seats"]:
         # Whatever the truth, [0, 1] covers it: one observation bounds nothing.
         assert (seat["ci_low"], seat["ci_high"]) == (0.0, 1.0)
@@ -85,14 +104,13 @@ def test_one_repeated_opening_is_one_observation(migrated_sqlite_url: str) -> No
     fpa = report["first_player_advantage"]
     assert (fpa["ci_low"], fpa["ci_high"]) == (-0.5, 0.5)
     assert report["seat_test"]["p_value"] is None
-    assert (report["shape"]["balance_ci_low"], report["shape"]["balance_ci_high"]) == (0.0, 1.0)
     # Every face carries the warning.
     csv_rows = list(csv.reader(io.StringIO(to_csv(report))))
     assert ["independence", "warning", block["warning"]] in csv_rows
     assert block["warning"] in render_html(report)
     assert block["warning"] in str(seat_table(report).caption)
     row = batch_rows(engine, [crud.get_batch(engine, batch_id)])[0]
-    assert "only 1 distinct opening in 8 matches" in row["headline"]
+    assert "only 1 unit in 40 matches" in row["headline"]
     assert (row["first_player"]["ci_low"], row["first_player"]["ci_high"]) == (-0.5, 0.5)
 
 

@@ -5,17 +5,17 @@ estimate's bias against the fixed-sample one by simulation (fixed seeds, Monte-C
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from analysis_data import store_batch
 from scipy import stats as sps
+from sqlalchemy import Engine
 
-from analysis import frames, sprt, stats, stop_rule
+from analysis import frames, sprt, stats
 from analysis.report import build_report
 from analysis.sprt_estimate import Brownian, stopping_aware_elo
-from analysis.tidy import to_wide, with_matches
-from storage import crud
 
 
 def test_the_exit_probabilities_are_the_gambler_s_ruin_ones_in_the_long_run() -> None:
@@ -111,36 +111,43 @@ def test_the_stopping_aware_estimate_is_far_less_biased_than_the_fixed_sample_on
         assert coverage > 0.95 - 3 * math.sqrt(0.95 * 0.05 / replicates)
 
 
-def test_the_report_s_state_carries_both_estimates_and_warns_on_few_units(
+def test_the_report_s_state_counts_units_and_carries_both_estimates(
     migrated_sqlite_url: str,
 ) -> None:
-    # a wins 70 % of games, but the 400 matches replay only 4 openings.
+    # a wins 70 % of games. Stored without a declared variation, matches sharing an opening
+    # form one unit, as in the report.
     rng = np.random.default_rng(9)
     outcomes = []
     for i in range(400):
         win = [0.0, 0.0]
         win[i % 2 if rng.random() < 0.7 else 1 - i % 2] = 1.0
         outcomes.append((tuple(win), tuple(win)))
-    engine, bid = store_batch(
-        migrated_sqlite_url, game="alquerque", players=2, labels=["a", "b"],
-        outcomes=outcomes, openings=lambda i: (i // 2) % 4,
-        stop_rule={"type": "sprt", "agents": ["a", "b"], "elo0": 0.0, "elo1": 50.0},
-    )  # fmt: skip
-    batch = crud.get_batch(engine, bid)
+
+    def stored(openings: Callable[[int], int]) -> tuple[Engine, str]:
+        return store_batch(
+            migrated_sqlite_url, game="alquerque", players=2, labels=["a", "b"],
+            outcomes=outcomes, openings=openings, moves=lambda i: (f"m{i}",),
+            stop_rule={"type": "sprt", "agents": ["a", "b"], "elo0": 0.0, "elo1": 50.0},
+        )  # fmt: skip
+
+    # Every pair its own opening: 200 pentanomial units, and the test decides.
+    engine, bid = stored(lambda i: i // 2)
     state = build_report(engine, bid)["sprt"]
-    assert state["result"] == "H1" and state["units"] == 4 and state["distinct_openings"] == 4
-    assert "200 pairs" in state["warning"] and "4 units" in state["warning"]
+    penta = frames.pair_outcomes(engine, bid, "a", "b", pairs=True)
+    assert state["model"] == "pentanomial" and state["counts"] == penta
+    assert state["units"] == 200 and state["games"] == 400 and state["result"] == "H1"
     est = state["estimate"]
     assert est["elo_low"] < est["elo_median"] < est["elo_high"]
+    assert f"{est['elo']:+.1f} Elo" in state["verdict"]
     assert state["fixed_sample_elo"] == pytest.approx(
         -400 * math.log10(1 / state["score"] - 1), rel=1e-12
     )
-    # With one opening per pair the same counts raise no warning.
-    w = to_wide(frames.seat_results(engine, bid), 2)
-    design = frames.match_design(engine, bid).assign(opening=lambda f: f["match_index"] // 2)
-    units = with_matches(w, design, 2).units
-    assert stop_rule.units_warning(state, units)["warning"] is None
-    assert batch is not None
+    # The same games on four openings are four observations: far too few to decide on.
+    engine, bid = stored(lambda i: (i // 2) % 4)
+    state = build_report(engine, bid)["sprt"]
+    assert state["units"] == 4 and state["games"] == 400
+    assert state["result"] is None and state["estimate"] is None
+    assert sprt.sprt_state(penta, "pentanomial", state)["result"] == "H1"
 
 
 def test_a_rule_between_copies_in_fixed_seats_is_labelled_a_seat_effect(

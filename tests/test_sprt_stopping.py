@@ -96,8 +96,9 @@ def test_plan_batch_caps_chunks_only_for_batches_with_a_rule() -> None:
 # --------------------------------------------------------------------------- counts per chunk
 
 
-def independent_counts(url: str, batch_id: str, a: str, b: str, pairs: bool) -> list[int]:
-    """The rule's counts from the raw seat rows: a beats b when its win share is higher."""
+def raw_half_points(url: str, batch_id: str, a: str, b: str) -> dict[int, int]:
+    """a's half-points against b in each match, from the raw seat rows: 2 when a's win share
+    is higher, 1 when equal, 0 when lower."""
     t = crud.SEAT_RESULT
     with get_engine(url).connect() as conn:
         rows = conn.execute(
@@ -106,10 +107,12 @@ def independent_counts(url: str, batch_id: str, a: str, b: str, pairs: bool) -> 
     share: dict[int, dict[str, float]] = defaultdict(dict)
     for match_index, agent, win_share in rows:
         share[match_index][agent] = win_share
-    points = {}
-    for match_index, by_agent in share.items():
-        mine, theirs = by_agent[a], by_agent[b]
-        points[match_index] = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    return {mi: 2 if by[a] > by[b] else 1 if by[a] == by[b] else 0 for mi, by in share.items()}
+
+
+def independent_counts(url: str, batch_id: str, a: str, b: str, pairs: bool) -> list[int]:
+    """The rule's counts from the raw seat rows: a beats b when its win share is higher."""
+    points = {mi: h / 2 for mi, h in raw_half_points(url, batch_id, a, b).items()}
     if not pairs:
         return [sum(1 for p in points.values() if p == v) for v in (0.0, 0.5, 1.0)]
     sums = [
@@ -164,8 +167,23 @@ def test_chunk_counts_sum_to_the_counts_of_the_raw_rows(migrated_sqlite_url: str
     rows = chunk_rows(url, three)
     assert [sum(r[2 + k] for r in rows) for k in range(3)] == expected
     assert all(r[5] == 0 and r[6] == 0 for r in rows)
+    # The test itself counts units: with three players a round of six matches shares its
+    # opening, so each round's mean score is one observation on the grid 0, 1/12, …, 1.
     state = stop_rule.sprt_status(engine, crud.get_batch(engine, three))
-    assert state is not None and state["counts"] == expected and state["model"] == "trinomial"
+    by_round = round_half_points(url, three, "random#2", "random", size=6)
+    assert len(by_round) == 50
+    assert state is not None and state["model"] == "unit means" and state["units"] == 50
+    assert state["counts"] == [by_round.count(v) for v in range(13)]
+    assert state["values"] == pytest.approx([v / 12 for v in range(13)])
+    assert state["games"] == 300
+
+
+def round_half_points(url: str, batch_id: str, a: str, b: str, size: int) -> list[int]:
+    """Half-points of ``a`` against ``b`` summed over each round of ``size`` matches."""
+    sums: dict[int, int] = defaultdict(int)
+    for match_index, half in raw_half_points(url, batch_id, a, b).items():
+        sums[match_index // size] += half
+    return list(sums.values())
 
 
 # --------------------------------------------------------------------------- the lifecycle

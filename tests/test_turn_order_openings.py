@@ -75,7 +75,8 @@ def test_rows_stored_before_get_their_starting_seat_from_the_deal(
 ) -> None:
     from sqlalchemy import text
 
-    from analysis.report import build_report, starting_seat
+    from analysis.batch_data import starting_seat
+    from analysis.report import build_report
     from storage import crud
 
     batch = random_batch("alhambra", 3, 9, 402)

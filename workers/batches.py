@@ -166,9 +166,10 @@ def _seat_policy(policy: str | None, specs: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _check_seats_for_rule(rule: dict[str, Any] | None, policy: str) -> None:
-    """Refuse a stop rule on fixed seats: it compares two agents, and with each always in the
-    same seat their difference is the seats' as much as theirs."""
-    if rule is not None and policy == FIXED:
+    """Refuse an SPRT on fixed seats: it compares two agents, and with each always in the
+    same seat their difference is the seats' as much as theirs. (A precision stop measures one
+    figure, which the report labels when seats are in it.)"""
+    if rule is not None and rule.get("type") == "sprt" and policy == FIXED:
         raise OptionError(
             "a stop rule compares two agents, but with seat_policy fixed each agent keeps its "
             "seat, so a seat's advantage would pass for strength; use seat_policy balanced",

@@ -1,5 +1,7 @@
 """Abalone: marbles pushed off by seat and by agent, how games ended, game length by layout.
 
+Every interval counts the batch's units of sampling (``Wide.unit``), as the generic figures do.
+
 Works from each match's ``stats()``: ``plies`` (plies of play, placements not counted),
 ``layout``, ``ended_by`` and ``per_seat`` dicts with ``pushed_off``, ``lost``, ``inline``,
 ``broadside``, ``pushes`` and ``ejections``. A match cut by the batch's own ply cap
@@ -69,31 +71,42 @@ def _parse(match_stats: pd.DataFrame, w: Wide) -> tuple[np.ndarray, np.ndarray, 
     return np.array(rows, dtype=np.int64), np.array(counters).reshape(shape), games
 
 
-def _mean_row(values: np.ndarray) -> dict[str, Any]:
-    """Mean of each counter over the (K, 6) cells, with the pushed-off mean's interval."""
+def _mean_row(values: np.ndarray, unit: np.ndarray) -> dict[str, Any]:
+    """Mean of each counter over the (K, 6) cells, with the pushed-off mean's interval over the
+    cells' units of sampling ``unit`` (K,) (``stats.clustered_mean``)."""
     out: dict[str, Any] = {"seats": int(values.shape[0])}
     for i, name in enumerate(COUNTERS):
         out[name] = float(values[:, i].mean()) if values.size else math.nan
-    if values.shape[0] >= 2:
-        _, lo, hi = stats.mean_interval(values[:, 0])
-    else:
-        lo = hi = math.nan
-    out["pushed_off_ci_low"], out["pushed_off_ci_high"] = lo, hi
+    mean = stats.clustered_mean(values[:, 0], unit)
+    out["pushed_off_ci_low"], out["pushed_off_ci_high"] = mean.ci_low, mean.ci_high
     return out
 
 
-def endings(games: list[dict], winners_pushed: np.ndarray, goal: int | None) -> dict[str, Any]:
-    """Share of games decided and drawn by each cause, with Wilson intervals; and the share
-    decided by pushing off ``goal`` marbles (the rest of the decided games ended because the
-    player to move had no legal move)."""
+def _share(hits: np.ndarray, unit: np.ndarray) -> tuple[float, float]:
+    """The interval of a share of games over their units (``stats.clustered_share``)."""
+    if not hits.size:
+        return (math.nan, math.nan)
+    share = stats.clustered_share(hits.astype(float), unit)
+    return (share.ci_low, share.ci_high)
+
+
+def endings(
+    games: list[dict], winners_pushed: np.ndarray, goal: int | None, unit: np.ndarray | None = None
+) -> dict[str, Any]:
+    """Share of games decided and drawn by each cause, with intervals over the games' units of
+    sampling ``unit`` (one per game; None: each game its own); and the share decided by pushing
+    off ``goal`` marbles (the rest of the decided games ended because the player to move had no
+    legal move)."""
     total = len(games)
+    unit = np.arange(total) if unit is None else np.asarray(unit)
+    ended = np.array([g["ended_by"] for g in games], dtype=object)
     counts: dict[str, int] = {}
     for g in games:
         counts[g["ended_by"]] = counts.get(g["ended_by"], 0) + 1
     rows = []
     for key in [*ENDINGS, *sorted(set(counts) - set(ENDINGS))]:
         k = counts.get(key, 0)
-        lo, hi = stats.wilson_interval(k, total) if total else (math.nan, math.nan)
+        lo, hi = _share(ended == key, unit)
         rows.append(
             {
                 "ended_by": key,
@@ -104,8 +117,9 @@ def endings(games: list[dict], winners_pushed: np.ndarray, goal: int | None) -> 
                 "ci_high": hi,
             }
         )
-    pushed = int((winners_pushed >= goal).sum()) if goal is not None else 0
-    lo, hi = stats.wilson_interval(pushed, total) if total else (math.nan, math.nan)
+    won_by_pushing = winners_pushed >= goal if goal is not None else np.zeros(total, bool)
+    pushed = int(won_by_pushing.sum())
+    lo, hi = _share(won_by_pushing, unit)
     return {
         "games": total,
         "by_cause": rows,
@@ -141,9 +155,12 @@ def abalone_section(match_stats: pd.DataFrame, w: Wide, goal: int | None = 6) ->
     rows, counters, games = _parse(match_stats, w)
     n = w.players
     seats_of = w.agent[rows] if rows.size else np.zeros((0, n), np.int64)
-    by_seat = [{"seat": s, **_mean_row(counters[:, s, :])} for s in range(n)]
+    unit = w.unit[rows] if rows.size else np.zeros(0, np.int64)
+    cell_unit = np.broadcast_to(unit[:, None], seats_of.shape)
+    by_seat = [{"seat": s, **_mean_row(counters[:, s, :], unit)} for s in range(n)]
     by_agent = [
-        {"agent": w.labels[a], **_mean_row(counters[seats_of == a])} for a in np.unique(seats_of)
+        {"agent": w.labels[a], **_mean_row(counters[seats_of == a], cell_unit[seats_of == a])}
+        for a in np.unique(seats_of)
     ]
     wins = w.win[rows] if rows.size else np.zeros((0, n))
     winner = np.where(wins.max(axis=1, initial=0) == 1.0, wins.argmax(axis=1), -1)
@@ -157,7 +174,7 @@ def abalone_section(match_stats: pd.DataFrame, w: Wide, goal: int | None = 6) ->
         "marbles_to_win": goal,
         "marbles_by_seat": by_seat,
         "marbles_by_agent": by_agent,
-        "endings": endings(games, winners_pushed, goal),
+        "endings": endings(games, winners_pushed, goal, unit),
         "length_by_layout": lengths(games),
     }
 

@@ -156,7 +156,8 @@ def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
     The seats of one match are not independent (their shares of a tier add up to 1), nor are
     matches that share an opening, so the standard error is cluster-robust over the matches'
     units (``analysis.clustered.clustered_difference``: the regression of the seat shares on a
-    winner indicator with ``cov_type="cluster"``), t with units − 1 degrees of freedom;
+    winner indicator with ``cov_type="cluster"``), t on ``stats.unit_df`` (units − 1 for units of
+    one size);
     ``p_holm`` adjusts the tiers' p-values for their number (Holm).
     """
     if d.rows.size == 0:

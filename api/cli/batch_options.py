@@ -87,6 +87,15 @@ Noise = Annotated[
 NoVariation = Annotated[
     bool, typer.Option("--no-variation", help="No openings and no player noise.")
 ]
+BookUnits = Annotated[
+    str | None,
+    typer.Option(
+        help="With --book: 'round' (the default: each round is a unit of sampling, and the "
+        "figures speak of the book's openings) or 'line' (the book is a sample of openings: "
+        "the matches of one line form one unit, and the wider intervals speak of openings "
+        "beyond the book)."
+    ),
+]
 
 
 def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -113,7 +122,19 @@ def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
         "chunk_size": params["chunk_size"],
         "max_plies": params["max_plies"],
         "stop_rule": parse_stop(params["stop"]),
-        "variation": parse_variation(
-            params["openings"], params["book"], params["noise"], params["no_variation"]
+        "variation": _with_book_units(
+            parse_variation(
+                params["openings"], params["book"], params["noise"], params["no_variation"]
+            ),
+            params.get("book_units"),
         ),
     }
+
+
+def _with_book_units(variation: dict[str, Any] | None, units: str | None) -> dict[str, Any] | None:
+    """``variation`` with ``--book-units`` added (refused without ``--book``)."""
+    if units is None:
+        return variation
+    if variation is None or variation.get("source") != "book":
+        raise OptionError("--book-units needs --book", field="variation.units")
+    return {**variation, "units": units}

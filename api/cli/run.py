@@ -61,6 +61,7 @@ def run(
     book: opts.Book = None,
     noise: opts.Noise = None,
     no_variation: opts.NoVariation = False,
+    book_units: opts.BookUnits = None,
     db: DbOption = None,
 ) -> None:
     """Play a batch of matches on this machine and print the seat balance."""

@@ -113,6 +113,7 @@ def submit(
     book: opts.Book = None,
     noise: opts.Noise = None,
     no_variation: opts.NoVariation = False,
+    book_units: opts.BookUnits = None,
     wait: Annotated[bool, typer.Option(help="Show progress until the batch ends.")] = False,
     idempotency_key: Annotated[
         str | None,

@@ -23,7 +23,7 @@ from api.auth import require_read
 from api.deps import EngineDep
 from api.schemas import BATCH_ID_PATTERN, GAME_NAME_PATTERN, BatchId
 from api.web.errors import error_page
-from api.web.summaries import batch_row, batch_rows
+from api.web.summaries import batch_row, batch_rows, starter_sums_of
 from api.web.templating import page
 from engines.core import Ending, OptionError
 from engines.registry import game_names
@@ -34,7 +34,6 @@ from storage.queries import (
     count_batches,
     list_matches_page,
     match_endings,
-    starter_sums,
 )
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)])
@@ -95,7 +94,7 @@ def live(
     wanted = [i for i in ids.split(",") if i][:BATCHES_PER_PAGE]
     batches = [b for b in (get_batch(engine, i) for i in wanted) if b is not None]
     tallies = batch_tallies(engine, [b.id for b in batches])
-    sums = starter_sums(engine, [b.id for b in batches])
+    sums = starter_sums_of(engine, batches)
     rows = [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
     return JSONResponse({"items": rows})
 

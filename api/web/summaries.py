@@ -1,8 +1,9 @@
 """What the dashboard shows of a batch in one row: progress, rate, ETA and its headline.
 
-A page of batches costs two grouped queries (chunk tallies, the starting player's sums by
-opening) plus one progress read per running batch for its rate and ETA, however many matches
-the batches hold. The headline's figure and interval come from ``analysis.independence.headline``.
+A page of batches costs three grouped queries (chunk tallies, the starting player's sums by
+unit of sampling, distinct games) plus one progress read per running batch for its rate and
+ETA, however many matches the batches hold. The headline's figure and interval come from
+``analysis.independence.headline``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from analysis import stats
 from analysis.formatting import num, pct, span
 from analysis.independence import headline as starter_headline
 from analysis.stop_rule import sprt_status
+from analysis.units import links_openings
+from engines.seating import opening_round
 from storage.crud import progress
 from storage.models import Batch, BatchStatus
 from storage.queries import BatchTally, StarterSums, batch_tallies, starter_sums
@@ -30,7 +33,17 @@ def first_player_headline(
 ) -> dict[str, Any] | None:
     """The starting player's win share minus 1/players with its 95 % interval, as the analysis
     computes it from the grouped sums (``analysis.independence.headline``)."""
-    return None if sums is None else starter_headline(stats.UnitSums(*sums), players, seat_policy)
+    if sums is None:
+        return None
+    unit_sums = stats.UnitSums(*sums[:8])
+    size = opening_round(players, seat_policy)
+    if sums[9] and sums[8] <= size < unit_sums.matches:
+        # No more distinct games than one round holds: one unit (``analysis.units``).
+        m, t = unit_sums.matches, unit_sums.total
+        unit_sums = unit_sums._replace(
+            units=1, unit_squares=t * t, unit_size_squares=float(m * m), unit_cross=m * t
+        )
+    return starter_headline(unit_sums, players, seat_policy)
 
 
 def _sprt_headline(engine: Engine, batch: Batch) -> str:
@@ -68,7 +81,7 @@ def batch_row(
         done, failed, rate, eta = p.done, p.failed, p.rate, p.eta_seconds
     finished = done + failed
     fpa = first_player_headline(sums, batch.players, batch.seat_policy)
-    if batch.stop_rule:
+    if batch.stop_rule and batch.stop_rule.get("type", "sprt") == "sprt":
         headline = _sprt_headline(engine, batch)
     elif fpa is not None:
         headline = f"first player {pct(fpa['estimate'])} ({span(fpa['ci_low'], fpa['ci_high'])})"
@@ -103,5 +116,13 @@ def batch_rows(engine: Engine, batches: Sequence[Batch]) -> list[dict[str, Any]]
     """``batch_row`` of each batch, from two grouped queries over the whole page."""
     ids = [b.id for b in batches]
     tallies = batch_tallies(engine, ids)
-    sums = starter_sums(engine, ids)
+    sums = starter_sums_of(engine, batches)
     return [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
+
+
+def starter_sums_of(engine: Engine, batches: Sequence[Batch]) -> dict[str, StarterSums]:
+    """``storage.queries.starter_sums`` grouped by each batch's units of sampling
+    (``analysis.units``: its design's rounds, or its openings where it links them)."""
+    rounds = {b.id: opening_round(b.players, b.seat_policy) for b in batches}
+    linked = [b.id for b in batches if links_openings(b.variation)]
+    return starter_sums(engine, rounds, linked)
