@@ -26,7 +26,7 @@ def test_pairs_replaying_three_openings_are_three_units(migrated_sqlite_url: str
     outcomes = [g for k in range(20) for g in by_opening[k % 3]]
     engine, bid = store_batch(
         migrated_sqlite_url, game="alquerque", players=2, labels=["hard", "medium"],
-        outcomes=outcomes, openings=lambda i: (i // 2) % 3,
+        outcomes=outcomes, openings=lambda i: (i // 2) % 3, moves=lambda i: (f"m{i}",),
     )  # fmt: skip
     report = build_report(engine, bid)
     json.dumps(report, allow_nan=False)
