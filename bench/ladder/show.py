@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
+
 from analysis.stats import UnitMean
 from bench.ladder.fit import BUDGETS, LadderTable
 
@@ -99,21 +101,28 @@ def ladder_text(t: LadderTable, markdown: bool = False) -> str:
 
 
 def plot(tables: list[LadderTable], path: Path) -> None:
-    """Elo against the reference over CPU seconds a game (log scale), one panel per game."""
+    """Elo against the reference over CPU seconds a game (log scale), one panel per game: each
+    level with its interval, and the frontier, the best Elo within each CPU budget."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.6), squeeze=False)
-    for ax, t in zip(axes[0], tables, strict=True):
+    columns = min(len(tables), 2)
+    rows = math.ceil(len(tables) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.8 * rows), squeeze=False)
+    for ax in axes.flat[len(tables) :]:
+        ax.set_visible(False)
+    for ax, t in zip(axes.flat, tables, strict=False):
         shown = [r for r in t.levels if r.games and not math.isnan(r.elo)]
         shown.sort(key=lambda r: r.cpu_per_game)
         xs = [max(r.cpu_per_game, 1e-4) for r in shown]
         bounded = [not math.isnan(r.ci_low) or r.level == t.ladder.reference for r in shown]
         low = [r.elo - r.ci_low if not math.isnan(r.ci_low) else 0.0 for r in shown]
         high = [r.ci_high - r.elo if not math.isnan(r.ci_high) else 0.0 for r in shown]
-        ax.errorbar(xs, [r.elo for r in shown], yerr=[low, high], fmt="-o", ms=4, capsize=3)
+        ax.errorbar(xs, [r.elo for r in shown], yerr=[low, high], fmt="o", ms=4, capsize=3)
+        best = np.maximum.accumulate(np.array([r.elo for r in shown], dtype=float))
+        ax.step(xs, best, where="post", color="0.5", lw=1, label="best within the budget")
         for x, r, ok in zip(xs, shown, bounded, strict=True):
             ax.annotate(
                 r.level + ("" if ok else " (unbounded)"),
