@@ -142,10 +142,10 @@ def fit_strengths(
     whole = np.asarray(choix.ilsr_pairwise_dense(total, alpha=BT_ALPHA))
     out: dict[str, tuple[float, float, float, str | None]] = {}
     for p in np.flatnonzero(group != group[ref]):
-        beat = total[p].sum() > 0
-        sweep = "won every meeting with a level below it" if beat else "lost every meeting"
+        side = "above" if whole[p] > whole[ref] else "below"
         elo = (whole[p] - whole[ref]) * ELO_PER_NAT
-        out[levels[players[p]]] = (float(elo), math.nan, math.nan, f"unbounded: {sweep}")
+        sweep = f"unbounded: a sweep separates it from the reference ({side})"
+        out[levels[players[p]]] = (float(elo), math.nan, math.nan, sweep)
     sub = _group_units(w, comp, inside)
     theta = np.asarray(choix.ilsr_pairwise_dense(sub.sum(axis=0), alpha=BT_ALPHA))
     r = int(np.flatnonzero(inside == ref)[0])
