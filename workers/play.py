@@ -19,12 +19,20 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engines.clock import TimeControl, parse_time_control
-from engines.core import Ending, Game, agent_rng, match_seed, play_match
+from engines.core import Agent, Ending, Game, agent_rng, match_seed, play_match
 from engines.registry import game_class, load_game, make_agent
 from engines.seating import opening_round, seat_agents
-from engines.variation import Variation, game_seed, match_variation, vary_agents
+from engines.variation import (
+    MatchVariation,
+    Variation,
+    game_seed,
+    match_variation,
+    vary_agents,
+)
 from storage.models import BatchBase
 from storage.records import OPENING_PLIES, MatchRecord, SeatRecord, move_ms, opening_key
 from workers.timelimit import is_soft_limit
@@ -55,6 +63,46 @@ def stored_seed(batch: BatchBase, index: int) -> int:
     return game_seed(variation, chance, batch.seed, size, index)
 
 
+@dataclass(frozen=True)
+class SeatedMatch:
+    """Match ``index`` of a batch before its first move: who sits where, the players as they
+    play (the variation's noise included), the game's seed and the match's own seed."""
+
+    order: list[int]
+    labels: list[str]
+    players: list[Agent]
+    game_seed: int
+    seed: int
+    varied: MatchVariation | None
+
+    def opening(self, moves: Sequence[str]) -> int:
+        """The opening key the match stores (``storage.records.opening_key``): its first
+        moves, or the variation's key moves (the round's deal or opening) when it has one."""
+        if self.varied is None:
+            return opening_key(moves)
+        key = self.varied.key_moves(moves, OPENING_PLIES)
+        return opening_key(key, len(key))
+
+
+def seat_match(game: Game, batch: BatchBase, index: int) -> SeatedMatch:
+    """Seat match ``index`` of ``batch``: its agents built, each from ``agent_rng(seed,
+    seat)``, and passed through the batch's variation when it has one."""
+    seed = match_seed(batch.seed, index)
+    order = seat_agents(len(batch.agents), batch.seat_policy, index)
+    agents = [
+        make_agent(game, batch.agents[a], agent_rng(seed, seat), field=f"agents[{a}]")
+        for seat, a in enumerate(order)
+    ]
+    labels = [batch.labels[a] for a in order]
+    variation = _variation(batch)
+    if variation is None:
+        return SeatedMatch(order, labels, agents, seed, seed, None)
+    size = opening_round(batch.players, batch.seat_policy)
+    varied = match_variation(variation, game, batch.seed, size, index)
+    players = vary_agents(agents, varied, seed)
+    return SeatedMatch(order, labels, players, varied.game_seed, seed, varied)
+
+
 def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
     """Play match ``index`` of ``batch``; a match that raises comes back with ok=False.
 
@@ -63,29 +111,15 @@ def play_one(game: Game, batch: BatchBase, index: int) -> MatchRecord:
     gives, and the opening key covers the variation's plies. A batch without one (stored
     before variations existed) plays exactly as it always did.
     """
-    seed = match_seed(batch.seed, index)
     started = time.perf_counter()
-    variation = _variation(batch)
     clocks = time_control(batch)
     try:
-        order = seat_agents(len(batch.agents), batch.seat_policy, index)
-        agents = [
-            make_agent(game, batch.agents[a], agent_rng(seed, seat), field=f"agents[{a}]")
-            for seat, a in enumerate(order)
-        ]
-        labels = [batch.labels[a] for a in order]
-        if variation is None:
-            result = play_match(game, agents, seed, batch.max_plies, labels, time_control=clocks)
-            opening = opening_key(result.moves)
-        else:
-            size = opening_round(batch.players, batch.seat_policy)
-            varied = match_variation(variation, game, batch.seed, size, index)
-            players = vary_agents(agents, varied, seed)
-            result = play_match(
-                game, players, varied.game_seed, batch.max_plies, labels, time_control=clocks
-            )
-            key = varied.key_moves(result.moves, OPENING_PLIES)
-            opening = opening_key(key, len(key))
+        seated = seat_match(game, batch, index)
+        order, labels = seated.order, seated.labels
+        result = play_match(
+            game, seated.players, seated.game_seed, batch.max_plies, labels, time_control=clocks
+        )
+        opening = seated.opening(result.moves)
         # A stats dict that cannot be stored would fail the whole chunk's transaction.
         json.dumps(result.stats)
     except Exception as exc:
