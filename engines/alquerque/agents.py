@@ -4,7 +4,7 @@ They are built on the generic players: ``easy`` is mostly the random player, ``m
 shallow alpha-beta with the default evaluation, ``hard`` a deeper alpha-beta whose evaluation
 also counts the capture chains each side has ready, so it steers towards multi-captures and
 away from the holes that give the opponent one. Their order of strength is measured by
-``bench/ladder.py``.
+``bench/ladder/``.
 """
 
 from __future__ import annotations
