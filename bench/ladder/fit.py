@@ -27,8 +27,8 @@ import choix
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from analysis.clustered import MIN_UNITS, t_quantile
-from analysis.stats import UnitMean, clustered_share
+from analysis.clustered import MIN_UNITS
+from analysis.stats import UnitMean, clustered_share, t_quantile
 from analysis.strengths import BT_ALPHA, ELO_PER_NAT, sandwich_covariance, unit_comparisons
 from analysis.tidy import Wide, meeting_results
 from analysis.units import sampling_units
@@ -153,7 +153,7 @@ def fit_strengths(
     if inside.size > 1 and units >= max(MIN_UNITS, inside.size):
         cov = sandwich_covariance(sub, theta)
         var = np.diag(cov) + cov[r, r] - 2 * cov[:, r]
-        half = t_quantile(units) * np.sqrt(np.clip(var, 0.0, None)) * ELO_PER_NAT
+        half = t_quantile(units - 1) * np.sqrt(np.clip(var, 0.0, None)) * ELO_PER_NAT
     else:
         half = np.full(inside.size, math.nan)
     for k, p in enumerate(inside):
