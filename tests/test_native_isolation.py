@@ -115,7 +115,7 @@ def test_a_match_past_its_cpu_limit_fails_alone_and_the_next_one_is_played() -> 
         update={"agents": [slow, {"name": "random"}], "labels": ["slow", "random"]}
     )
     batch = batch.model_copy(update={"seat_policy": "fixed"})
-    limits = Limits(memory_bytes=2048 * 2**20, cpu_seconds=2.0, wall_seconds=600.0)
+    limits = Limits(memory_bytes=2048 * 2**20, cpu_seconds=1.0, wall_seconds=600.0)
     records = list(iter_isolated(batch, 0, 2, limits))
     assert [r.match_index for r in records] == [0, 1]
     assert all(not r.ok and "CPU" in str(r.error) for r in records)

@@ -2,16 +2,17 @@
 
 OpenSpiel is C++: a bad parameter can segfault it, abort it on ``std::bad_alloc``, or send it
 into a loop that never returns. None of that may take down the API or a worker, so such code
-runs in a child Python (``python -m workers.isolation``) under limits the child sets on itself
-before it imports anything of the game: address space (``RLIMIT_AS``), CPU time
-(``RLIMIT_CPU``, armed again before each item of a stream) and no core file; the parent adds a
-wall-clock limit and kills the child when it passes. Whatever happens there — a signal, an
-exception, a limit — reaches the caller as ``ChildFailedError`` with a one-line reason, or, when the
-child's code refused its input with an ``OptionError``, as that same ``OptionError``.
+runs in a child process under limits the child sets on itself before it runs the call: address
+space (``RLIMIT_AS``), CPU time (``RLIMIT_CPU``, armed again before each item of a stream) and
+no core file; the caller adds a wall-clock limit and hangs up when it passes, which kills the
+child. Whatever happens there (a signal, an exception, a limit) reaches the caller as
+``ChildFailedError`` with a one-line reason, or, when the child's code refused its input with
+an ``OptionError``, as that same ``OptionError``.
 
-The child is a fresh interpreter started with ``subprocess`` (no ``fork`` of a threaded API
-process, and allowed inside a Celery prefork child, which may not use ``multiprocessing``).
-Requests and answers are pickles over pipes between the two processes of one program.
+Each child is forked by this process's fork server (``workers.forkserver``; this module is
+the server's program), which has the project imported already, so a call costs milliseconds,
+not the second a fresh interpreter takes to import it. The caller itself never forks: that is
+safe in a threaded API process and allowed inside a Celery prefork child.
 """
 
 from __future__ import annotations
@@ -20,34 +21,19 @@ import contextlib
 import importlib
 import inspect
 import math
-import os
 import pickle
 import resource
 import select
 import signal
-import struct
-import subprocess
+import socket
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from engines.core import OptionError
-
-ROOT = Path(__file__).resolve().parent.parent
-HEADER = struct.Struct("!Q")
-STDERR_TAIL = 400
-"""Bytes of the child's error output kept for a reason (an abort's message)."""
-QUIET_THREADS = {
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "NUMBA_NUM_THREADS": "1",
-}
-"""One thread per numeric library: each thread reserves address space the memory limit counts."""
+from workers.forkserver import HEADER, frame, open_call, server_main
 
 
 @dataclass(frozen=True)
@@ -76,42 +62,26 @@ class ChildFailedError(Exception):
 
 
 class _Child:
-    """One running child: its process, the pipe it answers on, its error output."""
+    """One call's child: the socket it answers on."""
 
     def __init__(self, target: str, args: tuple[Any, ...], limits: Limits) -> None:
         self.limits = limits
-        self.errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
-        env = {**os.environ, **QUIET_THREADS}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "workers.isolation"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errors,
-            env=env,
-            cwd=ROOT,
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.out = self.process.stdout
-        try:
-            self.process.stdin.write(pickle.dumps((target, args, limits)))
-            self.process.stdin.close()
-        except BrokenPipeError:
-            pass  # it died at once: the read below reports why
+        self.call = open_call()
+        with contextlib.suppress(OSError):  # it died at once: the read below says why
+            self.call.sendall(frame((target, args, limits)))
 
     def _read_exactly(self, size: int, deadline: float) -> bytes | None:
         data = b""
-        fd = self.out.fileno()
         while len(data) < size:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise ChildFailedError(
                     f"took longer than {self.limits.wall_seconds:g} s (wall time)"
                 )
-            ready, _, _ = select.select([fd], [], [], left)
+            ready, _, _ = select.select([self.call], [], [], left)
             if not ready:
                 continue
-            chunk = os.read(fd, size - len(data))
+            chunk = self.call.recv(min(size - len(data), 1 << 20))
             if not chunk:
                 return None
             data += chunk
@@ -123,29 +93,15 @@ class _Child:
         header = self._read_exactly(HEADER.size, deadline)
         body = None if header is None else self._read_exactly(HEADER.unpack(header)[0], deadline)
         if body is None:
-            raise ChildFailedError(self._death())
+            raise ChildFailedError("was lost with the server that forked it")
         message: tuple[Any, ...] = pickle.loads(body)
+        if message[0] == "exit":  # sent by the server: the child ended without answering
+            raise ChildFailedError(death_reason(message[1], message[2], self.limits))
         return message
 
-    def _death(self) -> str:
-        """Why the child ended without answering."""
-        try:
-            code = self.process.wait(5)
-        except subprocess.TimeoutExpired:
-            return "closed its answer without ending"
-        self.errors.seek(0, os.SEEK_END)
-        self.errors.seek(max(0, self.errors.tell() - STDERR_TAIL))
-        tail = self.errors.read().decode("utf-8", "replace")
-        return death_reason(code, tail, self.limits)
-
     def close(self) -> None:
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(10)
-        self.out.close()
-        self.errors.close()
+        # Hanging up is what ends a child still running (the server kills it).
+        self.call.close()
 
 
 def death_reason(code: int, stderr_tail: str, limits: Limits) -> str:
@@ -221,18 +177,15 @@ def _apply(limits: Limits) -> None:
     _arm_cpu(limits.cpu_seconds)
 
 
-def _send(channel: IO[bytes], message: tuple[Any, ...]) -> None:
-    body = pickle.dumps(message)
-    channel.write(HEADER.pack(len(body)) + body)
-    channel.flush()
-
-
-def _run(channel: IO[bytes], target: str, args: tuple[Any, ...], limits: Limits) -> None:
+def run_call(call: socket.socket, target: str, args: tuple[Any, ...], limits: Limits) -> None:
+    """In a forked child: ``target(*args)`` under ``limits``, its answer (or each item of a
+    generator, then the end) sent on ``call``; any failure sent as a reason."""
+    _apply(limits)
     try:
         module, _, name = target.partition(":")
         result = getattr(importlib.import_module(module), name)(*args)
         if not inspect.isgenerator(result):
-            _send(channel, ("done", result))
+            call.sendall(frame(("done", result)))
             return
         while True:
             _arm_cpu(limits.cpu_seconds)
@@ -240,26 +193,20 @@ def _run(channel: IO[bytes], target: str, args: tuple[Any, ...], limits: Limits)
                 item = next(result)
             except StopIteration:
                 break
-            _send(channel, ("item", item))
-        _send(channel, ("done", None))
+            call.sendall(frame(("item", item)))
+        call.sendall(frame(("done", None)))
     except OptionError as exc:
-        _send(channel, ("refused", str(exc), exc.field))
+        call.sendall(frame(("refused", str(exc), exc.field)))
     except MemoryError:
-        _send(channel, ("error", f"ran out of memory (limit {limits.memory_bytes // 2**20} MiB)"))
+        memory = f"ran out of memory (limit {limits.memory_bytes // 2**20} MiB)"
+        call.sendall(frame(("error", memory)))
     except Exception as exc:  # the child's whole point: any failure becomes a reason
         text = " ".join(str(exc).split())[:300]
-        _send(channel, ("error", f"{type(exc).__name__}: {text}"))
-
-
-def _child_main() -> None:
-    # The answer goes on a private copy of stdout; what native code prints goes to stderr.
-    channel = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    target, args, limits = pickle.load(sys.stdin.buffer)
-    _apply(limits)
-    _run(channel, target, args, limits)
-    channel.close()
+        call.sendall(frame(("error", f"{type(exc).__name__}: {text}")))
 
 
 if __name__ == "__main__":
-    _child_main()
+    # The module proper, not this ``__main__`` copy, so that children and callers share types.
+    from workers import isolation
+
+    server_main(int(sys.argv[1]), isolation.run_call)
