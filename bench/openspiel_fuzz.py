@@ -7,7 +7,8 @@ Starts ``uvicorn api.app:app`` (local mode on a SQLite file in a temporary folde
 games, zero to two of its parameters set to values drawn from edges (0, negatives, 10⁷, 2⁴⁰,
 long and odd text) and from around the default. Counts the answers by status, the requests
 with no answer within ``--timeout`` seconds (hung), and the times the server process died
-(crashes); ``/healthz`` is asked after every request. Prints the counts and writes
+(crashes); ``/healthz`` is asked after every request. No case is sent after
+``--max-minutes``; the cases counted are those sent. Prints the counts and writes
 ``bench/results/openspiel_fuzz.json``. Expect 0 crashes, 0 5xx and 0 hung.
 """
 
@@ -81,6 +82,9 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument(
+        "--max-minutes", type=float, default=30.0, help="send no new case after this long"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     games = playable()
@@ -100,7 +104,11 @@ def main() -> None:
     examples: dict[str, dict[str, Any]] = {}
     began = time.perf_counter()
 
+    stop_at = began + args.max_minutes * 60
+
     def send(payload: dict[str, Any]) -> str:
+        if time.perf_counter() > stop_at:
+            return "not sent"
         try:
             with httpx.Client(base_url=api.url, timeout=args.timeout) as client:
                 return str(client.post("/batches", json=payload).status_code)
@@ -111,6 +119,8 @@ def main() -> None:
 
     with ThreadPoolExecutor(2) as pool:
         for payload, status in zip(bodies, pool.map(send, bodies), strict=True):
+            if status == "not sent":
+                continue
             statuses[status] += 1
             if status == "hung":
                 hung += 1
@@ -125,8 +135,10 @@ def main() -> None:
     seconds = time.perf_counter() - began
     api.stop()
     server_errors = sum(n for s, n in statuses.items() if s.startswith("5"))
+    sent = sum(statuses.values())
     result = {
-        "cases": args.cases,
+        "cases": sent,
+        "distinct_cases": len({json.dumps(b, sort_keys=True) for b in bodies[:sent]}),
         "seed": args.seed,
         "games": len(games),
         "statuses": dict(sorted(statuses.items())),

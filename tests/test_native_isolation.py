@@ -48,6 +48,8 @@ def plan(game: str, options: dict[str, Any], **change: Any) -> BatchPlan:
         ("openspiel:nim", {"pile_sizes": "999999999"}, "options.pile_sizes", "memory"),
         # Twenty million actions: refused by size before a match would build them.
         ("openspiel:nim", {"pile_sizes": "1;10000000"}, "options.pile_sizes", "too large"),
+        # Taken by OpenSpiel, but its length comes out negative: no ply cap can be drawn.
+        ("openspiel:banqi", {"max_no_progress": -1000}, "options.max_no_progress", "at least one"),
         # A board of a million boxes.
         ("openspiel:dots_and_boxes", {"num_rows": 1000, "num_cols": 1000}, "options", "too large"),
     ],

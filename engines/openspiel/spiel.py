@@ -274,12 +274,21 @@ class SpielGame(Game):
 
 def _check_size(name: str, game: Any, start: Any, blamed: str) -> None:
     """Refuse a game too large to play and replay in bounded time: too many actions, plies or
-    cells (see ``MAX_DISTINCT_ACTIONS``, ``MAX_GAME_LENGTH``, ``MAX_POSITION_CHARS``)."""
+    cells (see ``MAX_DISTINCT_ACTIONS``, ``MAX_GAME_LENGTH``, ``MAX_POSITION_CHARS``), or one
+    whose length is below one ply."""
     sizes = (
         ("distinct actions", game.num_distinct_actions(), MAX_DISTINCT_ACTIONS),
         ("plies at most", game.max_game_length(), MAX_GAME_LENGTH),
         ("characters in its starting position", len(str(start)), MAX_POSITION_CHARS),
     )
+    if game.max_game_length() < 1:
+        # Parameters OpenSpiel takes without complaint can still give a length below one
+        # (banqi's max_no_progress=-1000): no ply cap could be drawn from it.
+        raise OptionError(
+            f"openspiel:{name} with these parameters lasts at most {game.max_game_length():,} "
+            "plies: a game must last at least one",
+            field=blamed,
+        )
     for what, size, cap in sizes:
         if size > cap:
             raise OptionError(
