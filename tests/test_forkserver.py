@@ -78,3 +78,23 @@ def test_a_server_that_died_is_started_again() -> None:
     forkserver._handle.process.wait()
     assert call_isolated("os:getppid", (), LIMITS) != first
     assert server_pid() != first
+
+
+def test_a_forked_copy_of_the_caller_starts_its_own_server() -> None:
+    parents_server = call_isolated("os:getppid", (), LIMITS)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the copy: as a worker of the local pool forked from the API
+        status = 1
+        try:
+            server = call_isolated("os:getppid", (), LIMITS)
+            os.write(write, str(server).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        copys_server = int(answer.read())
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert copys_server != parents_server
+    assert call_isolated("os:getppid", (), LIMITS) == parents_server

@@ -76,11 +76,9 @@ def frame(message: Any) -> bytes:
 class _Handle:
     process: subprocess.Popen[bytes]
     control: socket.socket
-    owner: int
-    """The pid that started it: a forked copy of the caller starts its own."""
 
     def alive(self) -> bool:
-        return self.owner == os.getpid() and self.process.poll() is None
+        return self.process.poll() is None
 
     def stop(self) -> None:
         self.control.close()
@@ -93,6 +91,18 @@ class _Handle:
 
 _handle: _Handle | None = None
 _lock = threading.Lock()
+
+
+def _forget_in_child() -> None:
+    # A process forked from a caller (the local pool's workers) starts its own server; the
+    # lock may have been held by another thread of the parent at the fork.
+    global _handle, _lock
+    if _handle is not None:
+        _handle.control.close()  # this copy only: the parent's server keeps serving it
+    _handle, _lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _start() -> _Handle:
@@ -114,7 +124,7 @@ def _start() -> _Handle:
     except OSError:
         said = b""
     ours.settimeout(None)
-    handle = _Handle(process, ours, os.getpid())
+    handle = _Handle(process, ours)
     if said != READY:
         handle.stop()
         raise ServerUnavailableError(
@@ -130,7 +140,7 @@ def open_call() -> socket.socket:
     with _lock:
         for _attempt in range(2):
             if _handle is None or not _handle.alive():
-                if _handle is not None and _handle.owner == os.getpid():
+                if _handle is not None:
                     _handle.stop()
                 _handle = _start()
             ours, theirs = socket.socketpair()
@@ -150,7 +160,7 @@ def stop_server() -> None:
     """End this process's fork server, if it runs (tests, shutdown)."""
     global _handle
     with _lock:
-        if _handle is not None and _handle.owner == os.getpid():
+        if _handle is not None:
             _handle.stop()
         _handle = None
 
