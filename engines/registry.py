@@ -56,6 +56,16 @@ def game_class(name: str) -> type[Game]:
     return cls
 
 
+def has_chance(name: str) -> bool:
+    """Whether game ``name`` has chance. An OpenSpiel game's comes from OpenSpiel's list of
+    games, without loading the game (whose parameters may be the ones that crash it)."""
+    key = name.strip().lower() if isinstance(name, str) else name
+    if isinstance(key, str) and key.startswith(SPIEL_PREFIX):
+        chance: bool = _spiel_module().spiel_has_chance(key)
+        return chance
+    return game_class(name).game_type.chance
+
+
 def game_names() -> list[str]:
     return sorted(GAME_MODULES)
 

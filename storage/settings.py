@@ -53,7 +53,7 @@ class Settings(BaseSettings):
         "Default: 90 % of task_time_limit.",
     )
     max_chunk_attempts: int = Field(
-        default=3,
+        default=2,
         ge=1,
         description="Deliveries of a chunk that may end without a result (worker killed, hard "
         "time limit) before its matches are recorded as failed.",

@@ -143,6 +143,25 @@ def test_past_max_attempts_a_chunk_is_stored_failed_without_playing(
     assert "abandoned" in str(stored.error)
 
 
+def test_a_chunk_whose_worker_died_twice_is_given_up_on_the_third_delivery(
+    service: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default two deliveries that ended without a result (killed at the hard time limit)
+    are all a chunk gets: the third stores its matches as failed instead of playing again."""
+    batch = new_batch(service.database_url, matches=2, chunk_size=2)
+    dispatch.broker(service).hset(attempts.attempts_key(batch.id), "0", 2)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a chunk given up must not be played")
+
+    monkeypatch.setattr(workers.play, "play_match", never)
+    delivery = deliver_chunk(batch.id, 0, 2, settings=service)
+    assert delivery.attempt == 3
+    rows = matches_of(service.database_url, batch.id)
+    assert [(ok, ended) for _i, ok, ended, _e in rows] == [(False, "abandoned")] * 2
+    assert all("2 times without a result" in str(e) for *_, e in rows)
+
+
 def test_the_soft_time_limit_does_not_undo_a_chunk_being_stored(
     service: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

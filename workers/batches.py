@@ -28,12 +28,15 @@ from engines.registry import (
 )
 from engines.seating import BALANCED, FIXED, POLICIES, SeatPolicy, seat_swapped_pairs
 from engines.variation import NOISE, NONE, OPENINGS, offers_root_values, parse_variation
-from storage.models import AUTO_CHUNK_SIZE, BatchPlan
+from storage.models import AUTO_CHUNK_SIZE, BatchPlan, new_batch_id
 from storage.settings import Settings
 from storage.usertext import unstorable_field
+from workers.native_games import is_native, plan_isolated
 
 MAX_SEED = 2**63 - 1
 MAX_CHUNK_SIZE = 5000
+MAX_MATCH_CHARS = 20_000_000
+"""Most characters of positions one match may replay: its plies times its start's text."""
 STOP_RULE_CHECK_EVERY = 200
 """With a stop rule, chunks hold at most this many matches (or 1 % of the batch if fewer)."""
 
@@ -207,10 +210,24 @@ def _variation(
 
 
 def _max_plies(max_plies: Any, game: Game, settings: Settings) -> int:
-    """The ply cap asked for, else the game's own, within ``MAX_PLIES``."""
+    """The ply cap asked for, else the game's own, within ``MAX_PLIES``; and within
+    ``MAX_MATCH_CHARS`` of positions (plies times the start's text), so that a match's replay
+    stays bounded."""
+    asked = max_plies is not None
     if max_plies is None:
         max_plies = min(game.game_type.max_game_length, settings.max_plies)
-    return _whole(max_plies, "max_plies", 1, settings.max_plies)
+    cap = _whole(max_plies, "max_plies", 1, settings.max_plies)
+    plies = min(cap, game.game_type.max_game_length)
+    chars = len(str(game.new_initial_state(0)))
+    if plies * chars > MAX_MATCH_CHARS:
+        field = "max_plies" if asked and cap == plies else "options"
+        raise OptionError(
+            f"{game.name} with these options and {plies:,} plies would replay "
+            f"{plies * chars:,} characters of positions ({chars:,} a position), over the "
+            f"{MAX_MATCH_CHARS:,} allowed; ask for fewer max_plies or a smaller board",
+            field=field,
+        )
+    return cap
 
 
 TIME_CONTROL = "time_control"
@@ -260,7 +277,53 @@ def plan_batch(
     ``variation`` None takes the default for the agents given (see ``_variation``); the
     stored plan always holds one. ``options`` may hold the match option ``time_control``
     (``"60+1"``), which every game takes: it is validated here and stored apart.
+
+    A game with native code (OpenSpiel) is planned in a child process
+    (``workers.native_games``): whatever its parameters do there, this process only sees an
+    ``OptionError``.
     """
+    request = {
+        "game": game,
+        "players": players,
+        "options": options,
+        "agents": agents,
+        "matches": matches,
+        "seed": seed,
+        "seat_policy": seat_policy,
+        "chunk_size": chunk_size,
+        "max_plies": max_plies,
+        "stop_rule": stop_rule,
+        "variation": variation,
+    }
+    if not is_native(game):
+        return plan_here(request, settings)
+    # The seed is drawn here, so that the same request planned twice is one check.
+    fixed = _seed(seed)
+    plan = plan_isolated({**request, "seed": 0}, settings)
+    # A remembered plan is a copy with its own id.
+    return plan.model_copy(update={"seed": fixed, "id": new_batch_id()})
+
+
+def plan_here(request: Mapping[str, Any], settings: Settings) -> BatchPlan:
+    """``plan_batch`` in this process: ``request`` holds its keywords but ``settings``."""
+    return _plan(**request, settings=settings)
+
+
+def _plan(
+    *,
+    game: str,
+    players: int | None,
+    options: Mapping[str, Any],
+    agents: Sequence[str | Mapping[str, Any]],
+    matches: int,
+    seed: int | None,
+    seat_policy: str | None,
+    chunk_size: int | None,
+    max_plies: int | None,
+    settings: Settings,
+    stop_rule: Mapping[str, Any] | None,
+    variation: Mapping[str, Any] | None,
+) -> BatchPlan:
     if not agents:
         raise OptionError("give at least one agent", field="agents")
     _check_storable(

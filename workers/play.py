@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from engines.clock import TimeControl, parse_time_control
 from engines.core import Agent, Ending, Game, agent_rng, match_seed, play_match
-from engines.registry import game_class, load_game, make_agent
+from engines.registry import has_chance, load_game, make_agent
 from engines.seating import opening_round, seat_agents
 from engines.variation import (
     MatchVariation,
@@ -35,6 +35,7 @@ from engines.variation import (
 )
 from storage.models import BatchBase
 from storage.records import OPENING_PLIES, MatchRecord, SeatRecord, move_ms, opening_key
+from workers.native_games import is_native, iter_isolated
 from workers.timelimit import is_soft_limit
 
 
@@ -59,8 +60,7 @@ def stored_seed(batch: BatchBase, index: int) -> int:
     if variation is None:
         return match_seed(batch.seed, index)
     size = opening_round(batch.players, batch.seat_policy)
-    chance = game_class(batch.game).game_type.chance
-    return game_seed(variation, chance, batch.seed, size, index)
+    return game_seed(variation, has_chance(batch.game), batch.seed, size, index)
 
 
 @dataclass(frozen=True)
@@ -173,33 +173,56 @@ def failed_record(
     )
 
 
+def play_range(
+    batch: BatchBase, start: int, stop: int
+) -> Iterator[tuple[str, int, int] | MatchRecord]:
+    """Matches ``start`` .. ``stop - 1`` of ``batch``, each announced before it is played:
+    ``("begin", index, stored seed)``, then its record. What ``workers.native_games`` runs in
+    a child process, so that the parent knows which match a crash ended."""
+    game = build_game(batch)
+    for i in range(start, stop):
+        yield ("begin", i, stored_seed(batch, i))
+        yield play_one(game, batch, i)
+
+
+def _played_here(batch: BatchBase, start: int, stop: int) -> Iterator[MatchRecord]:
+    game = build_game(batch)
+    for i in range(start, stop):
+        yield play_one(game, batch, i)
+
+
 def play_chunk(batch: BatchBase, start: int, stop: int) -> list[MatchRecord]:
     """Play matches ``start`` .. ``stop - 1`` of ``batch``, one record each, in order.
 
+    A game with native code (OpenSpiel) is played in child processes
+    (``workers.native_games``), so a crash fails a match and not this process.
     When the soft time limit interrupts match ``i``, matches ``i`` .. ``stop - 1`` are
     recorded as failed with ``Ending.TIME_LIMIT`` and the reason in ``error``.
     """
     if not 0 <= start <= stop:
         raise ValueError(f"bad chunk range [{start}, {stop})")
-    game = build_game(batch)
+    matches = iter_isolated(batch, start, stop) if is_native(batch.game) else None
+    if matches is None:
+        matches = _played_here(batch, start, stop)
     records: list[MatchRecord] = []
-    for i in range(start, stop):
-        began = time.perf_counter()
-        try:
-            records.append(play_one(game, batch, i))
-        except Exception as exc:
-            if not is_soft_limit(exc):
-                raise
-            interrupted = (
-                "time limit: the chunk's soft time limit (TASK_SOFT_TIME_LIMIT) ran out "
-                "during this match"
-            )
-            records.append(
-                failed_record(batch, i, Ending.TIME_LIMIT, interrupted, time.perf_counter() - began)
-            )
-            skipped = f"time limit: not played, the chunk's soft time limit ran out at match {i}"
-            records.extend(
-                failed_record(batch, j, Ending.TIME_LIMIT, skipped) for j in range(i + 1, stop)
-            )
-            break
+    began = time.perf_counter()
+    try:
+        for record in matches:
+            records.append(record)
+            began = time.perf_counter()
+    except Exception as exc:
+        if not is_soft_limit(exc):
+            raise
+        i = start + len(records)
+        interrupted = (
+            "time limit: the chunk's soft time limit (TASK_SOFT_TIME_LIMIT) ran out "
+            "during this match"
+        )
+        records.append(
+            failed_record(batch, i, Ending.TIME_LIMIT, interrupted, time.perf_counter() - began)
+        )
+        skipped = f"time limit: not played, the chunk's soft time limit ran out at match {i}"
+        records.extend(
+            failed_record(batch, j, Ending.TIME_LIMIT, skipped) for j in range(i + 1, stop)
+        )
     return records

@@ -4,12 +4,17 @@ through and as a page that shows any one ply without JavaScript (``?ply=``).
 
 The positions are exact by construction: every stored move is applied with the engine's own
 notation parser, which refuses an illegal one.
+
+The JSON comes in pages of about ``PAGE_BYTES`` (``?start=`` the first ply, ``next`` the first
+ply of the next page, null on the last): however long the match and large its board, one
+request builds one page.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -31,6 +36,8 @@ from workers.play import build_game
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)])
 MatchIndex = Annotated[int, Path(ge=0, le=MAX_INT32)]
+PAGE_BYTES = 1_000_000
+"""A page of positions stops at the first position past this many bytes of JSON."""
 
 
 def _position(
@@ -49,6 +56,20 @@ def _position(
     }
 
 
+def _walk(
+    batch: Batch, match: dict[str, Any]
+) -> Iterator[tuple[State, int, str | None, int | None]]:
+    """Each position of a stored match: the state, its ply, the move that led there and who
+    played it (the state is the same object throughout, moved on after each)."""
+    game = build_game(batch)
+    state = game.new_initial_state(match["seed"])
+    yield state, 0, None, None
+    for ply, move in enumerate(split_moves(match["moves"]), start=1):
+        mover = state.current_player()
+        state.apply_string(move)
+        yield state, ply, move, mover
+
+
 def replay_positions(
     batch: Batch, match: dict[str, Any], board_at: int | None = None
 ) -> list[dict[str, Any]]:
@@ -56,16 +77,29 @@ def replay_positions(
     led there and who played it, who moves next, the scores, and the board (SVG) or, for a
     game without a renderer, the engine's text board; the board of every ply, or of ply
     ``board_at`` only."""
-    game = build_game(batch)
-    state = game.new_initial_state(match["seed"])
-    moves = split_moves(match["moves"])
-    out = [_position(batch.game, state, 0, None, None, board_at in (None, 0))]
-    for ply, move in enumerate(moves, start=1):
-        mover = state.current_player()
-        state.apply_string(move)
-        draw = board_at is None or board_at == ply
-        out.append(_position(batch.game, state, ply, move, mover, draw))
-    return out
+    return [
+        _position(batch.game, state, ply, move, mover, board_at is None or board_at == ply)
+        for state, ply, move, mover in _walk(batch, match)
+    ]
+
+
+def positions_page(
+    batch: Batch, match: dict[str, Any], start: int, budget: int = PAGE_BYTES
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The positions from ply ``start``, each with its board, until their JSON passes
+    ``budget`` bytes (at least one position), and the ply the next page starts at (None: this
+    page ends the match)."""
+    page: list[dict[str, Any]] = []
+    size = 0
+    for state, ply, move, mover in _walk(batch, match):
+        if ply < start:
+            continue
+        if page and size > budget:
+            return page, ply
+        position = _position(batch.game, state, ply, move, mover, True)
+        size += len(json.dumps(position, separators=(",", ":")))
+        page.append(position)
+    return page, None
 
 
 def _load(
@@ -78,17 +112,24 @@ def _load(
 
 @router.get("/ui/batches/{batch_id}/matches/{index}/positions")
 def positions(
-    batch_id: BatchId, index: MatchIndex, request: Request, engine: EngineDep
+    batch_id: BatchId,
+    index: MatchIndex,
+    request: Request,
+    engine: EngineDep,
+    start: Annotated[int, Query(ge=0, le=MAX_INT32)] = 0,
 ) -> Response:
-    """The match's positions as JSON (``replay_positions``) with its seats."""
+    """A page of the match's positions as JSON (``positions_page``) with its seats."""
     batch, match, seats = _load(engine, batch_id, index)
+    found, after = positions_page(batch, match, start)
     body = json.dumps(
         {
             "batch": batch.id,
             "index": index,
             "game": batch.game,
             "seats": [{"seat": s["seat"], "agent": s["agent"]} for s in seats],
-            "positions": replay_positions(batch, match),
+            "start": start,
+            "next": after,
+            "positions": found,
         },
         separators=(",", ":"),
     ).encode()

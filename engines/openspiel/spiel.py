@@ -50,6 +50,12 @@ OURS_PREFIX = "playtester_"
 INSTALL_HINT = "install the OpenSpiel extra: pip install -e '.[openspiel]'"
 PROBE_PLIES = 60
 """Random plies a probe plays looking for a position to re-sample (imperfect information)."""
+MAX_DISTINCT_ACTIONS = 100_000
+"""Most actions an OpenSpiel game may have (its ``num_distinct_actions``: the branching bound)."""
+MAX_GAME_LENGTH = 100_000
+"""Most plies an OpenSpiel game may last (its ``max_game_length``)."""
+MAX_POSITION_CHARS = 20_000
+"""Longest text of an OpenSpiel game's start (its cells, as OpenSpiel prints the board)."""
 VARIATION = VariationDefaults(opening_plies=2, noise_plies=6, noise_margin=0.05, max_plies=20)
 """Openings and noise of OpenSpiel games: short, since many of them are small."""
 
@@ -98,6 +104,17 @@ def spiel_names() -> list[str]:
     """Short names of every sequential OpenSpiel game, playable or not, sorted."""
     pyspiel = load_pyspiel()
     return sorted(t.short_name for t in pyspiel.registered_games())
+
+
+def spiel_has_chance(name: str) -> bool:
+    """Whether ``openspiel:<short name>`` has chance (as its ``GameType.chance``), read from
+    OpenSpiel's list of games: no game is loaded."""
+    pyspiel = load_pyspiel()
+    short = name.strip().lower().removeprefix(PREFIX).strip()
+    for spiel_type in pyspiel.registered_games():
+        if spiel_type.short_name == short:
+            return bool(spiel_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC)
+    return False
 
 
 def _offered(param: str) -> bool:
@@ -236,6 +253,7 @@ class SpielGame(Game):
                 f"openspiel:{self.spiel_name} with these parameters starts with no legal move",
                 field=blamed,
             )
+        _check_size(self.spiel_name, self.spiel_game, start, blamed)
         # The loaded game's own length and action count (they follow its parameters).
         vars(self)["game_type"] = replace(
             type(self).game_type,
@@ -252,6 +270,32 @@ class SpielGame(Game):
         """The start, with chance at the start drawn from ``seed`` (as every later chance)."""
         rng = random.Random(derive_seed("openspiel chance", seed))
         return SpielState(self, self.spiel_game.new_initial_state(), rng)
+
+
+def _check_size(name: str, game: Any, start: Any, blamed: str) -> None:
+    """Refuse a game too large to play and replay in bounded time: too many actions, plies or
+    cells (see ``MAX_DISTINCT_ACTIONS``, ``MAX_GAME_LENGTH``, ``MAX_POSITION_CHARS``), or one
+    whose length is below one ply."""
+    sizes = (
+        ("distinct actions", game.num_distinct_actions(), MAX_DISTINCT_ACTIONS),
+        ("plies at most", game.max_game_length(), MAX_GAME_LENGTH),
+        ("characters in its starting position", len(str(start)), MAX_POSITION_CHARS),
+    )
+    if game.max_game_length() < 1:
+        # Parameters OpenSpiel takes without complaint can still give a length below one
+        # (banqi's max_no_progress=-1000): no ply cap could be drawn from it.
+        raise OptionError(
+            f"openspiel:{name} with these parameters lasts at most {game.max_game_length():,} "
+            "plies: a game must last at least one",
+            field=blamed,
+        )
+    for what, size, cap in sizes:
+        if size > cap:
+            raise OptionError(
+                f"openspiel:{name} with these parameters is too large: {size:,} {what}, "
+                f"over the {cap:,} allowed",
+                field=blamed,
+            )
 
 
 def _blamed(given: Mapping[str, Any], declared: tuple[Option, ...]) -> str:

@@ -1,6 +1,7 @@
-// The replay page with JavaScript: every position is fetched once as JSON and the page steps
-// through them without reloading: buttons, the slider, the move list and the keyboard
-// (← → one ply, Home / End the ends).
+// The replay page with JavaScript: the positions are fetched once as JSON, page after page
+// (each answer names the ply its next page starts at), and the page steps through them without
+// reloading: buttons, the slider, the move list and the keyboard (← → one ply, Home / End the
+// ends). A ply whose page has not arrived yet is loaded as a page of its own by its link.
 "use strict";
 
 (function () {
@@ -21,9 +22,14 @@
     link.dataset.ply = target;
   }
 
+  function have(target) {
+    return positions !== null && positions[target] !== undefined;
+  }
+
   function show(next) {
-    if (!positions) return;
-    ply = Math.max(0, Math.min(last, next));
+    const target = Math.max(0, Math.min(last, next));
+    if (!have(target)) return;
+    ply = target;
     const p = positions[ply];
     if (p.board) {
       board.innerHTML = p.board;
@@ -62,7 +68,7 @@
   }
 
   function step(event, target) {
-    if (!positions) return; // not loaded yet: let the link load the page
+    if (!have(Math.max(0, Math.min(last, target)))) return; // not loaded: the link loads it
     event.preventDefault();
     show(target);
   }
@@ -83,12 +89,20 @@
     if (target !== undefined) step(e, target);
   });
 
-  fetch(box.dataset.positions)
-    .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
-    .then((data) => {
-      positions = data.positions;
-      box.dataset.ready = "1";
-      document.getElementById("key-hint").hidden = false;
-    })
-    .catch(() => {}); // the links still work: each loads the page at its ply
+  function load(start) {
+    fetch(box.dataset.positions + "?start=" + start)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
+      .then((data) => {
+        positions = positions || [];
+        data.positions.forEach((p) => { positions[p.ply] = p; });
+        if (data.next !== null) {
+          load(data.next);
+          return;
+        }
+        box.dataset.ready = "1";
+        document.getElementById("key-hint").hidden = false;
+      })
+      .catch(() => {}); // the links still work: each loads the page at its ply
+  }
+  load(0);
 })();
