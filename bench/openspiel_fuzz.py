@@ -2,13 +2,13 @@
 
     .venv/bin/python -m bench.openspiel_fuzz --cases 3000 --seed 1
 
-Starts ``uvicorn api.app:app`` (local mode on a SQLite file in a temporary folder) and sends
-``--cases`` ``POST /batches`` bodies, two at a time: a game drawn from the playable OpenSpiel
-games, zero to two of its parameters set to values drawn from edges (0, negatives, 10⁷, 2⁴⁰,
-long and odd text) and from around the default. Counts the answers by status, the requests
-with no answer within ``--timeout`` seconds (hung), and the times the server process died
-(crashes); ``/healthz`` is asked after every request. No case is sent after
-``--max-minutes``; the cases counted are those sent. Prints the counts and writes
+Starts ``uvicorn api.app:app`` (local mode on a SQLite file in a temporary folder) and
+sends ``--cases`` different ``POST /batches`` bodies, two at a time: a game drawn from the
+playable OpenSpiel games, zero to two of its parameters set to values drawn from edges (0,
+negatives, 10⁷, 2⁴⁰, long and odd text) and from around the default. Counts the answers by
+status, the requests with no answer within ``--timeout`` seconds (hung), and the times the
+server process died (crashes); ``/healthz`` is asked after every request. No case is sent
+after ``--max-minutes``; the cases counted are those sent. Prints the counts and writes
 ``bench/results/openspiel_fuzz.json``. Expect 0 crashes, 0 5xx and 0 hung.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -27,11 +26,9 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = Path(__file__).resolve().parent / "results"
-sys.path.insert(0, str(ROOT / "tests"))
+from harness.servers import ROOT, Api
 
-from service_fixtures import Api  # noqa: E402
+RESULTS = Path(__file__).resolve().parent / "results"
 
 EDGES = [-(2**40), -1000, -1, 0, 1, 2, 3, 7, 100, 1000, 99_999, 10_000_000, 2**40]
 TEXTS = ["", " ", "0", "-1", "999999999", "1;10000000", "100 100", "a;b", "é\u0000", "1 2 3"]
@@ -77,6 +74,20 @@ def body(games: dict[str, dict[str, Any]], rng: random.Random) -> dict[str, Any]
     }
 
 
+def distinct_bodies(
+    games: dict[str, dict[str, Any]], rng: random.Random, cases: int
+) -> list[dict[str, Any]]:
+    """``cases`` different bodies (a body met again would be answered from the check the API
+    remembers, and test nothing new)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for _ in range(cases * 100):
+        if len(seen) == cases:
+            break
+        drawn = body(games, rng)
+        seen.setdefault(json.dumps(drawn, sort_keys=True), drawn)
+    return list(seen.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=3000)
@@ -88,7 +99,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     games = playable()
-    bodies = [body(games, rng) for _ in range(args.cases)]
+    bodies = distinct_bodies(games, rng, args.cases)
     folder = Path(tempfile.mkdtemp(prefix="pt_fuzz_"))
     url = f"sqlite:///{folder / 'fuzz.db'}"
     from storage.db import upgrade

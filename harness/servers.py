@@ -273,7 +273,11 @@ class Api:
             stderr=subprocess.STDOUT,
         )
         self.client = httpx.Client(base_url=self.url, timeout=30)
-        wait_for(lambda: self.client.get("/openapi.json").status_code == 200, 30, "the API")
+        try:
+            wait_for(lambda: self.client.get("/openapi.json").status_code == 200, 30, "the API")
+        except AssertionError:
+            self.stop()  # nobody else holds this server: it would outlive the test run
+            raise
 
     def stop(self) -> None:
         self.client.close()
