@@ -133,8 +133,15 @@ def test_replay_positions_follow_the_stored_moves_to_the_stored_scores(
     batch_id = played_batch(url, game, ["random", "random"], 2)
     for index in (0, 1):
         stored = client.get(f"/batches/{batch_id}/matches/{index}").json()
-        data = client.get(f"/ui/batches/{batch_id}/matches/{index}/positions").json()
-        positions = data["positions"]
+        positions: list[dict] = []
+        start: int | None = 0
+        while start is not None:  # a large board's positions come in several pages
+            data = client.get(
+                f"/ui/batches/{batch_id}/matches/{index}/positions", params={"start": start}
+            ).json()
+            assert data["positions"][0]["ply"] == start
+            positions += data["positions"]
+            start = data["next"]
         assert len(positions) == stored["plies"] + 1
         assert [p["move"] for p in positions[1:]] == stored["moves"]
         assert positions[0]["move"] is None and positions[-1]["to_move"] is None

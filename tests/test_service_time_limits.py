@@ -82,7 +82,12 @@ def test_a_chunk_whose_worker_keeps_dying_is_given_up_and_its_batch_ends(
     from workers import attempts
     from workers.dispatch import redis_client
 
-    service = service_factory(workers=1, STALL_SECONDS=str(STALL), MAX_AGENT_ITERATIONS="1000000")
+    service = service_factory(
+        workers=1,
+        STALL_SECONDS=str(STALL),
+        MAX_AGENT_ITERATIONS="1000000",
+        MAX_CHUNK_ATTEMPTS=str(ATTEMPTS),
+    )
     doomed = service.submit(**OVER_LONG, matches=2, chunk_size=2)
     broker = redis_client(service.redis.url)
     for attempt in range(1, ATTEMPTS + 1):

@@ -133,7 +133,7 @@ def test_a_writer_lost_mid_write_blocks_only_its_own_range(pg_url: str, limits: 
     engine = get_engine(pg_url)
     batch = crud.create_batch(engine, plan=make_plan(matches=30, chunk_size=10))
     inside, release = threading.Event(), threading.Event()
-    real = writes._bulk_insert
+    real = writes.insert_rows
     lost = threading.current_thread()
 
     def stalled(conn, matches, seats) -> None:  # type: ignore[no-untyped-def]
@@ -142,7 +142,7 @@ def test_a_writer_lost_mid_write_blocks_only_its_own_range(pg_url: str, limits: 
             inside.set()
             assert release.wait(60)
 
-    writes._bulk_insert = stalled  # type: ignore[assignment]
+    writes.insert_rows = stalled  # type: ignore[assignment]
     outcome: dict[str, bool] = {}
 
     def lost_writer() -> None:
@@ -181,7 +181,7 @@ def test_a_writer_lost_mid_write_blocks_only_its_own_range(pg_url: str, limits: 
     finally:
         release.set()
         thread.join(30)
-        writes._bulk_insert = real  # type: ignore[assignment]
+        writes.insert_rows = real  # type: ignore[assignment]
     assert outcome == {"lost": True}
     assert counts(engine, batch.id) == (3, 30, 60)
     # The retried delivery then finds its range written and stores nothing.

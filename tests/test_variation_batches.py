@@ -221,7 +221,7 @@ BAD_HTTP = [
     (["openings"], "variation"),
     ({"kind": "openings", "plies": 2**64}, "variation.plies"),
     ({"kind": "noise\u0000"}, "variation.kind"),
-    ({"kind": "openings", "book": [["c2-c3", "\u0000" * 5000]]}, "variation.book[0]"),
+    ({"kind": "openings", "book": [["c2-c3", "\u0000" * 5000]]}, "variation.book[0][1]"),
 ]
 
 
