@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 from analysis.formatting import TextTable
 from analysis.games import GameReport, game_report, register, registered
 from engines.registry import game_names
 
-ANALYSIS = Path(__file__).resolve().parent.parent / "analysis"
+ANALYSIS = REPO / "analysis"
 
 
 def test_each_section_module_registers_its_game() -> None:

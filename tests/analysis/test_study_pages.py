@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import DATA, REPO
 from typer.testing import CliRunner
 
 from analysis.report import build_report
@@ -20,9 +21,8 @@ from storage.db import get_engine
 from storage.queries import play_seconds
 
 runner = CliRunner()
-REPO = Path(__file__).resolve().parents[1]
 PAGES = REPO / "docs" / "studies"
-TINY = Path(__file__).parent / "data" / "tiny_study.toml"
+TINY = DATA / "tiny_study.toml"
 
 
 def committed_params() -> list[object]:

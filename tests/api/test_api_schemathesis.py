@@ -264,7 +264,7 @@ def test_generated_requests_never_get_a_server_error(
     tally = Tally()
     operations = [result.ok() for result in schema.get_all_operations()]
     # Every operation of the app is in the schema the cases come from (the dashboard's are
-    # walked by tests/test_web_hostile.py).
+    # walked by tests/api/web/test_web_hostile.py).
     documented = {(m.upper(), p) for p, ops in app.openapi()["paths"].items() for m in ops}
     assert {(op.method.upper(), op.path) for op in operations} == documented
     assert len(documented) >= 13

@@ -143,7 +143,7 @@ def test_agents_text_splits_between_agents_not_parameters() -> None:
 
 
 def test_replay_of_a_failed_match_says_why(sqlite_url: str) -> None:
-    from test_storage_crud import make_plan, record
+    from storage_rows import make_plan, record
 
     runner.invoke(app, ["db", "upgrade", "--db", sqlite_url])
     engine = get_engine(sqlite_url)

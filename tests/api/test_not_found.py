@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from api_support import client_for, make_api
 from service_fixtures import RedisServer, redis_server
-from test_storage_crud import make_plan
+from storage_rows import make_plan
 from typer.testing import CliRunner
 
 import api.routes_reports

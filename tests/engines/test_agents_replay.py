@@ -4,13 +4,13 @@
 and ``alphabeta._search`` were split into named steps and before the Alvéoles heuristics read
 the state through its public API; the code must still produce exactly them. ``mcts`` and
 ``alphabeta`` are the Python searches here (``backend`` ``python``): the compiled ones are
-tested in ``tests/test_kernels_mcts.py`` and ``tests/test_kernels_alphabeta.py``. The matches cover
-both games, two and three players, game and uniform rollouts, capped rollouts (the Alvéoles
-evaluation and its forced-closing cascade), a node budget, and the Alvéoles players built on the
-heuristics.
+tested in ``tests/engines/test_kernels_mcts.py`` and ``tests/engines/test_kernels_alphabeta.py``.
+The matches cover both games, two and three players, game and uniform rollouts, capped rollouts
+(the Alvéoles evaluation and its forced-closing cascade), a node budget, and the Alvéoles players
+built on the heuristics.
 
 To record the file again (only when a change is meant to alter play):
-``.venv/bin/python tests/test_agents_replay.py``.
+``.venv/bin/python tests/engines/test_agents_replay.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ import pytest
 from engines.core import agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent
 
-DATA = Path(__file__).resolve().parent / "data" / "agent_replays.json"
+# Relative to this file rather than from ``repo_paths``: the module also runs as a script, where
+# the tests folder is not on the import path.
+DATA = Path(__file__).resolve().parents[1] / "data" / "agent_replays.json"
 
 CASES: dict[str, dict[str, Any]] = {
     "alquerque_mcts_mirror": {

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
+from repo_paths import DATA
 
 from engines import IllegalActionError, NotationError, load_game, replay
 from engines.alveoles.notation import GROOVE_NAMES, NUM_GROOVES, parse_groove
 from engines.alveoles.rules import AlveolesState
 
-GOLDEN = Path(__file__).parent / "data" / "alveoles_golden.json"
+GOLDEN = DATA / "alveoles_golden.json"
 """Two complete recorded games (2 and 4 players) with the mover before every plate, the owners
 and the final scores, kept with the tests."""
 

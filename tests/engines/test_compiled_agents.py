@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from alhambra_views import midgame
+from repo_paths import REPO
 
 from engines.clock import TimeControl
 from engines.compiled.agent_base import CompiledAgent, preload_position
@@ -19,7 +19,6 @@ from engines.core import Action, LoadingAgent, State, TimedAgent, play_match
 from engines.registry import load_game, make_agent
 from engines.variation import MatchVariation, vary_agents
 
-ROOT = Path(__file__).resolve().parents[1]
 AGENTS: list[tuple[str, int, dict[str, Any]]] = [
     ("alveoles", 2, {"name": "mcts", "iterations": 80}),
     ("alveoles", 2, {"name": "expert", "iterations": 80}),
@@ -87,7 +86,7 @@ def test_preload_loads_exactly_what_step_and_root_values_call() -> None:
     """In a fresh process, after ``preload`` no move and no root valuation compiles a new
     function or signature; and each level loads its own search only."""
     done = subprocess.run(
-        [sys.executable, "-c", _ENTRY_POINTS], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", _ENTRY_POINTS], cwd=REPO, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from repo_paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
 CONTROL = "0.5+0.05"
 MOVES = 5
 
@@ -57,7 +56,7 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def matches() -> list[dict[str, Any]]:
     script = _SCRIPT % {"control": CONTROL, "moves": MOVES}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     played: list[dict[str, Any]] = json.loads(done.stdout)
     return played

@@ -9,7 +9,7 @@ Each case is also played with other agent seeds and the same game seed: an agent
 its seed would play the same game again, and the test fails for it.
 
 To record the file again (only when a change is meant to alter play):
-``.venv/bin/python tests/test_compiled_replays.py record``.
+``.venv/bin/python tests/engines/test_compiled_replays.py record``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ import pytest
 from engines.core import agent_rng, match_seed, play_match
 from engines.registry import load_game, make_agent
 
-DATA = Path(__file__).resolve().parent / "data" / "compiled_replays.json"
-ROOT = Path(__file__).resolve().parents[1]
+# Relative to this file rather than from ``repo_paths``: the module also runs as a script (the
+# fixture below runs it so), where the tests folder is not on the import path.
+DATA = Path(__file__).resolve().parents[1] / "data" / "compiled_replays.json"
+ROOT = Path(__file__).resolve().parents[2]
 GAME_SEED = match_seed(7, 0)
 OTHER_AGENT_SEED = match_seed(8, 0)
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 import multiprocessing
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from numba import njit
+from repo_paths import REPO
 
 from engines.compiled.agent_base import KernelCompileError, call_compiled
 from engines.compiled.warm import Need, all_needs, needs
 from engines.registry import agent_types, load_game, make_agent
 from workers import warmup
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_failed_compilation_names_the_function() -> None:
@@ -114,7 +112,7 @@ def test_asking_about_agents_without_compiled_code_loads_no_numba() -> None:
         "assert not needs(g, ['random', 'greedy', {'name': 'mcts', 'backend': 'python'}]); "
         "assert 'numba' not in sys.modules, 'numba loaded'"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
 
@@ -156,7 +154,7 @@ def test_a_failed_compilation_is_kept_with_its_reason_and_not_retried() -> None:
 def test_the_compile_command_refuses_what_is_no_search() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "workers.warmup", "alquerque:ismcts"],
-        cwd=ROOT,
+        cwd=REPO,
         capture_output=True,
         text=True,
     )

@@ -9,9 +9,10 @@ method, or a class attribute).
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ENGINES = Path(__file__).resolve().parent.parent / "engines"
+from repo_paths import REPO
+
+ENGINES = REPO / "engines"
 
 
 def _defined_private_names(tree: ast.Module) -> set[str]:

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 from numba.core.registry import CPUDispatcher
+from repo_paths import REPO
 
 from engines.compiled import search_ismcts, search_negamax, search_uct
 from engines.kernel_cache import function_digest, reached
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 SEARCHES = {
     "uct": search_uct.root_moves,
     "ismcts": search_ismcts.root_moves,
@@ -109,7 +109,7 @@ def test_an_edit_to_a_deep_helper_recompiles_what_calls_it(tmp_path: pathlib.Pat
     another module, is edited (which numba's own key, the function's file, would miss)."""
     tree = tmp_path / "tree"
     shutil.copytree(
-        ROOT / "engines", tree / "engines", ignore=shutil.ignore_patterns("__pycache__")
+        REPO / "engines", tree / "engines", ignore=shutil.ignore_patterns("__pycache__")
     )
     cache = tmp_path / "cache"
     first = _probe(tree, cache)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_paths import DATA
 
 from engines.alquerque import kernel as alq
 from engines.alveoles import kernel as alv
@@ -23,7 +23,7 @@ from engines.registry import load_game
 
 GAMES = 2000
 """Random games per game and player count."""
-GOLDEN = Path(__file__).parent / "data" / "alveoles_golden.json"
+GOLDEN = DATA / "alveoles_golden.json"
 
 
 def _random_layout(rng: random.Random) -> list[int]:

@@ -35,7 +35,7 @@ CONFIGS = [
     (3, "free_placement"),
 ]
 # docs/rules/abalone.md gives the opening moves of every layout and depths 1–3 of two; the
-# rest are the Python rules' own counts (tests/test_abalone_rules.py's perft, run once to
+# rest are the Python rules' own counts (tests/engines/test_abalone_rules.py's perft, run once to
 # depth 4: a minute of Python, too long for the suite).
 PERFT = {
     "standard": [44, 1936, 98912, 5045110],
@@ -124,7 +124,8 @@ def test_abalone_kernel_equals_rules_on_every_ply(players: int, layout: str) -> 
 
 
 def test_a_player_without_a_move_loses_with_two_and_draws_with_three() -> None:
-    # The decisions of docs/rules/abalone.md, on the positions of tests/test_abalone_rules.py.
+    # The decisions of docs/rules/abalone.md, on the positions of
+    # tests/engines/test_abalone_rules.py.
     game2, game3 = load_game("abalone"), load_game("abalone", players=3)
     boxed = ab.encode(AbaloneState.from_cells(game2, [["A1"], ["A2", "B1", "B2"]]))
     three = ab.encode(AbaloneState.from_cells(game3, [["A1"], ["A2", "B1"], ["B2"]]))

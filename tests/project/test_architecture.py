@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("api", "workers", "analysis", "storage", "engines")
 MAX_MODULE_LINES = 600
 
@@ -19,7 +19,7 @@ def test_imports_keep_the_layers_and_make_no_cycles() -> None:
     # no cycle among the modules of any package.
     lint = Path(sys.executable).with_name("lint-imports")
     done = subprocess.run(
-        [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [str(lint), "--no-cache"], cwd=REPO, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
@@ -27,8 +27,8 @@ def test_imports_keep_the_layers_and_make_no_cycles() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    sorted(str(p.relative_to(ROOT)) for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")),
+    sorted(str(p.relative_to(REPO)) for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py")),
 )
 def test_no_module_is_a_drawer(module: str) -> None:
-    lines = (ROOT / module).read_text(encoding="utf-8").count("\n")
+    lines = (REPO / module).read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_MODULE_LINES, f"{module} has {lines} lines; split it by job"

@@ -9,11 +9,10 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
 REPLICATES = 150
 
 
@@ -22,7 +21,7 @@ def test_agent_and_tier_intervals_cover_their_truth() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "bench.coverage_agents", "--replicates", str(REPLICATES),
          "--sizes", "20,40", "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=280, check=True,
+        cwd=REPO, capture_output=True, text=True, timeout=280, check=True,
     )  # fmt: skip
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     assert len(rows) == 26

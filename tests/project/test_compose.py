@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import REPO
 
 from storage.settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
 PLAYTESTER_SERVICES = ("migrate", "api", "worker", "flower")
 
 
 @pytest.fixture(scope="module")
 def compose() -> dict:
-    return yaml.safe_load((ROOT / "compose.yaml").read_text())
+    return yaml.safe_load((REPO / "compose.yaml").read_text())
 
 
 def test_compose_has_every_service(compose: dict) -> None:
@@ -168,9 +167,9 @@ def test_flower_asks_for_a_password_and_listens_on_this_machine(compose: dict) -
 def test_the_paths_flower_leaves_open_are_documented() -> None:
     """Flower answers /metrics and /healthcheck without its password: whoever publishes its
     port must be told, where they set it (compose.yaml) and in the README."""
-    compose_text = (ROOT / "compose.yaml").read_text()
+    compose_text = (REPO / "compose.yaml").read_text()
     flower = compose_text[compose_text.index("  flower:") :]
-    readme = (ROOT / "README.md").read_text()
+    readme = (REPO / "README.md").read_text()
     for text in (flower, readme[readme.index("### On one machine") :]):
         assert "/metrics" in text and "/healthcheck" in text
         assert "FLOWER_BIND_ADDRESS" in text
@@ -208,7 +207,7 @@ def test_order_health_and_storage(compose: dict) -> None:
 
 
 def test_dockerfile_installs_the_package() -> None:
-    text = (ROOT / "Dockerfile").read_text()
+    text = (REPO / "Dockerfile").read_text()
     # Dependencies (the package's own and the service extra, read from pyproject.toml) are
     # installed in a layer of their own, before any code is copied.
     order = [
@@ -220,7 +219,7 @@ def test_dockerfile_installs_the_package() -> None:
     ]
     assert order == sorted(order)
     assert "USER playtester" in text
-    ignored = (ROOT / ".dockerignore").read_text().split()
+    ignored = (REPO / ".dockerignore").read_text().split()
     assert ".venv" in ignored and "*.db" in ignored
 
 
@@ -283,7 +282,7 @@ def test_redis_and_postgres_are_published_on_this_machine_unless_told(compose: d
 
 @pytest.fixture(scope="module")
 def worker_compose() -> dict:
-    return yaml.safe_load((ROOT / "compose.worker.yaml").read_text())
+    return yaml.safe_load((REPO / "compose.worker.yaml").read_text())
 
 
 WORKER_HOST = {

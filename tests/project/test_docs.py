@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 import typer
+from repo_paths import REPO
 from typer.testing import CliRunner
 
 from api.app import app as web
 from api.cli import app
 from storage.settings import Settings
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = REPO / "docs"
 runner = CliRunner()
 
 

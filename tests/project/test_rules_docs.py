@@ -16,10 +16,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 
 from engines.registry import game_names
 
-REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "docs" / "rules"
 CODE_DIRS = ("engines", "analysis", "api")
 """Where the code implementing a decision lives (tests check it but do not implement it)."""

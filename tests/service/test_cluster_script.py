@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO
 from server_support import server_missing
 
 from harness.cluster import Unavailable, check_available
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(300)]
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def section(readme: str) -> str:
@@ -28,7 +27,7 @@ def test_the_readme_cluster_comes_up_runs_a_batch_and_goes(tmp_path: Path) -> No
         check_available()
     except Unavailable as exc:
         server_missing(f"no test cluster here: {exc}")
-    readme = section((ROOT / "README.md").read_text())
+    readme = section((REPO / "README.md").read_text())
     for line in (
         "scripts/cluster up --workers 3",
         "set -a; . /tmp/playtester-cluster/<tag>/connection.env; set +a",
@@ -37,7 +36,7 @@ def test_the_readme_cluster_comes_up_runs_a_batch_and_goes(tmp_path: Path) -> No
         "scripts/cluster down",
     ):
         assert line in readme, line
-    script = str(ROOT / "scripts" / "cluster")
+    script = str(REPO / "scripts" / "cluster")
     up = subprocess.run(
         [script, "up", "--workers", "1"], capture_output=True, text=True, timeout=180
     )

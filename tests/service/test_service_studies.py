@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from repo_paths import DATA
 from service_fixtures import pg_cluster, redis_server, service_factory
 from typer.testing import CliRunner
 
@@ -18,7 +19,7 @@ __all__ = ["pg_cluster", "redis_server", "service_factory"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(240)]
 
-TINY = Path(__file__).parent / "data" / "tiny_study.toml"
+TINY = DATA / "tiny_study.toml"
 runner = CliRunner()
 
 

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
-from test_storage_crud import counts, make_plan, record
+from storage_rows import counts, make_plan, record
 
 from storage import crud
 from storage.crud import writes

@@ -18,13 +18,14 @@ from alembic.autogenerate import compare_metadata
 from alembic.operations import Operations
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from repo_paths import DATA
 from server_support import throwaway_pg_database
 from sqlalchemy import MetaData, inspect, text
 
 from storage import db
 from storage.models import SQLModel
 
-ORIGINAL_0001 = Path(__file__).resolve().parent / "data" / "migration_0001_original.py"
+ORIGINAL_0001 = DATA / "migration_0001_original.py"
 
 
 def original_0001() -> ModuleType:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
-from test_storage_crud import make_plan, record
+from storage_rows import make_plan, record
 
 from storage import crud
 from storage.db import get_engine

@@ -4,10 +4,10 @@ the faces (``api/``) build no query of their own."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
-from test_storage_crud import make_plan, record
+from repo_paths import REPO
+from storage_rows import make_plan, record
 
 from storage import crud
 from storage.db import get_engine
@@ -19,7 +19,7 @@ from storage.queries import (
     ping,
 )
 
-API = Path(__file__).resolve().parent.parent / "api"
+API = REPO / "api"
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from service_fixtures import redis_server
-from test_runner_delivery import matches_of, service, sweep_again
+from test_delivery import matches_of, service, sweep_again
 
 from engines.compiled.warm import Need, all_needs
 from storage import crud

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from api_support import client_for, make_api
+from repo_paths import DATA, REPO
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -23,8 +24,7 @@ from storage.models import BATCH
 from storage.submissions import OUTBOX
 
 runner = CliRunner()
-TINY = Path(__file__).parent / "data" / "tiny_study.toml"
-REPO = Path(__file__).resolve().parents[1]
+TINY = DATA / "tiny_study.toml"
 
 
 def batch_count(url: str) -> int:

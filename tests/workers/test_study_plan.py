@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_paths import DATA
 from scipy.stats import norm
 from typer.testing import CliRunner
 
@@ -16,7 +17,7 @@ from storage.records import MatchRecord, SeatRecord
 from workers.studies.calibrate import Target, estimate, precision_stop
 
 runner = CliRunner()
-TINY = Path(__file__).parent / "data" / "tiny_study.toml"
+TINY = DATA / "tiny_study.toml"
 
 
 def record(index: int, first_seat: int, shares: list[float], labels: list[str]) -> MatchRecord:

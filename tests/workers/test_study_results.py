@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from repo_paths import REPO
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -32,7 +33,6 @@ from workers.studies.runner import StudyRun, run_here
 from workers.verify import verify_batch
 
 runner = CliRunner()
-REPO = Path(__file__).resolve().parents[1]
 STUDY = """title = "One batch"
 half_width = 0.05
 budget_cpu_hours = 1

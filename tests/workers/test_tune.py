@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from api_support import client_for, make_api
+from repo_paths import DATA
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
@@ -26,7 +27,7 @@ from workers.studies.runner import trial_here
 from workers.studies.tuning import Symmetry, clearly_unfair, decode_layout, parse_tune
 
 runner = CliRunner()
-TUNE = Path(__file__).parent / "data" / "tiny_tune.toml"
+TUNE = DATA / "tiny_tune.toml"
 CLASSIC_VALUES = [v for row in CLASSIC for v in row]
 
 

@@ -8,12 +8,12 @@ import csv
 import random
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from api_support import RecordingDispatcher, client_for, make_api
 from fastapi.testclient import TestClient
+from repo_paths import REPO
 
 from api.web.boards import SEAT_COLOURS, renderer_for
 from engines.core import State
@@ -21,7 +21,7 @@ from engines.registry import load_game
 from storage.settings import Settings
 
 SVG = "{http://www.w3.org/2000/svg}"
-TILES_CSV = Path(__file__).resolve().parent.parent / "engines" / "alhambra" / "tiles.csv"
+TILES_CSV = REPO / "engines" / "alhambra" / "tiles.csv"
 
 
 def _draw(game: str, state: State, move: str | None) -> ET.Element:
