@@ -30,7 +30,7 @@ Points are ``2 × win share + Binomial(20, ½) + turn position``, so mean points
 have closed-form truths (points that jump by much more on a win are as skewed as the win
 itself: see ``bench/README.md``). ``compare`` pits each batch against one of the same scenario
 with the turn-position shares reversed. A null end of an interval counts as unbounded. The
-fast subset in ``tests/test_coverage.py`` runs the hardest rows with fewer replicates.
+fast subset in ``tests/project/test_bench_coverage.py`` runs the hardest rows with fewer replicates.
 
     .venv/bin/python -m bench.coverage                 # every row, 2,000 replicates
     .venv/bin/python -m bench.coverage --replicates 500 --only openings
@@ -372,7 +372,7 @@ HARDEST: tuple[Scenario, ...] = (
     Scenario("starting seat drawn", 15, (0.36, 0.33, 0.31), drawn_start=True),
     Scenario("rounds sharing an opening", 40, (0.4, 0.33, 0.27), round_effect=0.15),
 )
-"""The rows the test suite runs with fewer replicates (``tests/test_coverage.py``)."""
+"""The rows the test suite runs with fewer replicates (``tests/project/test_bench_coverage.py``)."""
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -1,6 +1,6 @@
 """Abalone compiled: the rules again over one flat ``int64`` array, for the compiled searches.
 
-:mod:`engines.abalone.rules` stays the reference; ``tests/test_kernels_abalone.py`` proves
+:mod:`engines.abalone.rules` stays the reference; ``tests/engines/test_kernels_abalone.py`` proves
 the two equal on every ply of thousands of random games. Every function is ``@njit``.
 
 The 61 cells are bits 0..62 of one ``int64`` per seat, row by row (A1 = 0 … I9 = 62, two spare

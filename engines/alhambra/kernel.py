@@ -1,8 +1,8 @@
 """Alhambra compiled: the rules again over one flat ``int64`` array, for the compiled search.
 
 :mod:`engines.alhambra.rules` stays the reference (notation, validation, ``stats()``); this
-kernel plays the same game at machine speed and ``tests/test_kernels_alhambra.py`` proves the
-two equal on every ply of random games for 2–6 players. The position's layout is in
+kernel plays the same game at machine speed and ``tests/engines/test_kernels_alhambra.py``
+proves the two equal on every ply of random games for 2–6 players. The position's layout is in
 :mod:`kernel_layout`, the building rules over each Alhambra's outline (row bitmaps kept in
 the position) and the longest wall in :mod:`kernel_build`, takes and payments in
 :mod:`kernel_money`, the moves, refills and scorings in :mod:`kernel_rules`; this module is

@@ -2,7 +2,7 @@
 
 The table is ``tiles.csv`` of this package (the published game's tiles: id, type, cost and a wall
 on each side, N being the top of the printed tile), kept here as text so that the engine reads
-no file at run time; ``tests/test_alhambra_data.py`` checks that both copies agree.
+no file at run time; ``tests/engines/test_alhambra_data.py`` checks that both copies agree.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Alquerque compiled: the rules again over one flat ``int64`` array, for the compiled search.
 
 :mod:`engines.alquerque.rules` stays the reference (notation, validation, ``stats()``); this
-module plays the same game at machine speed and ``tests/test_kernels.py`` proves the two equal
-on every ply of thousands of random games. Every function is ``@njit(cache=True)``.
+module plays the same game at machine speed and ``tests/engines/test_kernels.py`` proves the two
+equal on every ply of thousands of random games. Every function is ``@njit(cache=True)``.
 
 A position is one array: the two bitboards, the side to move, the draw counters, the outcome,
 then the repetition history (keys of the positions since the last move that cannot be undone,

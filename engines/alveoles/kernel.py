@@ -1,9 +1,9 @@
 """Les Alvéoles compiled: the rules again over one flat ``int64`` array, for the compiled search.
 
 :mod:`engines.alveoles.rules` stays the reference (notation, validation, ``stats()``); this
-module plays the same game at machine speed and ``tests/test_kernels.py`` proves the two equal
-on every ply of thousands of random games. Every function is ``@njit(cache=True)``, so a worker
-compiles it once and later processes load it from numba's on-disk cache.
+module plays the same game at machine speed and ``tests/engines/test_kernels.py`` proves the two
+equal on every ply of thousands of random games. Every function is ``@njit(cache=True)``, so a
+worker compiles it once and later processes load it from numba's on-disk cache.
 
 A position is one array (``STATE_SIZE`` ints) holding the game's constants too (square values,
 player count, bonus rule), so every function takes the array alone and a search copies a

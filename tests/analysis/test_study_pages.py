@@ -1,0 +1,127 @@
+"""Study pages and their JSON twins come from the committed results alone and always the same:
+each committed page regenerates identically in a fresh database, and a study of the test's own,
+reported twice through two fresh databases, gives the same bytes and the figures of the
+database it was played in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from repo_paths import DATA, REPO
+from typer.testing import CliRunner
+
+from analysis.report import build_report
+from analysis.studies.index import index_text, nav_text, pages, update_index
+from api.cli import app
+from storage.db import get_engine
+from storage.queries import play_seconds
+
+runner = CliRunner()
+PAGES = REPO / "docs" / "studies"
+TINY = DATA / "tiny_study.toml"
+
+
+def committed_params() -> list[object]:
+    studies = [
+        p for p in sorted((REPO / "studies").glob("*.toml")) if (PAGES / f"{p.stem}.json").is_file()
+    ]
+    if not studies:
+        return [pytest.param(None, marks=pytest.mark.skip(reason="no study page committed yet"))]
+    return [pytest.param(p, id=p.stem) for p in studies]
+
+
+@pytest.mark.parametrize("study", committed_params())
+def test_every_committed_page_regenerates_identically(
+    study: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)  # the page names the study file as the repository does
+    out = tmp_path / "pages"
+    result = runner.invoke(app, ["study", "report", f"studies/{study.name}", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in out.iterdir())
+    assert f"{study.stem}.md" in written and f"{study.stem}.json" in written
+    for name in written:
+        committed = PAGES / name
+        assert committed.is_file(), f"{name} is written but not committed"
+        assert (out / name).read_bytes() == committed.read_bytes(), f"{name} differs"
+
+
+def test_a_study_reported_twice_from_its_files_gives_the_same_bytes_and_its_figures(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "studies" / "tiny.toml"
+    study.parent.mkdir()
+    shutil.copy(TINY, study)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+
+    outs = [tmp_path / "one", tmp_path / "two"]
+    for out in outs:
+        result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
+        assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in outs[0].iterdir())
+    assert names == ["tiny-2-seats.svg", "tiny-3-agents.svg", "tiny.json", "tiny.md"]
+    assert names == sorted(p.name for p in outs[1].iterdir())
+    for name in names:
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+    # The twin holds the figures of the database the study was played in.
+    data = json.loads((outs[0] / "tiny.json").read_text())
+    engine = get_engine(sqlite_url)
+    ids = {name: batch["id"] for name, batch in data["batches"].items()}
+    first = build_report(engine, ids["random"])["first_player_advantage"]
+    (fpa, seats, agents) = data["questions"]
+    assert fpa["figure"] == "first_player_advantage" and fpa["batch"] == "random"
+    for key in ("estimate", "ci_low", "ci_high", "p_value"):
+        assert fpa["result"][key] == pytest.approx(first[key], abs=1e-6)
+    assert (
+        fpa["result"]["units"] == first["units"] and fpa["result"]["interval"] == first["interval"]
+    )
+    assert seats["against"] == "easy-random" and len(seats["result"]["rows"]) == 2
+    assert [row["agent"] for row in agents["result"]["rows"]] == ["easy", "random"]
+    for name, batch_id in ids.items():
+        batch = data["batches"][name]
+        assert batch["matches_done"] == 12
+        assert batch["cpu_seconds"] == pytest.approx(play_seconds(engine, batch_id), abs=1e-6)
+    assert data["batches"]["random"]["keys"]["options"] == {"no_capture_limit": 30}
+    assert data["matches"] == 24
+    page = (outs[0] / "tiny.md").read_text()
+    assert f"playtester study verify {study}" in page
+
+
+def test_every_committed_page_is_linked_from_the_index_and_the_site_nav() -> None:
+    listed = pages(PAGES)
+    index = (PAGES / "index.md").read_text()
+    nav = (REPO / "mkdocs.yml").read_text()
+    assert index_text(index, listed) == index, "docs/studies/index.md is not up to date"
+    assert nav_text(nav, listed) == nav, "mkdocs.yml's Studies section is not up to date"
+    for name in listed:
+        assert f"({name}.md)" in index and f"studies/{name}.md" in nav
+
+
+def test_the_index_and_the_nav_follow_the_pages(tmp_path: Path) -> None:
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    shutil.copy(PAGES / "index.md", folder / "index.md")
+    mkdocs = tmp_path / "mkdocs.yml"
+    shutil.copy(REPO / "mkdocs.yml", mkdocs)
+    for name, title in (("b", 'B: "quoted"'), ("a", "A")):
+        (folder / f"{name}.md").write_text(f"# {title}\n")
+        (folder / f"{name}.json").write_text(json.dumps({"title": title}))
+    (folder / "stray.md").write_text("# no twin\n")
+    assert update_index(folder, mkdocs) == {"a": "A", "b": 'B: "quoted"'}
+    index = (folder / "index.md").read_text()
+    assert '- [A](a.md)\n- [B: "quoted"](b.md)' in index and "stray" not in index
+    assert "No study has published" not in index
+    site = yaml.safe_load(mkdocs.read_text())
+    assert site["nav"][-1] == {
+        "Studies": ["studies/index.md", {"A": "studies/a.md"}, {'B: "quoted"': "studies/b.md"}]
+    }
+    assert site["validation"]["omitted_files"] == "warn"  # the rest of the file is untouched
+    before = mkdocs.read_text()
+    update_index(folder, mkdocs)
+    assert mkdocs.read_text() == before

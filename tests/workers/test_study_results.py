@@ -1,0 +1,263 @@
+"""A study's results as files beside it: a study stopped midway goes on from them in a new
+database and plays only what is missing; saves are whole or not at all; the files replay as
+stored (``study verify``), for a study of the test's own and for every committed batch."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from itertools import pairwise
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from repo_paths import REPO
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from analysis.studies.definition import StudyError, load_study
+from api.cli import app
+from engines.compiled.warm import needs
+from storage.archive import MANIFEST, read_archive
+from storage.archive.layout import MATCHES, file_digest
+from storage.db import get_engine, upgrade
+from storage.models import CHUNK, BatchBase
+from storage.queries import find_match
+from storage.settings import Settings
+from workers.chunks import run_chunk
+from workers.play import build_game
+from workers.studies.plan import plan_study
+from workers.studies.results import Checkpoints, batch_folder, recover, restore, save
+from workers.studies.runner import StudyRun, run_here
+from workers.verify import verify_batch
+
+runner = CliRunner()
+STUDY = """title = "One batch"
+half_width = 0.05
+budget_cpu_hours = 1
+
+[[batch]]
+name = "random"
+game = "alquerque"
+agents = "random"
+matches = 12
+seed = 3
+
+[[question]]
+figure = "first_player_advantage"
+batch = "random"
+"""
+
+
+@pytest.fixture
+def study_path(tmp_path: Path) -> Path:
+    path = tmp_path / "studies" / "one.toml"
+    path.parent.mkdir()
+    path.write_text(STUDY)
+    return path
+
+
+def url_in(tmp_path: Path, name: str) -> str:
+    url = f"sqlite:///{tmp_path}/{name}.db"
+    upgrade(url)
+    return url
+
+
+def chunk_rows(url: str, batch_id: str) -> list[tuple[int, int, float, str]]:
+    with get_engine(url).connect() as conn:
+        rows = conn.execute(
+            select(CHUNK.c.start, CHUNK.c.stop, CHUNK.c.duration, CHUNK.c.finished_at)
+            .where(CHUNK.c.batch_id == batch_id)
+            .order_by(CHUNK.c.start)
+        )
+        return [(a, b, d, str(f)) for a, b, d, f in rows]
+
+
+def played_first(study_path: Path, url: str, stop: int) -> tuple[str, Path]:
+    """Machine A: the study's batch made, matches [0, stop) played and saved, then A stops."""
+    study = load_study(study_path)
+    planned = plan_study(study, Settings(database_url=url))
+    engine = get_engine(url)
+    folder = batch_folder(study, "random")
+
+    def play(run: StudyRun) -> None:
+        run_chunk(run.batch_id, 0, stop, database_url=url)
+        save(engine, run.batch_id, folder)
+
+    (run,) = run_here(engine, planned, play=play)
+    return run.batch_id, folder
+
+
+def test_a_study_stopped_midway_goes_on_from_its_files_in_a_new_database(
+    study_path: Path, tmp_path: Path
+) -> None:
+    url_a, url_b, url_c = (url_in(tmp_path, name) for name in "abc")
+    batch_id, folder = played_first(study_path, url_a, 5)
+    assert read_archive(folder).batch["status"] != "done"
+    assert len(read_archive(folder).matches["match_index"]) == 5
+
+    result = runner.invoke(app, ["study", "run", str(study_path), "--db", url_b, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert f"random: batch {batch_id} read from its results (5 matches added" in result.output
+    assert f"random: batch {batch_id} (found, " in result.output
+    # The imported chunk is A's own row (its duration and time), not played again here.
+    imported = chunk_rows(url_a, batch_id)
+    rows = chunk_rows(url_b, batch_id)
+    assert rows[0] == imported[0] and rows[0][:2] == (0, 5)
+    assert rows[-1][1] == 12 and all(a[1] == b[0] for a, b in pairwise(rows))
+    saved = read_archive(folder)
+    assert saved.batch["status"] == "done"
+    assert saved.matches["match_index"] == list(range(12))
+
+    # The matches are those of the same study played at one go in a third database.
+    result = runner.invoke(app, ["study", "run", str(study_path), "--db", url_c, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    whole = Path(tmp_path / "whole")
+    shutil.move(folder, whole)
+    fresh = runner.invoke(app, ["study", "run", str(study_path), "--db", url_in(tmp_path, "d")])
+    assert fresh.exit_code == 0, fresh.output
+    fresh_id = read_archive(folder).batch_id
+    for index in range(12):
+        resumed = find_match(get_engine(url_b), batch_id, index)
+        at_once = find_match(get_engine(f"sqlite:///{tmp_path}/d.db"), fresh_id, index)
+        assert resumed.match["moves"] == at_once.match["moves"]
+        assert [s["win_share"] for s in resumed.seats] == [s["win_share"] for s in at_once.seats]
+
+
+def test_checkpoints_save_on_their_interval_and_when_asked(
+    study_path: Path, tmp_path: Path
+) -> None:
+    url = url_in(tmp_path, "a")
+    batch_id, folder = played_first(study_path, url, 2)
+    shutil.rmtree(folder)
+    now = [100.0]
+    saves: list[int] = []
+    points = Checkpoints(
+        get_engine(url),
+        batch_id,
+        folder,
+        every=300.0,
+        clock=lambda: now[0],
+        saved=lambda s: saves.append(s.matches),
+    )
+    now[0] = 399.0
+    points.tick()
+    assert saves == [] and not folder.exists()
+    now[0] = 400.0
+    points.tick()
+    assert saves == [2]
+    run_chunk(batch_id, 2, 4, database_url=url)
+    now[0] = 500.0
+    points.tick()
+    assert saves == [2]
+    points.save()
+    assert saves == [2, 4] and len(read_archive(folder).matches["match_index"]) == 4
+
+
+def test_a_save_stopped_midway_leaves_a_whole_folder(study_path: Path, tmp_path: Path) -> None:
+    url = url_in(tmp_path, "a")
+    batch_id, folder = played_first(study_path, url, 2)
+    engine = get_engine(url)
+    run_chunk(batch_id, 2, 4, database_url=url)
+    staged, old = folder.with_name(".random.new"), folder.with_name(".random.old")
+
+    def count() -> int:
+        return len(read_archive(folder).matches["match_index"])
+
+    # Stopped after the old folder moved aside, the new export whole: the new one is taken.
+    shutil.copytree(folder, old)
+    save(engine, batch_id, folder)
+    shutil.move(folder, staged)
+    recover(folder)
+    assert count() == 4 and not staged.exists() and not old.exists()
+
+    # Stopped with the new export half-written: the old folder comes back.
+    shutil.move(folder, old)
+    shutil.copytree(old, staged)
+    (staged / MANIFEST).unlink()
+    recover(folder)
+    assert count() == 4 and not staged.exists() and not old.exists()
+
+    # A leftover export beside a whole folder is dropped; the folder stays as it was.
+    before = (folder / MANIFEST).read_bytes()
+    staged.mkdir()
+    (staged / "matches.parquet").write_bytes(b"half")
+    recover(folder)
+    assert not staged.exists() and (folder / MANIFEST).read_bytes() == before
+
+
+def test_results_of_another_batch_for_the_same_definition_are_refused(
+    study_path: Path, tmp_path: Path
+) -> None:
+    url_a, url_b = url_in(tmp_path, "a"), url_in(tmp_path, "b")
+    batch_id, _folder = played_first(study_path, url_a, 2)
+    study = load_study(study_path)
+    planned = plan_study(study, Settings(database_url=url_b))
+    (other,) = run_here(get_engine(url_b), planned, play=lambda _run: None)
+    with pytest.raises(StudyError, match=f"holds batch {other.batch_id} .* holds batch {batch_id}"):
+        restore(get_engine(url_b), study, planned)
+
+
+def test_study_verify_finds_a_changed_move_in_the_files(study_path: Path, tmp_path: Path) -> None:
+    url = url_in(tmp_path, "a")
+    result = runner.invoke(app, ["study", "run", str(study_path), "--db", url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["study", "verify", str(study_path), "--sample", "12"])
+    assert result.exit_code == 0, result.output
+    assert "random (" in result.output and "12 of 12 played matches replayed as stored" in (
+        result.output
+    )
+
+    # One move of match 7 changed, the manifest's digest made to agree: verify says where.
+    folder = study_path.parent / "results" / "one" / "random"
+    table = pq.read_table(folder / MATCHES).to_pydict()
+    moves = table["moves"][7]
+    swap = next(i for i in range(4, len(moves)) if moves[i] != moves[3])
+    moves[3], moves[swap] = moves[swap], moves[3]
+    schema = pq.read_schema(folder / MATCHES)
+    pq.write_table(pa.Table.from_pydict(table, schema=schema), folder / MATCHES)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest["files"][MATCHES] = file_digest(folder / MATCHES)
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    result = runner.invoke(app, ["study", "verify", str(study_path), "--sample", "12"])
+    assert result.exit_code == 1
+    assert "match 7: moves at ply 4 differs" in " ".join(result.output.split())
+
+
+def committed_batches() -> list[Path]:
+    found = (REPO / "studies" / "results").glob(f"*/*/{MANIFEST}")
+    # A folder whose name starts with a dot is a save in progress, not a committed batch.
+    return sorted(p.parent for p in found if not p.parent.name.startswith("."))
+
+
+def _needs_compiled(folder: Path) -> bool:
+    batch = BatchBase(**{k: read_archive(folder).batch[k] for k in BatchBase.model_fields})
+    return bool(needs(build_game(batch), batch.agents))
+
+
+def _committed_params() -> list[object]:
+    folders = committed_batches()
+    if not folders:
+        return [pytest.param(None, marks=pytest.mark.skip(reason="no committed results yet"))]
+    return [
+        pytest.param(
+            folder,
+            id=f"{folder.parent.name}/{folder.name}",
+            # A compiled agent compiles on its first move: minutes on a cold cache.
+            marks=[pytest.mark.slow] if _needs_compiled(folder) else [],
+        )
+        for folder in folders
+    ]
+
+
+@pytest.mark.parametrize("folder", _committed_params())
+def test_every_committed_batch_replays_as_stored(folder: Path, migrated_sqlite_url: str) -> None:
+    from storage.archive import import_batch
+    from storage.crud import find_batch
+
+    engine = get_engine(migrated_sqlite_url)
+    summary = import_batch(engine, folder)
+    verdict = verify_batch(engine, find_batch(engine, summary.batch_id), sample=2, seed=31)
+    assert verdict.sampled, f"{folder}: no played match to replay"
+    assert verdict.ok, verdict.mismatches[0].describe()

@@ -1,0 +1,257 @@
+"""``playtester tune``: the layout encoding keeps the design's values, a clearly unfair trial is
+stopped, and a small search runs end to end, stores its trials and resumes without replaying."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from api_support import client_for, make_api
+from repo_paths import DATA
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+from analysis.studies.definition import StudyError, load_study
+from api.cli import app
+from engines.alveoles.layouts import CLASSIC
+from storage.db import ensure_schema, get_engine
+from storage.models import BATCH
+from storage.settings import Settings
+from workers.local import run_local
+from workers.studies.plan import plan_one
+from workers.studies.runner import trial_here
+from workers.studies.tuning import Symmetry, clearly_unfair, decode_layout, parse_tune
+
+runner = CliRunner()
+TUNE = DATA / "tiny_tune.toml"
+CLASSIC_VALUES = [v for row in CLASSIC for v in row]
+
+
+def batch_count(url: str) -> int:
+    with get_engine(url).connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(BATCH)).scalar_one())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_half_turn_layout_keeps_the_values_and_the_symmetry(seed: int) -> None:
+    rng = random.Random(seed)
+    keys = [rng.random() for _ in range(32)]
+    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, Symmetry.HALF_TURN) for v in row]
+    assert Counter(grid) == Counter(CLASSIC_VALUES)
+    assert all(grid[i] == grid[63 - i] for i in range(64))
+    # The pair with the smallest key takes the largest value, the largest key a white square.
+    assert grid[min(range(32), key=keys.__getitem__)] == 50
+    assert grid[max(range(32), key=keys.__getitem__)] == 1
+
+
+def test_a_free_layout_is_a_permutation_and_odd_counts_cannot_be_symmetric() -> None:
+    keys = [i / 64 for i in range(64)][::-1]
+    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, Symmetry.NONE) for v in row]
+    assert grid == sorted(CLASSIC_VALUES)  # the last cell has the smallest key
+    with pytest.raises(ValueError, match="even number"):
+        decode_layout([0.5] * 32, [7] + [1] * 63, Symmetry.HALF_TURN)
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "unfair"),
+    [(0.06, 0.2, True), (-0.2, -0.06, True), (0.04, 0.2, False), (-0.3, 0.3, False)],
+)
+def test_clearly_unfair_means_the_whole_interval_is_outside_the_margin(
+    low: float, high: float, unfair: bool
+) -> None:
+    assert clearly_unfair({"ci_low": low, "ci_high": high}, 0.05) is unfair
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "field"),
+    [
+        ("trials = 3", "trials = 0", 16, "tune.trials"),
+        ('sampler = "tpe"', 'sampler = "grid"', 17, "tune.sampler"),
+        ('batch = "classic"\noption', 'batch = "none"\noption', 12, "tune.batch"),
+        ("seed = 11", "seed = 11\nbudget = 5", 19, "tune.budget"),
+        ('space = "permute"', 'space = "choices"', 11, "tune.choices"),
+    ],
+)
+def test_a_bad_tune_table_names_its_line_and_field(
+    tmp_path: Path, old: str, new: str, line: int, field: str
+) -> None:
+    path = tmp_path / "t.toml"
+    text = TUNE.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(StudyError) as caught:
+        parse_tune(load_study(path))
+    assert str(caught.value).startswith(f"{path}:{line}: {field}")
+
+
+def test_a_trial_the_check_finds_clearly_unfair_is_cancelled(migrated_sqlite_url: str) -> None:
+    settings = Settings(database_url=migrated_sqlite_url, chunk_seconds=0.05)
+    study = load_study(TUNE)
+    planned = plan_one(study, study.batch("classic"), settings)
+    engine = get_engine(migrated_sqlite_url)
+    seen: list[int] = []
+
+    def play(batch_id: str, progress) -> None:  # type: ignore[no-untyped-def]
+        run_local(batch_id, settings=settings, workers=1, progress=progress)
+
+    def stop(report: dict) -> bool:
+        seen.append(report["batch"]["matches_done"])
+        return True
+
+    outcome = trial_here(engine, play, check_every=1)(planned, stop)
+    assert outcome.stopped and seen
+    assert outcome.report["batch"]["status"] == "cancelled"
+    assert outcome.report["batch"]["matches_done"] < planned.plan.matches
+
+
+@pytest.mark.slow
+def test_a_small_search_runs_confirms_and_resumes_without_replaying(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "tiny_tune.toml"
+    shutil.copy(TUNE, study)
+    result_file = tmp_path / "best.json"
+    args = ["tune", str(study), "--db", sqlite_url, "--workers", "1", "--out", str(result_file)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    made = batch_count(sqlite_url)
+    assert made == 3 + 2  # three trials, then the best and the base confirmed
+    result = json.loads(result_file.read_text())
+    best = [v for row in result["best"]["value"] for v in row]
+    assert Counter(best) == Counter(CLASSIC_VALUES)
+    assert result["base"]["value"] == "classic"
+    assert result["trials"] == 3
+    assert "best layout: first-player advantage" in " ".join(first.output.split())
+    assert Path(f"{sqlite_url.removeprefix('sqlite:///')}.optuna.db").is_file()
+
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert batch_count(sqlite_url) == made
+    assert json.loads(result_file.read_text())["best"] == result["best"]
+
+
+def test_tune_refuses_a_study_without_a_tune_table(tmp_path: Path, sqlite_url: str) -> None:
+    ensure_schema(sqlite_url)
+    path = tmp_path / "plain.toml"
+    path.write_text('[[batch]]\nname = "a"\ngame = "alquerque"\nagents = "random"\n')
+    result = runner.invoke(app, ["tune", str(path), "--db", sqlite_url])
+    assert result.exit_code == 2
+    assert f"{path}:1: tune: this study has no [tune] table" in " ".join(result.output.split())
+
+
+@pytest.mark.integration
+def test_trials_in_postgresql_keep_to_their_own_schema(pg_url: str) -> None:
+    import optuna
+
+    from storage.tuning import OPTUNA_SCHEMA, optuna_storage
+
+    ensure_schema(pg_url)
+    with get_engine(pg_url).connect() as conn:
+        ours = conn.execute(select(func.count()).select_from(BATCH)).scalar_one()
+        revision = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one()
+    settings = Settings(database_url=pg_url)
+    study = optuna.create_study(storage=optuna_storage(settings), study_name="s")
+    study.optimize(lambda trial: trial.suggest_float("x", 0, 1), n_trials=2)
+    again = optuna.load_study(storage=optuna_storage(settings), study_name="s")
+    assert len(again.trials) == 2
+    with get_engine(pg_url).connect() as conn:
+        assert (
+            conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one() == revision
+        )
+        assert conn.execute(select(func.count()).select_from(BATCH)).scalar_one() == ours
+        tables = conn.exec_driver_sql(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = %(s)s",
+            {"s": OPTUNA_SCHEMA},
+        ).scalar_one()
+    assert tables > 5
+
+
+@pytest.mark.integration
+def test_trials_in_postgresql_go_through_the_projects_connection_options(pg_url: str) -> None:
+    from storage.db import ConnectionOptions, configure_connections
+    from storage.tuning import OPTUNA_SCHEMA, optuna_storage
+
+    configure_connections(ConnectionOptions(tcp_timeout=8.0))
+    try:
+        storage = optuna_storage(Settings(database_url=pg_url))
+        with storage.engine.connect() as conn:
+            shown = {
+                name: conn.exec_driver_sql(f"SHOW {name}").scalar_one()
+                for name in ("tcp_user_timeout", "tcp_keepalives_count", "search_path")
+            }
+        storage.engine.dispose()
+    finally:
+        configure_connections(None)
+    # As storage.db sets them for the session: 8 s of silence (shown in ms), three probes.
+    assert shown == {
+        "tcp_user_timeout": "8000",
+        "tcp_keepalives_count": "3",
+        "search_path": OPTUNA_SCHEMA,
+    }
+
+
+def tune_file(tmp_path: Path, old: str, new: str) -> Path:
+    path = tmp_path / "t.toml"
+    text = TUNE.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+CHOICES = 'space = "choices"\nchoices = ["classic", "nowhere"]'
+BAD_SEARCHES = [
+    # A choice the game refuses, an option it does not have, a confirmation over the cap.
+    ('space = "permute"', CHOICES, 15, "tune.choices", "layout"),
+    (
+        'option = "layout"\nspace = "permute"',
+        'option = "width"\nspace = "choices"\nchoices = [3, 4]',
+        15,
+        "tune.choices",
+        "width",
+    ),
+    ("confirm_matches = 24", "confirm_matches = 20000001", 21, "tune.confirm_matches", "matches"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "line", "field", "named"), BAD_SEARCHES)
+def test_a_search_that_cannot_run_is_refused_before_anything_is_stored(
+    tmp_path: Path, migrated_sqlite_url: str, old: str, new: str, line: int, field: str, named: str
+) -> None:
+    path = tune_file(tmp_path, old, new)
+    result = runner.invoke(app, ["tune", str(path), "--db", migrated_sqlite_url, "--workers", "1"])
+    assert result.exit_code == 2, result.output
+    flat = " ".join(result.output.split())
+    assert f"{path}:{line}: {field}: " in flat and named in flat.split(field, 1)[1]
+    assert result.output.count("error:") == 1, result.output
+    assert batch_count(migrated_sqlite_url) == 0
+    database = migrated_sqlite_url.removeprefix("sqlite:///")
+    assert not Path(f"{database}.optuna.db").exists()
+
+
+def test_a_search_over_a_servers_cap_is_refused_before_anything_is_sent(
+    tmp_path: Path, migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import api.cli.tune as tune_cli
+    from api.client import ServiceClient
+
+    server_db = f"sqlite:///{tmp_path}/server.db"
+    ensure_schema(server_db)
+    app_, dispatcher = make_api(server_db, max_matches_per_batch=20)
+    monkeypatch.setattr(
+        tune_cli,
+        "client_for",
+        lambda server, key: ServiceClient(server, api_key=key, http=client_for(app_)),
+    )
+    path = tmp_path / "t.toml"
+    shutil.copy(TUNE, path)
+    args = ["tune", str(path), "--db", migrated_sqlite_url, "--service", "http://playtester.test"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    flat = " ".join(result.output.split())
+    assert f"{path}:21: tune.confirm_matches: " in flat and "between 1 and 20" in flat
+    assert dispatcher.started == [] and batch_count(server_db) == 0
+    assert not Path(f"{migrated_sqlite_url.removeprefix('sqlite:///')}.optuna.db").exists()
