@@ -211,7 +211,8 @@ def candidate(name: str) -> Iterator[None]:
 
 def coverage_rows(replicates: int) -> None:
     """Coverage and mean width of the failing and healthy rows under every candidate."""
-    print("| design | seats | matches | rule | figure | coverage | MC error | no interval | mean width |")
+    print("| design | seats | matches | rule | figure | coverage | MC error | no interval "
+          "| mean width |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
     for sc in FAILING + HEALTHY:
         for name in CANDIDATES:
@@ -221,10 +222,14 @@ def coverage_rows(replicates: int) -> None:
                 if r["figure"] not in ROWS:
                     continue
                 wide = r["mean_width"]
-                print(f"| {sc.name} | {sc.players} | {sc.matches} | {name} | {r['figure']} | "
-                      f"{100 * r['coverage']:.1f} % | ±{100 * r['mc_error']:.1f} | "
-                      f"{100 * r['no_interval']:.1f} % | "
-                      + ("—" if wide is None else f"{wide:.3f}") + " |", flush=True)
+                print(
+                    f"| {sc.name} | {sc.players} | {sc.matches} | {name} | {r['figure']} | "
+                    f"{100 * r['coverage']:.1f} % | ±{100 * r['mc_error']:.1f} | "
+                    f"{100 * r['no_interval']:.1f} % | "
+                    + ("—" if wide is None else f"{wide:.3f}")
+                    + " |",
+                    flush=True,
+                )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -233,7 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="40,300")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--coverage-rows", type=int, default=0, metavar="N",
+        "--coverage-rows",
+        type=int,
+        default=0,
+        metavar="N",
         help="instead: the coverage bench's failing and healthy rows under every candidate, "
         "N replicates each",
     )

@@ -17,12 +17,14 @@ from analysis import stats
 
 
 def _cluster_ols(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, float]:
-    """Intercept-only OLS with cluster-robust (CR1) errors and t on G − 1 df: mean, se, ci."""
+    """Intercept-only OLS with cluster-robust (CR1) errors, and t on G − 2 df (the project's
+    rule for units of one size; statsmodels' own interval uses G − 1): mean, se, ci."""
     fit = sm.OLS(values, np.ones((values.size, 1))).fit(
         cov_type="cluster", cov_kwds={"groups": unit}, use_t=True
     )
-    lo, hi = fit.conf_int(alpha=0.05)[0]
-    return float(fit.params[0]), float(fit.bse[0]), float(lo), float(hi)
+    mean, se = float(fit.params[0]), float(fit.bse[0])
+    half = float(sps.t.ppf(0.975, np.unique(unit).size - 2)) * se
+    return mean, se, mean - half, mean + half
 
 
 def test_cluster_variance_is_statsmodels_cr1() -> None:
@@ -49,7 +51,7 @@ def test_clustered_mean_is_the_cluster_robust_t_interval() -> None:
     mean, _, lo, hi = _cluster_ols(values, unit)
     assert u.estimate == pytest.approx(mean)
     assert (u.ci_low, u.ci_high) == (pytest.approx(lo), pytest.approx(hi))
-    assert u.df == 11 and u.units == 12 and u.design_effect > 1
+    assert u.df == 10 and u.units == 12 and u.design_effect > 1
 
 
 def test_clustered_mean_of_one_unit_or_no_spread_has_no_interval() -> None:
@@ -97,7 +99,7 @@ def test_a_clean_sweep_over_few_units_counts_each_unit_once() -> None:
     # shrinks that to 6 · (z / t_5)² before the exact interval.
     unit = np.repeat(np.arange(6), 5)
     u = stats.clustered_share(np.ones(30), unit)
-    n_star = 6 * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 5)) ** 2
+    n_star = 6 * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 4)) ** 2
     assert u.binomial_n == pytest.approx(n_star)
     assert u.ci_low == pytest.approx(0.025 ** (1 / n_star)) and u.ci_high == 1.0
     assert u.effective_n == pytest.approx(6.0) and u.design_effect == pytest.approx(5.0)
@@ -111,7 +113,7 @@ def test_design_adjusted_share_uses_the_cluster_variance() -> None:
     _, se, _, _ = _cluster_ols(values, unit)
     p = 0.6
     n_eff = 80 * p * (1 - p) / 79 / se**2
-    n_star = n_eff * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 9)) ** 2
+    n_star = n_eff * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 8)) ** 2
     assert u.variance == pytest.approx(se**2) and u.binomial_n == pytest.approx(n_star)
     lo = sps.beta.ppf(0.025, p * n_star, n_star - p * n_star + 1)
     hi = sps.beta.ppf(0.975, p * n_star + 1, n_star - p * n_star)
