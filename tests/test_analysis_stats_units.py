@@ -161,3 +161,44 @@ def test_a_difference_with_a_one_unit_side_spans_that_side_and_has_no_test() -> 
     b = stats.unit_sums(np.r_[np.ones(10), np.zeros(10)])
     d = stats.share_difference(a, b)
     assert d.ci_high - d.ci_low > 1.0 and math.isnan(d.p_value)
+
+
+def test_few_dominant_units_take_t_on_kish_effective_units_less_two() -> None:
+    # Units of 8, 4, 2, 2, 1 and 1 matches: Kish's effective number is 18² / 90 = 3.6, so the
+    # rule's degrees of freedom are 1.6 (not G − 1 = 5, nor 3.6 − 1).
+    unit = np.repeat(np.arange(6), [8, 4, 2, 2, 1, 1])
+    values = np.array([3.0, 5, 4, 6, 2, 5, 4, 3, 9, 7, 8, 6, 1, 2, 5, 4, 10, 0])
+    u = stats.clustered_mean(values, unit)
+    mean, se, _, _ = _cluster_ols(values, unit)
+    half = float(sps.t.ppf(0.975, 18**2 / 90 - 2)) * se
+    assert u.df == pytest.approx(1.6)
+    assert (u.ci_low, u.ci_high) == pytest.approx((mean - half, mean + half), rel=1e-10)
+
+
+def test_the_degrees_of_freedom_never_fall_below_one() -> None:
+    # Three units of 10, 1 and 1: Kish's number 144 / 102 ≈ 1.41, less two is negative.
+    s = stats.unit_sums(np.arange(12.0), np.repeat(np.arange(3), [10, 1, 1]))
+    assert stats.unit_df(s) == 1.0
+    assert stats.t_quantile(stats.unit_df(s)) == pytest.approx(float(sps.t.ppf(0.975, 1)))
+
+
+def test_seat_shares_over_twelve_unequal_openings_cover_all_at_once() -> None:
+    """Three seats, 300 matches over twelve openings of frequency 0.6^k, each with one fixed
+    winner (about four effective units): the seats' simultaneous intervals (each at
+    1 − 0.05/3) hold all three truths together. Effective units − 1 covered about 87 % here."""
+    replicates, players = 400, 3
+    truth = np.array([0.4, 0.33, 0.27])
+    frequency = 0.6 ** np.arange(12)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(replicates):
+        winner = rng.choice(players, size=12, p=truth)
+        opening = rng.choice(12, size=300, p=frequency / frequency.sum())
+        win = winner[opening][:, None] == np.arange(players)[None, :]
+        ends = [
+            stats.share_from_sums(stats.unit_sums(win[:, s], opening), 1 - 0.05 / players)
+            for s in range(players)
+        ]
+        hits += all(u.ci_low <= t <= u.ci_high for u, t in zip(ends, truth, strict=True))
+    bound = 0.93 - 3 * math.sqrt(0.93 * 0.07 / replicates)
+    assert hits / replicates >= bound, hits / replicates
