@@ -4,7 +4,7 @@ Expected values come from closed forms, statsmodels (cluster-robust variance, Ho
 choix and loops written here, never from ``analysis``. Conventions: a head-to-head result
 comes from the win shares (equal win shares are a draw, whatever the points); every interval is
 over units of sampling (``analysis_data.clustered_score``: cluster-robust variance, Wilson with
-an effective sample size, t with units − 1 degrees of freedom); Elo = −400·log10(1/score − 1).
+an effective sample size, t with units − 2 degrees of freedom); Elo = −400·log10(1/score − 1).
 """
 
 from __future__ import annotations
