@@ -10,14 +10,20 @@ a's score over units gets the agent table's Wilson-type interval with an effecti
 (``analysis.clustered``) under four rules for the variance and the degrees of freedom:
 
 - ``CR1, t on G − 1``: what the agent figures used before one rule served all;
-- ``CR1, t on Kish − 1``: the rule kept (``analysis.stats.unit_df``: Kish's effective units,
-  (Σ size)² / Σ size², minus one);
+- ``CR1, t on Kish − 1``: Kish's effective units, (Σ size)² / Σ size², minus one (the rule
+  before ``analysis.stats.unit_df`` took minus two);
 - ``CR2, Bell–McCaffrey``: the bias-reduced variance (each unit's residual over
   √(1 − its share of the matches)) with Bell and McCaffrey's degrees of freedom for a mean,
   1 / (Σ p² + (Σ b)² − Σ b²), p a unit's share, b = p² / (1 − p) (G − 1 for equal units);
 - ``CR1, Bell–McCaffrey``.
 
 The truth is a's expected score over the openings' effects (Gauss–Hermite quadrature).
+
+    .venv/bin/python -m bench.small_sample_rule --coverage-rows 1000
+
+runs instead ``bench.coverage``'s failing rows (twelve unequal openings, 300 matches) and three
+healthy ones under each of ``CANDIDATES`` (the core's variance and degrees of freedom replaced
+while the report's own functions run) and prints coverage and mean width per figure.
 """
 
 from __future__ import annotations
