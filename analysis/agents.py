@@ -8,7 +8,7 @@ shares draw (½), a smaller one loses (0). With two players this is exactly the 
 unit of sampling (``Wide.unit``, ``analysis.units``), and a seat-swapped pair (matches 2k,
 2k + 1) is always joined into one unit. Every interval and test is computed over units with
 ``analysis.clustered`` (cluster-robust variance of the unit totals, t on Kish's effective units
-− 1 degrees of freedom, a Wilson-type interval on the score): where every unit is one
+− 2 degrees of freedom, a Wilson-type interval on the score): where every unit is one
 seat-swapped pair this is the pentanomial model, where every unit is one game the trinomial one,
 and where units hold more (deterministic agents replaying an opening) the variance comes from the
 unit totals and ``model`` says ``clustered``. Fewer than three units give no interval (``note``

@@ -13,7 +13,8 @@ draws:
   sample variance (ddof = 1) over ``n``; when every unit is a seat-swapped pair of two games it
   is the pentanomial variance;
 - intervals and tests use Student's t on the one small-sample rule of ``analysis.stats``
-  (``unit_df``: Kish's effective number of units minus one, G − 1 for units of one size).
+  (``unit_df``: Kish's effective number of units minus two, G − 2 for units of one size,
+  never below one).
 
 Shares and scores in [0, 1] get a Wilson-type interval with an effective sample size,
 ``n_eff = mean·(1 − mean) / variance``, and the t quantile in place of the normal one (the

@@ -174,24 +174,24 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "seat_interval": "95 % Clopper–Pearson (exact) when matches are independent whole wins; "
         "otherwise Korn–Graubard's design-adjusted exact interval: Clopper–Pearson at the "
         "effective sample size (the Bernoulli sample with the cluster-robust variance, shrunk "
-        "by (z / t on effective units − 1 df)²); the whole range [0, 1] with one unit",
+        "by (z / t on effective units − 2 df, at least 1)²); the whole range [0, 1] with one unit",
         "seat_p_value": "the test the seat's interval inverts, so the two agree on significance: "
         "the central exact binomial test of this seat vs the rest against 1/n, at the effective "
         "size when matches are not independent; p_holm: Holm-adjusted over the seats (two seats "
         "are one hypothesis: unadjusted)",
         "seat_test": "all seats at once: chi-square (or exact multinomial below 5 expected) for "
         "independent whole wins; otherwise Rao–Scott: Pearson's statistic over the mean design "
-        "effect, on F(n − 1, (n − 1)(effective units − 1))",
+        "effect, on F(n − 1, (n − 1)(effective units − 2))",
         "turn_position": "turn position = (seat − first seat) mod n; 0 is the player who moved "
         "first. Identical to the seat index unless the game draws who starts",
         "first_player_advantage": "win share of turn position 0 (the starting player) minus 1/n, "
         "with its interval",
-        "mean_points": "t interval over units (effective units − 1 df); none for one unit or no "
-        "spread",
+        "mean_points": "t interval over units (effective units − 2 df, at least 1); none for one "
+        "unit or no spread",
         "elo": (
             "logistic Elo from the mean score; 95 % interval: Wilson-type with an effective "
             "sample size from the cluster-robust variance of the unit totals, t on effective "
-            "units − 1 degrees of freedom ("
+            "units − 2 degrees of freedom ("
             + ("pentanomial where every unit is one seat-swapped pair" if pentanomial else "")
             + ("; " if pentanomial else "")
             + "trinomial where every unit is one game); no interval from fewer than 3 units"
@@ -205,7 +205,7 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "strengths": (
             "Bradley–Terry on all pairs of seats held by different players in each match "
             "(ties ½), choix ILSR with a ridge of 0.01, Elo scale; analytic 95 % interval from "
-            "the cluster-robust sandwich over units, t on effective units − 1 degrees of "
+            "the cluster-robust sandwich over units, t on effective units − 2 degrees of "
             "freedom (no resampling, so no seed)"
             if n > 2
             else "not computed for two players (the pairing's Elo says the same)"

@@ -125,7 +125,7 @@ def seat_test(w: Wide) -> dict[str, Any]:
     Independent matches with whole wins: chi-square when every seat expects at least 5 wins,
     else the exact multinomial test. Otherwise (units of several matches, or shared wins) the
     first-order Rao–Scott correction: Pearson's statistic divided by the mean design effect of
-    the seat shares, referred to F(n − 1, (n − 1)·df) with df = ``stats.unit_df`` (G − 1 for G
+    the seat shares, referred to F(n − 1, (n − 1)·df) with df = ``stats.unit_df`` (G − 2 for G
     units of one size); no test with one unit.
     """
     n, m = w.players, w.matches

@@ -328,20 +328,26 @@ def cluster_variance(s: UnitSums) -> float:
     return g / (g - 1) * ss / (m * m)
 
 
+SPENT_DF = 2.0
+"""Degrees of freedom ``unit_df`` takes from the effective number of units."""
+
+
 def unit_df(s: UnitSums) -> float:
     """Degrees of freedom of a mean over units, the one small-sample rule of every interval over
-    units: the effective number of units minus one.
+    units: the effective number of units minus two, never below one (zero below two units).
 
     The effective number is Kish's (Σ N_g)² / Σ N_g²: the unit count when units are of one
-    size, fewer when a few large units carry most matches (CR1 then understates the variance,
-    and a t on G − 1 would be too narrow). Measured against CR2 with Bell–McCaffrey degrees of
-    freedom on twelve openings of very unequal frequencies with their own effects
-    (``bench/README.md``): both cover (95.0 % and 95.8 % at 300 matches, where t on G − 1
-    covered 86.2 %), and this one is narrower.
+    size, fewer when a few large units carry most matches. CR1 understates the variance when a
+    few units dominate (the mean leans towards them, shrinking their residuals), and the
+    shortfall is worst where those units are few. Measured on twelve openings of very unequal
+    frequencies (about four effective units, ``bench/README.md``): minus one covered 90.8 %
+    (seat shares) and 87.5 % (all seats at once) with three seats at 300 matches, as did
+    Bell and McCaffrey's degrees of freedom with CR1 or CR2 (85.6–93.1 %); minus two covered
+    94.6 % and 96.4 %, costing one degree of freedom where units are many.
     """
     if s.units < 2 or s.unit_size_squares <= 0:
         return 0.0
-    return s.matches * s.matches / s.unit_size_squares - 1.0
+    return max(s.matches * s.matches / s.unit_size_squares - SPENT_DF, 1.0)
 
 
 def t_quantile(df: float, confidence: float = CONFIDENCE) -> float:
@@ -374,7 +380,7 @@ class UnitMean:
     ``effective_n`` = matches / design effect,
     the number of independent matches the data are worth (the unit count when every unit gave
     the same value); ``df`` the degrees of freedom of the t quantile (``unit_df``: effective
-    units − 1).
+    units − 2, at least 1).
     """
 
     estimate: float
@@ -471,7 +477,7 @@ def clustered_share(values: np.ndarray, unit: np.ndarray | None = None) -> UnitM
 
 def clustered_mean(values: np.ndarray, unit: np.ndarray | None = None) -> UnitMean:
     """Mean of unbounded per-match values (points) with a t interval over units (``unit_df``
-    degrees of freedom: G − 1 for units of one size).
+    degrees of freedom: G − 2 for units of one size).
 
     The variance is CR1 over units. Null interval with one
     unit, or when every match gave the same value (no spread to measure).

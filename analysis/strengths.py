@@ -9,7 +9,7 @@ The interval is analytic, so it needs no resampling and no seed: the cluster-rob
 ``I⁺ (G/(G−1) Σ_g u_g u_gᵀ) I⁺`` of the Bradley–Terry likelihood, with ``u_g`` the score
 (gradient) of unit ``g``'s comparisons and ``I`` the information at the fit (a graph Laplacian;
 its pseudo-inverse gives the covariance of the mean-zero strengths), and Student's t on
-``stats.unit_df`` degrees of freedom (G − 1 for units of one size; the sandwich of Huber/White,
+``stats.unit_df`` degrees of freedom (G − 2 for units of one size; the sandwich of Huber/White,
 clustered as in Liang & Zeger, Biometrika 73 (1986)). Units are ``Wide.unit`` (a round or a
 shared opening), so matches that replay one line count once. No interval is given with fewer
 units than players (nor fewer than ``clustered.MIN_UNITS``): the units' scores sum to about

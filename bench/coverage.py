@@ -409,12 +409,17 @@ def summary(rows: list[dict[str, Any]]) -> str:
         "|---|---|---|" + "---|" * len(FIGURES),
     ]
     for (name, players, matches), found in designs.items():
-        cells = [
-            f"{100 * f['coverage']:.1f} ({100 * f['mc_error']:.1f})" if (f := found.get(k)) else ""
-            for k in FIGURES
-        ]
+        cells = [_cell(found.get(k)) for k in FIGURES]
         lines.append(f"| {name} | {players} | {matches} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _cell(f: dict[str, Any] | None) -> str:
+    if f is None:
+        return ""
+    if f["no_interval"] >= 1:
+        return "no interval"
+    return f"{100 * f['coverage']:.1f} ({100 * f['mc_error']:.1f})"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -261,8 +261,8 @@ def clustered_score(values: Sequence[float], units: Sequence[int]) -> dict[str, 
     The variance is statsmodels' cluster-robust one (OLS on a constant, ``cov_type="cluster"``);
     the interval is Wilson's with the effective sample size mean·(1 − mean)/variance (the
     number of units when the variance is 0) and Student's t in place of z, on Kish's effective
-    number of units (Σ size)² / Σ size² minus one (units − 1 when every unit holds as many
-    values); ``p`` and ``los`` are the t test of ½ with the same effective size.
+    number of units (Σ size)² / Σ size² minus two, at least one (units − 2 when every unit
+    holds as many values); ``p`` and ``los`` are the t test of ½ with the same effective size.
     """
     mean = sum(values) / len(values)
     groups = len(set(units))
@@ -275,7 +275,7 @@ def clustered_score(values: Sequence[float], units: Sequence[int]) -> dict[str, 
     variance = float(fit.bse[0]) ** 2
     n_eff = mean * (1 - mean) / variance if variance > 1e-15 and 0 < mean < 1 else groups
     sizes = np.unique(np.asarray(units), return_counts=True)[1].astype(float)
-    df = sizes.sum() ** 2 / (sizes**2).sum() - 1
+    df = max(sizes.sum() ** 2 / (sizes**2).sum() - 2, 1.0)
     q = float(sps.t.ppf(0.975, df))
     k = q * q / n_eff
     centre = (mean + k / 2) / (1 + k)

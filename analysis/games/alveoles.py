@@ -156,7 +156,7 @@ def deciding_tiers(d: AlveolesData, w: Wide) -> list[dict[str, Any]]:
     The seats of one match are not independent (their shares of a tier add up to 1), nor are
     matches that share an opening, so the standard error is cluster-robust over the matches'
     units (``analysis.clustered.clustered_difference``: the regression of the seat shares on a
-    winner indicator with ``cov_type="cluster"``), t on ``stats.unit_df`` (units − 1 for units of
+    winner indicator with ``cov_type="cluster"``), t on ``stats.unit_df`` (units − 2 for units of
     one size);
     ``p_holm`` adjusts the tiers' p-values for their number (Holm).
     """

@@ -4,7 +4,7 @@ Expected values come from closed forms, statsmodels (cluster-robust variance, Ho
 choix and loops written here, never from ``analysis``. Conventions: a head-to-head result
 comes from the win shares (equal win shares are a draw, whatever the points); every interval is
 over units of sampling (``analysis_data.clustered_score``: cluster-robust variance, Wilson with
-an effective sample size, t with units − 1 degrees of freedom); Elo = −400·log10(1/score − 1).
+an effective sample size, t with units − 2 degrees of freedom); Elo = −400·log10(1/score − 1).
 """
 
 from __future__ import annotations
@@ -78,15 +78,15 @@ def test_with_pairs_as_units_the_variance_is_the_pentanomial_one() -> None:
     pair_scores = np.array([1.0, 0.5, 0.75, 0.0])
     mean = float(pair_scores.mean())
     variance = float(pair_scores.var(ddof=1)) / 4  # the pentanomial variance of the mean
-    n_eff, q = mean * (1 - mean) / variance, float(sps.t.ppf(0.975, 3))
+    n_eff, q = mean * (1 - mean) / variance, float(sps.t.ppf(0.975, 2))
     centre = (mean + q * q / (2 * n_eff)) / (1 + q * q / n_eff)
     half = q * math.sqrt(mean * (1 - mean) / n_eff + q**2 / (4 * n_eff**2)) / (1 + q * q / n_eff)
     assert (row["elo_low"], row["elo_high"]) == pytest.approx(
         (elo(centre - half), elo(centre + half)), rel=1e-12
     )
     stat = (mean - 0.5) / math.sqrt(0.25 / n_eff)
-    assert row["los"] == pytest.approx(sps.t.cdf(stat, 3), rel=1e-12)
-    assert row["p_value"] == pytest.approx(2 * sps.t.sf(stat, 3), rel=1e-12)
+    assert row["los"] == pytest.approx(sps.t.cdf(stat, 2), rel=1e-12)
+    assert row["p_value"] == pytest.approx(2 * sps.t.sf(stat, 2), rel=1e-12)
 
 
 def fixed_table() -> tuple[pd.Series, pd.DataFrame]:
@@ -332,7 +332,7 @@ def test_three_player_field_scores_and_strengths_from_results() -> None:
     assert bt["strength"].to_numpy() == pytest.approx(theta * scale, abs=1e-6)
     assert theta[0] > theta[1] > theta[2]
     se = np.sqrt(np.diag(sandwich_by_differences(comp, theta))) * scale
-    q = float(sps.t.ppf(0.975, 899))
+    q = float(sps.t.ppf(0.975, 898))
     assert bt["ci_low"].to_numpy() == pytest.approx(theta * scale - q * se, rel=1e-4)
     assert bt["ci_high"].to_numpy() == pytest.approx(theta * scale + q * se, rel=1e-4)
     assert set(bt["units"]) == {900}

@@ -46,7 +46,7 @@ def test_draws_use_the_t_adjusted_exact_interval_and_the_test_it_inverts() -> No
     m, p = x.size, x.mean()
     # The Bernoulli sample with the same variance of the mean, shrunk by (z / t_599)².
     n_star = p * (1 - p) / (m - 1) * m / (x.var(ddof=1) / m)
-    n_star *= (sps.norm.ppf(0.975) / sps.t.ppf(0.975, m - 1)) ** 2
+    n_star *= (sps.norm.ppf(0.975) / sps.t.ppf(0.975, m - 2)) ** 2
     lo = sps.beta.ppf(0.025, p * n_star, n_star - p * n_star + 1)
     hi = sps.beta.ppf(0.975, p * n_star + 1, n_star - p * n_star)
     assert row["interval"] == "clopper-pearson, t-adjusted"

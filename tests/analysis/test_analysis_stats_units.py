@@ -17,12 +17,14 @@ from analysis import stats
 
 
 def _cluster_ols(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, float]:
-    """Intercept-only OLS with cluster-robust (CR1) errors and t on G − 1 df: mean, se, ci."""
+    """Intercept-only OLS with cluster-robust (CR1) errors, and t on G − 2 df (the project's
+    rule for units of one size; statsmodels' own interval uses G − 1): mean, se, ci."""
     fit = sm.OLS(values, np.ones((values.size, 1))).fit(
         cov_type="cluster", cov_kwds={"groups": unit}, use_t=True
     )
-    lo, hi = fit.conf_int(alpha=0.05)[0]
-    return float(fit.params[0]), float(fit.bse[0]), float(lo), float(hi)
+    mean, se = float(fit.params[0]), float(fit.bse[0])
+    half = float(sps.t.ppf(0.975, np.unique(unit).size - 2)) * se
+    return mean, se, mean - half, mean + half
 
 
 def test_cluster_variance_is_statsmodels_cr1() -> None:
@@ -49,7 +51,7 @@ def test_clustered_mean_is_the_cluster_robust_t_interval() -> None:
     mean, _, lo, hi = _cluster_ols(values, unit)
     assert u.estimate == pytest.approx(mean)
     assert (u.ci_low, u.ci_high) == (pytest.approx(lo), pytest.approx(hi))
-    assert u.df == 11 and u.units == 12 and u.design_effect > 1
+    assert u.df == 10 and u.units == 12 and u.design_effect > 1
 
 
 def test_clustered_mean_of_one_unit_or_no_spread_has_no_interval() -> None:
@@ -97,7 +99,7 @@ def test_a_clean_sweep_over_few_units_counts_each_unit_once() -> None:
     # shrinks that to 6 · (z / t_5)² before the exact interval.
     unit = np.repeat(np.arange(6), 5)
     u = stats.clustered_share(np.ones(30), unit)
-    n_star = 6 * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 5)) ** 2
+    n_star = 6 * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 4)) ** 2
     assert u.binomial_n == pytest.approx(n_star)
     assert u.ci_low == pytest.approx(0.025 ** (1 / n_star)) and u.ci_high == 1.0
     assert u.effective_n == pytest.approx(6.0) and u.design_effect == pytest.approx(5.0)
@@ -111,7 +113,7 @@ def test_design_adjusted_share_uses_the_cluster_variance() -> None:
     _, se, _, _ = _cluster_ols(values, unit)
     p = 0.6
     n_eff = 80 * p * (1 - p) / 79 / se**2
-    n_star = n_eff * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 9)) ** 2
+    n_star = n_eff * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, 8)) ** 2
     assert u.variance == pytest.approx(se**2) and u.binomial_n == pytest.approx(n_star)
     lo = sps.beta.ppf(0.025, p * n_star, n_star - p * n_star + 1)
     hi = sps.beta.ppf(0.975, p * n_star + 1, n_star - p * n_star)
@@ -159,3 +161,44 @@ def test_a_difference_with_a_one_unit_side_spans_that_side_and_has_no_test() -> 
     b = stats.unit_sums(np.r_[np.ones(10), np.zeros(10)])
     d = stats.share_difference(a, b)
     assert d.ci_high - d.ci_low > 1.0 and math.isnan(d.p_value)
+
+
+def test_few_dominant_units_take_t_on_kish_effective_units_less_two() -> None:
+    # Units of 8, 4, 2, 2, 1 and 1 matches: Kish's effective number is 18² / 90 = 3.6, so the
+    # rule's degrees of freedom are 1.6 (not G − 1 = 5, nor 3.6 − 1).
+    unit = np.repeat(np.arange(6), [8, 4, 2, 2, 1, 1])
+    values = np.array([3.0, 5, 4, 6, 2, 5, 4, 3, 9, 7, 8, 6, 1, 2, 5, 4, 10, 0])
+    u = stats.clustered_mean(values, unit)
+    mean, se, _, _ = _cluster_ols(values, unit)
+    half = float(sps.t.ppf(0.975, 18**2 / 90 - 2)) * se
+    assert u.df == pytest.approx(1.6)
+    assert (u.ci_low, u.ci_high) == pytest.approx((mean - half, mean + half), rel=1e-10)
+
+
+def test_the_degrees_of_freedom_never_fall_below_one() -> None:
+    # Three units of 10, 1 and 1: Kish's number 144 / 102 ≈ 1.41, less two is negative.
+    s = stats.unit_sums(np.arange(12.0), np.repeat(np.arange(3), [10, 1, 1]))
+    assert stats.unit_df(s) == 1.0
+    assert stats.t_quantile(stats.unit_df(s)) == pytest.approx(float(sps.t.ppf(0.975, 1)))
+
+
+def test_seat_shares_over_twelve_unequal_openings_cover_all_at_once() -> None:
+    """Three seats, 300 matches over twelve openings of frequency 0.6^k, each with one fixed
+    winner (about four effective units): the seats' simultaneous intervals (each at
+    1 − 0.05/3) hold all three truths together. Effective units − 1 covered about 87 % here."""
+    replicates, players = 400, 3
+    truth = np.array([0.4, 0.33, 0.27])
+    frequency = 0.6 ** np.arange(12)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(replicates):
+        winner = rng.choice(players, size=12, p=truth)
+        opening = rng.choice(12, size=300, p=frequency / frequency.sum())
+        win = winner[opening][:, None] == np.arange(players)[None, :]
+        ends = [
+            stats.share_from_sums(stats.unit_sums(win[:, s], opening), 1 - 0.05 / players)
+            for s in range(players)
+        ]
+        hits += all(u.ci_low <= t <= u.ci_high for u, t in zip(ends, truth, strict=True))
+    bound = 0.93 - 3 * math.sqrt(0.93 * 0.07 / replicates)
+    assert hits / replicates >= bound, hits / replicates

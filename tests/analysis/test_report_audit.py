@@ -413,9 +413,9 @@ def over_units(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, floa
 
 
 def unit_df(unit: np.ndarray) -> float:
-    """Kish's effective number of units, (Σ size)² / Σ size², minus one."""
+    """Kish's effective number of units, (Σ size)² / Σ size², minus two, at least one."""
     sizes = np.array([int((unit == g).sum()) for g in sorted(set(unit.tolist()))])
-    return float(sizes.sum() ** 2 / (sizes**2).sum() - 1)
+    return max(float(sizes.sum() ** 2 / (sizes**2).sum() - 2), 1.0)
 
 
 def design_share(values: np.ndarray, unit: np.ndarray) -> tuple[float, float, float, float]:
@@ -764,6 +764,6 @@ def test_a_clean_sweep_has_exact_bounds(audits: dict[str, Audited]) -> None:
     assert row["pentanomial"] == [0, 0, 0, 0, 14]
     assert row["elo"] is None and row["elo_high"] is None
     # 14 pairs, all won: Wilson with 14 units and t(13) in place of z.
-    q = float(sps.t.ppf(0.975, 13))
+    q = float(sps.t.ppf(0.975, 12))
     low = (1 + q * q / 28 - q * math.sqrt(q * q / (4 * 14 * 14))) / (1 + q * q / 14)
     assert row["units"] == 14 and row["elo_low"] == pytest.approx(elo(low), rel=TOL)

@@ -92,7 +92,7 @@ def test_an_all_draw_batch_has_seat_intervals_of_real_width(migrated_sqlite_url:
     assert report["batch"]["seat_policy"] == "fixed"
     g = 20
     assert report["independence"]["units"] == g
-    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, g - 1)) ** 2
+    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, g - 2)) ** 2
     lo, hi = sps.beta.ppf(0.025, n / 2, n / 2 + 1), sps.beta.ppf(0.975, n / 2 + 1, n / 2)
     for seat in report["seats"]:
         assert seat["win_share"] == 0.5 and seat["units"] == g
