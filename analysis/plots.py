@@ -170,6 +170,21 @@ def tier_shares(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
+def deciding_tiers(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Per square value, the winners' share of its squares minus the losers', with its
+    interval. Columns: tier, difference, ci_low, ci_high."""
+    ax = ax or new_axes()
+    df = df.sort_values("tier", ascending=False)
+    y = np.arange(len(df))
+    ax.barh(y, df["difference"], xerr=_errors(df, "difference"), color=COLOURS[1], capsize=4)
+    ax.axvline(0.0, color="#888", lw=1)
+    ax.set_yticks(y, [f"value {t}" for t in df["tier"]])
+    ax.invert_yaxis()
+    ax.set_xlabel("winners' share − losers' share (95 % interval)")
+    ax.set_title("Which squares decide the game")
+    return ax
+
+
 def to_svg(ax: Axes) -> str:
     """The axes' figure as an inline ``<svg>`` element (text kept as text)."""
     fig = ax.get_figure(root=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -102,6 +102,7 @@ class Figure(StrEnum):
     AGENTS = "agents"
     DRAW_RATE = "draw_rate"
     GAME_LENGTH = "game_length"
+    SQUARE_VALUES = "square_values"
 
     @property
     def description(self) -> str:
@@ -113,6 +114,11 @@ class Figure(StrEnum):
         """Whether two batches can be compared by it (``against``)."""
         return self in (Figure.FIRST_PLAYER_ADVANTAGE, Figure.SEATS)
 
+    @property
+    def games(self) -> tuple[str, ...] | None:
+        """The games whose reports give the figure; None for every game."""
+        return _GAMES.get(self)
+
 
 _DESCRIPTIONS = {
     Figure.FIRST_PLAYER_ADVANTAGE: "the starting player's win share minus 1/n",
@@ -120,7 +126,11 @@ _DESCRIPTIONS = {
     Figure.AGENTS: "each agent's score and Elo",
     Figure.DRAW_RATE: "the share of drawn games",
     Figure.GAME_LENGTH: "plies per game",
+    Figure.SQUARE_VALUES: (
+        "for each square value, the winners' share of those squares minus the losers'"
+    ),
 }
+_GAMES = {Figure.SQUARE_VALUES: ("alveoles",)}
 
 
 class QuestionKey(StrEnum):
@@ -379,7 +389,10 @@ def _batches(path: Path, text: str, data: dict[str, Any]) -> list[StudyBatch]:
     return batches
 
 
-def _questions(path: Path, text: str, data: dict[str, Any], names: set[str]) -> list[Question]:
+def _questions(
+    path: Path, text: str, data: dict[str, Any], games: Mapping[str, Any]
+) -> list[Question]:
+    """The questions; ``games``: each batch's name -> its game."""
     questions: list[Question] = []
     for index, raw in enumerate(_tables(path, text, data, TopKey.QUESTION)):
         line = header_line(text, TopKey.QUESTION, index) or 1
@@ -398,7 +411,7 @@ def _questions(path: Path, text: str, data: dict[str, Any], names: set[str]) -> 
         batch = _text(path, at("batch"), f"{where}.batch", raw.get(QuestionKey.BATCH))
         against = raw.get(QuestionKey.AGAINST)
         for key, value in ((QuestionKey.BATCH, batch), (QuestionKey.AGAINST, against)):
-            if value is not None and value not in names:
+            if value is not None and value not in games:
                 raise StudyError(path, at(key), f"{where}.{key}", f"no batch named {value!r}")
         if against is not None and not kind.comparable:
             comparable = " or ".join(f for f in Figure if f.comparable)
@@ -407,6 +420,14 @@ def _questions(path: Path, text: str, data: dict[str, Any], names: set[str]) -> 
                 at("against"),
                 f"{where}.against",
                 f"a comparison is made of {comparable} only",
+            )
+        if kind.games is not None and games[batch] not in kind.games:
+            raise StudyError(
+                path,
+                at("figure"),
+                f"{where}.figure",
+                f"{kind} is a figure of {' and '.join(kind.games)} only; "
+                f"batch {batch!r} plays {games[batch]!r}",
             )
         title = _text(path, at("title"), f"{where}.title", raw.get("title", kind.description))
         questions.append(Question(title, kind, batch, against, line))
@@ -425,7 +446,7 @@ def load_study(path: Path) -> Study:
         line = key_line(text, 1, TopKey.DESCRIPTION) or 1
         raise StudyError(path, line, "description", "should be a text")
     batches = _batches(path, text, data)
-    questions = _questions(path, text, data, {b.name for b in batches})
+    questions = _questions(path, text, data, {b.name: b.keys.get(BatchKey.GAME) for b in batches})
     half_width = _number(path, text, data, TopKey.HALF_WIDTH, below=0.5)
     budget = _number(path, text, data, TopKey.BUDGET_CPU_HOURS, below=None)
     tune = data.get(TopKey.TUNE)

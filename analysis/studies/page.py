@@ -179,6 +179,37 @@ def _game_length(q: Question, report: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _square_values(q: Question, report: Mapping[str, Any]) -> list[str]:
+    rows = report["game"]["deciding_tiers"]
+    lines = [
+        "| square value | winners − losers (share of those squares) | 95 % interval | p (Holm) "
+        "| units |",
+        "|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=lambda r: -r["tier"]):
+        lines.append(
+            f"| {row['tier']} | {pct(row['difference'], True)} | {interval(row, True)} | "
+            f"{p_text(row['p_holm'])} | {row['units']:,} |"
+        )
+    return [
+        f"How much each kind of square separates the winners of **{q.batch}** from the losers: "
+        "the winners' mean share of the squares of that value minus the losers' (a seat that "
+        "shares the win counts as a winner). Intervals are clustered by unit of sampling; "
+        "p-values are Holm-adjusted over the values.",
+        "",
+        *lines,
+    ]
+
+
+def _square_values_figure(
+    page: Page, study: Study, number: int, q: Question, report: Any
+) -> list[str]:
+    name = f"{study.name}-{number}-square-values.svg"
+    rows = pd.DataFrame(report["game"]["deciding_tiers"])
+    page.figures[name] = plots.to_svg(plots.deciding_tiers(rows))
+    return ["", f"![Square values that separate winners from losers in {q.batch}]({name})"]
+
+
 def _seats_figure(page: Page, study: Study, number: int, q: Question, report: Any) -> list[str]:
     name = f"{study.name}-{number}-seats.svg"
     page.figures[name] = plots.to_svg(plots.seat_shares(pd.DataFrame(report["seats"])))
@@ -199,6 +230,7 @@ SECTIONS: dict[Figure, tuple[Text, Plot | None]] = {
     Figure.AGENTS: (lambda _q, report, _c: _agents(report), _agents_figure),
     Figure.DRAW_RATE: (lambda q, report, _c: _draw_rate(q, report), None),
     Figure.GAME_LENGTH: (lambda q, report, _c: _game_length(q, report), None),
+    Figure.SQUARE_VALUES: (lambda q, report, _c: _square_values(q, report), _square_values_figure),
 }
 """Each figure's text on the page, and its plot when it has one."""
 

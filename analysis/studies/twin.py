@@ -62,6 +62,7 @@ _AGENT_KEYS = (
     "elo_high",
     "units",
 )
+_TIER_KEYS = ("tier", "difference", "ci_low", "ci_high", "p_value", "p_holm", "units")
 
 
 def _pick(row: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
@@ -78,6 +79,8 @@ def _figure(q: Question, report: Mapping[str, Any], compared: Any) -> dict[str, 
         return {"rows": [_pick(row, _SEAT_KEYS) for row in rows]}
     if q.figure is Figure.AGENTS:
         return {"rows": [_pick(row, _AGENT_KEYS) for row in report["agents"]]}
+    if q.figure is Figure.SQUARE_VALUES:
+        return {"rows": [_pick(row, _TIER_KEYS) for row in report["game"]["deciding_tiers"]]}
     shape = report["shape"]
     if q.figure is Figure.DRAW_RATE:
         return {

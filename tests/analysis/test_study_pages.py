@@ -125,3 +125,49 @@ def test_the_index_and_the_nav_follow_the_pages(tmp_path: Path) -> None:
     before = mkdocs.read_text()
     update_index(folder, mkdocs)
     assert mkdocs.read_text() == before
+
+
+SQUARES = """
+title = "Square values"
+
+[defaults]
+game = "alveoles"
+seed = 3
+
+[[batch]]
+name = "random"
+agents = "random"
+matches = 16
+
+[[question]]
+figure = "square_values"
+batch = "random"
+"""
+
+
+def test_the_square_values_question_shows_each_values_winners_against_losers(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "studies" / "squares.toml"
+    study.parent.mkdir()
+    study.write_text(SQUARES)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "pages"
+    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "squares-1-square-values.svg").is_file()
+
+    data = json.loads((out / "squares.json").read_text())
+    rows = data["questions"][0]["result"]["rows"]
+    # The classic layout's values (docs: the rules page), one row each.
+    assert sorted(row["tier"] for row in rows) == [1, 5, 10, 15, 20, 30, 50]
+    report = build_report(get_engine(sqlite_url), data["batches"]["random"]["id"])
+    expected = {row["tier"]: row for row in report["game"]["deciding_tiers"]}
+    for row in rows:
+        for key in ("difference", "ci_low", "ci_high", "p_holm"):
+            assert row[key] == pytest.approx(expected[row["tier"]][key], abs=1e-6)
+    question = (out / "squares.md").read_text().split("## Batches")[0]
+    table = [line for line in question.splitlines() if line.startswith("| ")]
+    values = [line.split("|")[1].strip() for line in table[1:]]
+    assert values == ["50", "30", "20", "15", "10", "5", "1"]

@@ -117,6 +117,8 @@ BAD = [
     ("matches = 12", "matches = 20000001", 6, "easy-random.matches"),
     ('figure = "agents"', 'figure = "luck"', 29, "question[2].figure"),
     ('batch = "easy-random"', 'batch = "missing"', 30, "question[2].batch"),
+    # Square values are Les Alvéoles' figure: an Alquerque batch has no squares.
+    ('figure = "agents"', 'figure = "square_values"', 29, "question[2].figure"),
     ('name = "random"', 'name = "random"\nwidth = 3', 15, "batch[1].width"),
     # Each key's errors at its own line, named by the key written in the file.
     ('name = "random"', 'name = "random"\nbook = "no-such-book.txt"', 15, "random.book"),
