@@ -43,6 +43,12 @@ def _figure(confirmed: Confirmed) -> str:
 
 def _print(spec: TuneSpec, result: SearchResult) -> None:
     lines = [f"{result.trials} trials, {result.pruned} stopped as clearly unfair"]
+    for r in result.reranked:
+        screened, again = r.screened, r.first_player_advantage
+        lines.append(
+            f"trial {r.trial}: {screened['estimate'] * 100:+.2f} % screened, "
+            f"{again['estimate'] * 100:+.2f} % re-ranked (batch {r.batch_id})"
+        )
     lines.append(f"best {spec.option}: first-player advantage {_figure(result.best)}")
     if result.base is not None:
         lines.append(f"base {spec.option}: first-player advantage {_figure(result.base)}")

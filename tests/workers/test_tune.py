@@ -74,6 +74,10 @@ def test_clearly_unfair_means_the_whole_interval_is_outside_the_margin(
         ('batch = "classic"\noption', 'batch = "none"\noption', 12, "tune.batch"),
         ("seed = 11", "seed = 11\nbudget = 5", 19, "tune.budget"),
         ('space = "permute"', 'space = "choices"', 11, "tune.choices"),
+        ("trials = 3", "trials = 3\nrerank = 4", 17, "tune.rerank"),
+        ("seed = 11", "seed = 11\ncommon_openings = 1", 19, "tune.common_openings"),
+        ("seed = 11", 'seed = 11\nscreen_agents = ""', 19, "tune.screen_agents"),
+        ("seed = 11", "seed = 11\nscreen_matches = 0", 19, "tune.screen_matches"),
     ],
 )
 def test_a_bad_tune_table_names_its_line_and_field(
@@ -214,6 +218,15 @@ BAD_SEARCHES = [
         "width",
     ),
     ("confirm_matches = 24", "confirm_matches = 20000001", 21, "tune.confirm_matches", "matches"),
+    # A screening level the game does not have, a re-ranking over the cap.
+    ("seed = 11", 'seed = 11\nscreen_agents = "nobody"', 19, "tune.screen_agents", "agents"),
+    (
+        "seed = 11",
+        "seed = 11\nrerank = 1\nrerank_matches = 20000001",
+        20,
+        "tune.rerank_matches",
+        "matches",
+    ),
 ]
 
 
@@ -255,3 +268,48 @@ def test_a_search_over_a_servers_cap_is_refused_before_anything_is_sent(
     assert f"{path}:21: tune.confirm_matches: " in flat and "between 1 and 20" in flat
     assert dispatcher.started == [] and batch_count(server_db) == 0
     assert not Path(f"{migrated_sqlite_url.removeprefix('sqlite:///')}.optuna.db").exists()
+
+
+MULTI_FIDELITY = """
+screen_agents = "random"
+screen_matches = 8
+rerank = 2
+rerank_matches = 12
+"""
+
+
+@pytest.mark.slow
+def test_a_search_screens_cheaply_reranks_the_best_at_full_strength_and_confirms_the_winner(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "multi.toml"
+    study.write_text(TUNE.read_text() + MULTI_FIDELITY)
+    result_file = tmp_path / "best.json"
+    args = ["tune", str(study), "--db", sqlite_url, "--workers", "1", "--out", str(result_file)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    # Three screening trials, the two best re-ranked, the winner and the base confirmed.
+    assert batch_count(sqlite_url) == 3 + 2 + 2
+    with get_engine(sqlite_url).connect() as conn:
+        rows = conn.execute(select(BATCH.c.agents, BATCH.c.matches, BATCH.c.seed)).all()
+    by_matches = Counter((str(agents), matches) for agents, matches, _seed in rows)
+    assert sum(n for (agents, m), n in by_matches.items() if m == 8 and "random" in agents) == 3
+    assert sum(n for (agents, m), n in by_matches.items() if m == 12 and "greedy" in agents) == 2
+    # Common openings: trials and re-rankings keep the base batch's seed (3).
+    assert all(seed == 3 for _agents, matches, seed in rows if matches in (8, 12))
+
+    result = json.loads(result_file.read_text())
+    reranked = result["reranked"]
+    assert len(reranked) == 2
+    screened = [abs(r["screened"]["estimate"]) for r in reranked]
+    assert screened == sorted(screened)  # the best screened trials, best first
+    closest = min(
+        reranked, key=lambda r: (abs(r["first_player_advantage"]["estimate"]), r["trial"])
+    )
+    assert result["best"]["value"] == closest["value"]
+    assert "re-ranked" in " ".join(first.output.split())
+
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert batch_count(sqlite_url) == 7
+    assert json.loads(result_file.read_text())["best"] == result["best"]

@@ -20,6 +20,8 @@ from workers.studies.tuning import (
     clearly_unfair,
     decode_layout,
     key_count,
+    rerank_batch,
+    screen_batch,
     trial_batch,
     tune_error,
 )
@@ -40,13 +42,19 @@ class SearchPlan:
     """The base layout's square values, placed anew by the ``permute`` space."""
     checks: tuple[tuple[TuneKey | None, PlannedBatch], ...]
     """One batch of each kind the search makes (the base, each choice or a placed layout,
-    a confirmation), with the ``[tune]`` key behind it (None: the base batch as written):
-    what a server is asked to check before the first is sent."""
+    a re-ranking, a confirmation), with the ``[tune]`` key behind it (None: the base batch as
+    written): what a server is asked to check before the first is sent."""
+    trial: PlannedBatch
+    """A trial as the search plays it (at the screening level, if any)."""
 
     @property
     def name(self) -> str:
-        """The Optuna study's name: the study's and its base batch's definition."""
-        return f"{self.study.name}:{definition_key(self.base.plan)[:16]}"
+        """The Optuna study's name: the study's and its base batch's definition, and the
+        screening level's when trials screen, so that trials of another fidelity never mix."""
+        key = definition_key(self.base.plan)[:16]
+        if self.spec.screen_agents is None and self.spec.screen_matches is None:
+            return f"{self.study.name}:{key}"
+        return f"{self.study.name}:{key}:screen-{definition_key(self.trial.plan)[:12]}"
 
 
 def _planned(study: Study, key: TuneKey, batch: StudyBatch, settings: Settings) -> PlannedBatch:
@@ -71,17 +79,22 @@ def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
             sample: Any = decode_layout([0.5] * key_count(spec), values, spec.symmetry)
         except (ValueError, TypeError) as exc:
             raise tune_error(study, TuneKey.SPACE, f"{spec.batch}'s layout: {exc}") from None
-        trials = [trial_batch(base_batch, spec, "trial", sample)]
+        trials = [screen_batch(base_batch, spec, "trial", sample)]
     else:
         sample = spec.choices[0]
         trials = [
-            trial_batch(base_batch, spec, f"choice-{i}", value)
+            screen_batch(base_batch, spec, f"choice-{i}", value)
             for i, value in enumerate(spec.choices)
         ]
+    # A trial's faults are the screening keys' when it screens, else the space's.
+    trial_key = TuneKey.SCREEN_AGENTS if spec.screen_agents is not None else TuneKey.CHOICES
+    keyed = [(trial_key, batch) for batch in trials]
+    if spec.rerank:
+        keyed.append((TuneKey.RERANK_MATCHES, rerank_batch(base_batch, spec, "rerank", sample)))
     confirm = trial_batch(base_batch, spec, "confirm", sample, matches=spec.confirm_matches)
-    keyed = [(TuneKey.CHOICES, batch) for batch in trials] + [(TuneKey.CONFIRM_MATCHES, confirm)]
+    keyed.append((TuneKey.CONFIRM_MATCHES, confirm))
     checks = [(key, _planned(study, key, batch, settings)) for key, batch in keyed]
-    return SearchPlan(study, spec, base, values, ((None, base), *checks))
+    return SearchPlan(study, spec, base, values, ((None, base), *checks), checks[0][1])
 
 
 def check_search_on_server(search: SearchPlan, server: Checker) -> None:
@@ -113,14 +126,37 @@ class Confirmed:
 
 
 @dataclass(frozen=True)
+class Reranked:
+    """A screened variant played again at the base batch's level."""
+
+    trial: int
+    value: Any
+    screened: dict[str, Any]
+    """Its first-player advantage at the screening level."""
+    batch_id: str
+    first_player_advantage: dict[str, Any]
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "trial": self.trial,
+            "value": self.value,
+            "screened": self.screened,
+            "batch_id": self.batch_id,
+            "first_player_advantage": self.first_player_advantage,
+        }
+
+
+@dataclass(frozen=True)
 class SearchResult:
     trials: int
     pruned: int
     best: Confirmed
     base: Confirmed | None
+    reranked: tuple[Reranked, ...] = ()
 
     def document(self, study: str, option: str) -> dict[str, Any]:
-        """The result as JSON data: the best value and the base one, with their figures."""
+        """The result as JSON data: the best value and the base one, with their figures, and
+        the re-ranked variants."""
         return {
             "study": study,
             "option": option,
@@ -128,6 +164,7 @@ class SearchResult:
             "base": None if self.base is None else self.base.document(),
             "trials": self.trials,
             "pruned": self.pruned,
+            "reranked": [r.document() for r in self.reranked],
         }
 
 
@@ -172,7 +209,9 @@ def run_search(
 
     def objective(trial: Any) -> float:
         value = _proposal(trial, spec, search.values)
-        planned = plan_one(study, trial_batch(base, spec, f"trial-{trial.number}", value), settings)
+        planned = plan_one(
+            study, screen_batch(base, spec, f"trial-{trial.number}", value), settings
+        )
         outcome = runner(
             planned,
             lambda report: clearly_unfair(report["first_player_advantage"], spec.prune_outside),
@@ -182,9 +221,7 @@ def run_search(
         trial.set_user_attr("value", value)
         trial.set_user_attr("first_player_advantage", first)
         announce(
-            f"trial {trial.number}: batch {outcome.batch_id}, first-player advantage "
-            f"{first['estimate'] * 100:+.1f} % [{first['ci_low'] * 100:+.1f}, "
-            f"{first['ci_high'] * 100:+.1f}]"
+            f"trial {trial.number}: batch {outcome.batch_id}, {_percent(first)}"
             + (" — clearly unfair, stopped" if outcome.stopped else "")
         )
         if outcome.stopped:
@@ -198,6 +235,27 @@ def run_search(
     if not complete:
         raise SearchError("every trial was stopped as clearly unfair: widen prune_outside")
     best_value = stored.best_trial.user_attrs["value"]
+    reranked: list[Reranked] = []
+    if spec.rerank:
+        leaders = sorted(complete, key=lambda t: (t.value, t.number))[: spec.rerank]
+        announce(f"re-ranking the best {len(leaders)} at {spec.batch}'s own level")
+        for t in leaders:
+            batch = rerank_batch(base, spec, f"rerank-{t.number}", t.user_attrs["value"])
+            outcome = runner(plan_one(study, batch, settings), lambda _report: False)
+            first = outcome.report["first_player_advantage"]
+            announce(f"trial {t.number} re-ranked: batch {outcome.batch_id}, {_percent(first)}")
+            reranked.append(
+                Reranked(
+                    t.number,
+                    t.user_attrs["value"],
+                    t.user_attrs["first_player_advantage"],
+                    outcome.batch_id,
+                    first,
+                )
+            )
+        best_value = min(
+            reranked, key=lambda r: (abs(float(r.first_player_advantage["estimate"])), r.trial)
+        ).value
 
     def confirm(label: str, value: Any) -> Confirmed:
         batch = trial_batch(base, spec, label, value, matches=spec.confirm_matches)
@@ -211,4 +269,14 @@ def run_search(
         announce(f"confirming the base variant with {spec.confirm_matches:,} matches")
         base_confirmed = confirm("confirm-base", search.base.plan.options.get(spec.option))
     pruned = len([t for t in stored.trials if t.state == optuna.trial.TrialState.PRUNED])
-    return SearchResult(len(stored.trials), pruned, best, base_confirmed)
+    return SearchResult(len(stored.trials), pruned, best, base_confirmed, tuple(reranked))
+
+
+def _percent(first: dict[str, Any]) -> str:
+    def pct(value: float | None) -> str:
+        return "–" if value is None else f"{value * 100:+.1f}"
+
+    return (
+        f"first-player advantage {pct(first['estimate'])} % "
+        f"[{pct(first['ci_low'])}, {pct(first['ci_high'])}]"
+    )

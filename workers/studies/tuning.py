@@ -21,6 +21,13 @@ Trials live in Optuna's storage beside the project's database
 batch, so an interrupted search resumes.
 The best variant is then confirmed by a batch of ``confirm_matches`` matches, beside the base
 variant confirmed the same way.
+
+A search can spend its compute where it matters (multi-fidelity): trials **screen** at a
+cheaper level (``screen_agents``, ``screen_matches`` a trial), then the ``rerank`` best
+screened variants are played again at the base batch's own level (``rerank_matches`` each)
+and the best there is confirmed. With ``common_openings`` (the default) every trial and every
+re-ranking batch keeps the base batch's seed, so all variants meet the same openings and noise
+draws and their differences are not blurred by different luck.
 """
 
 from __future__ import annotations
@@ -49,6 +56,11 @@ class TuneKey(StrEnum):
     PRUNE_OUTSIDE = "prune_outside"
     CHECK_EVERY = "check_every"
     CONFIRM_MATCHES = "confirm_matches"
+    SCREEN_AGENTS = "screen_agents"
+    SCREEN_MATCHES = "screen_matches"
+    RERANK = "rerank"
+    RERANK_MATCHES = "rerank_matches"
+    COMMON_OPENINGS = "common_openings"
 
 
 class Space(StrEnum):
@@ -88,6 +100,16 @@ class TuneSpec:
     prune_outside: float
     check_every: int
     confirm_matches: int
+    screen_agents: str | None = None
+    """The agents trials are played with (the base batch's when None)."""
+    screen_matches: int | None = None
+    """Matches a trial (the base batch's when None)."""
+    rerank: int = 0
+    """How many of the best trials are played again at the base batch's level (0: none)."""
+    rerank_matches: int | None = None
+    """Matches a re-ranking batch (the base batch's when None)."""
+    common_openings: bool = True
+    """Trials and re-ranking batches keep the base batch's seed."""
 
 
 _E = TypeVar("_E", bound=StrEnum)
@@ -121,6 +143,15 @@ class _Table:
             raise self.error(key, f"{value!r}: give a positive {kind.__name__}")
         return kind(value)
 
+    def optional_number(self, key: TuneKey, kind: type) -> Any:
+        return None if key not in self.raw else self.number(key, 1, kind)
+
+    def flag(self, key: TuneKey, default: bool) -> bool:
+        value = self.raw.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(key, f"{value!r}: give true or false")
+        return value
+
     def choice(self, key: TuneKey, allowed: type[_E]) -> _E:
         value = self.raw.get(key, next(iter(allowed)))
         if value not in set(allowed):
@@ -150,18 +181,32 @@ def parse_tune(study: Study) -> TuneSpec:
         raise table.error(
             TuneKey.SPACE, "permute places the values of a `layout`; use choices for other options"
         )
+    screen_agents = study.tune.get(TuneKey.SCREEN_AGENTS)
+    if screen_agents is not None and (not isinstance(screen_agents, str) or not screen_agents):
+        raise table.error(TuneKey.SCREEN_AGENTS, "give the agents as `playtester run` takes them")
+    trials = table.number(TuneKey.TRIALS, 30, int)
+    rerank = int(table.raw.get(TuneKey.RERANK, 0))
+    if TuneKey.RERANK in table.raw:
+        rerank = table.number(TuneKey.RERANK, 1, int)
+        if rerank > trials:
+            raise table.error(TuneKey.RERANK, f"{rerank}: at most the {trials} trials")
     return TuneSpec(
         batch=str(batch),
         option=option,
         space=space,
         symmetry=table.choice(TuneKey.SYMMETRY, Symmetry),
         choices=tuple(choices) if space == Space.CHOICES else (),
-        trials=table.number(TuneKey.TRIALS, 30, int),
+        trials=trials,
         sampler=table.choice(TuneKey.SAMPLER, Sampler),
         seed=table.number(TuneKey.SEED, 1, int),
         prune_outside=table.number(TuneKey.PRUNE_OUTSIDE, 0.05, float),
         check_every=table.number(TuneKey.CHECK_EVERY, 200, int),
         confirm_matches=table.number(TuneKey.CONFIRM_MATCHES, 10_000, int),
+        screen_agents=screen_agents,
+        screen_matches=table.optional_number(TuneKey.SCREEN_MATCHES, int),
+        rerank=rerank,
+        rerank_matches=table.optional_number(TuneKey.RERANK_MATCHES, int),
+        common_openings=table.flag(TuneKey.COMMON_OPENINGS, True),
     )
 
 
@@ -218,12 +263,40 @@ Runner = Callable[[PlannedBatch, Callable[[dict[str, Any]], bool]], TrialOutcome
 
 
 def trial_batch(
-    base: StudyBatch, spec: TuneSpec, name: str, value: Any, matches: int | None = None
+    base: StudyBatch,
+    spec: TuneSpec,
+    name: str,
+    value: Any,
+    matches: int | None = None,
+    *,
+    agents: str | None = None,
+    keep_seed: bool = False,
 ) -> StudyBatch:
-    """The base batch with the searched option set to ``value`` (and ``matches`` when given);
-    no seed, so each variant gets its own, derived from its definition."""
-    keys = {k: v for k, v in base.keys.items() if k != "seed"}
+    """The base batch with the searched option set to ``value`` (and ``matches``, ``agents``
+    when given). Without ``keep_seed`` it has no seed, so each variant gets its own, derived
+    from its definition; with it, every variant plays the base batch's openings."""
+    keys = {k: v for k, v in base.keys.items() if keep_seed or k != "seed"}
     keys["options"] = {**base.keys.get("options", {}), spec.option: value}
     if matches is not None:
         keys["matches"] = matches
+    if agents is not None:
+        keys["agents"] = agents
     return replace(base, name=name, keys=keys)
+
+
+def screen_batch(base: StudyBatch, spec: TuneSpec, name: str, value: Any) -> StudyBatch:
+    """A trial: ``value`` played at the screening level."""
+    return trial_batch(
+        base,
+        spec,
+        name,
+        value,
+        spec.screen_matches,
+        agents=spec.screen_agents,
+        keep_seed=spec.common_openings,
+    )
+
+
+def rerank_batch(base: StudyBatch, spec: TuneSpec, name: str, value: Any) -> StudyBatch:
+    """A screened variant played again at the base batch's own level."""
+    return trial_batch(base, spec, name, value, spec.rerank_matches, keep_seed=spec.common_openings)
