@@ -4,8 +4,9 @@ a server), then confirm the best one (see :mod:`workers.studies.tuning`)."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +19,7 @@ from api.client import ServiceError
 from storage.tuning import optuna_storage
 from workers.studies.plan import plan_study
 from workers.studies.remote import trial_on_service
+from workers.studies.results import CHECKPOINT_MINUTES, results_folder
 from workers.studies.runner import trial_here
 from workers.studies.search import (
     Confirmed,
@@ -27,9 +29,20 @@ from workers.studies.search import (
     plan_search,
     run_search,
 )
+from workers.studies.tune_results import KeptBatches, trials_file
 from workers.studies.tuning import TuneSpec, parse_tune
 
+if TYPE_CHECKING:
+    from storage.archive import ExportSummary
+
 app = typer.Typer()
+
+
+def _kept(summary: ExportSummary) -> None:
+    err.print(
+        f"kept {summary.matches:,} matches in {summary.path} ({summary.bytes:,} bytes)",
+        highlight=False,
+    )
 
 
 def _figure(confirmed: Confirmed) -> str:
@@ -82,18 +95,32 @@ def tune(
         plan_study(study, settings)
         search = plan_search(study, spec, settings)
     announce = lambda line: err.print(line, highlight=False)  # noqa: E731
+    trials = trials_file(study)
     if service is None:
         with user_errors(db):
-            runner = trial_here(
-                open_db(db),
+            engine = open_db(db)
+            kept = KeptBatches(
+                engine,
+                study,
                 lambda batch_id, progress: progress_runner(batch_id, workers, db, progress),
-                spec.check_every,
+                every=CHECKPOINT_MINUTES * 60,
+                saved=_kept,
             )
+            runner = kept.runner(trial_here(engine, kept.play, spec.check_every))
             storage = optuna_storage(settings)
             try:
-                result = run_search(search, settings, runner, storage, announce, confirm_base)
+                result = run_search(
+                    search, settings, runner, storage, announce, confirm_base, trials
+                )
             except SearchError as exc:
                 fail(str(exc))
+            except KeyboardInterrupt:
+                err.print(
+                    f"\ninterrupted; finished trials and kept batches are in "
+                    f"{results_folder(study)}. Continue (here or elsewhere) with:\n"
+                    f"  playtester tune {shlex.quote(str(path))}"
+                )
+                raise typer.Exit(130) from None
     else:
         with client_for(service, api_key) as client:
             try:
@@ -101,7 +128,9 @@ def tune(
                     check_search_on_server(search, client)
                     storage = optuna_storage(settings)
                 runner = trial_on_service(client, spec.check_every)
-                result = run_search(search, settings, runner, storage, announce, confirm_base)
+                result = run_search(
+                    search, settings, runner, storage, announce, confirm_base, trials
+                )
             except ServiceError as exc:
                 service_error(exc)
             except SearchError as exc:

@@ -313,3 +313,50 @@ def test_a_search_screens_cheaply_reranks_the_best_at_full_strength_and_confirms
     assert again.exit_code == 0, again.output
     assert batch_count(sqlite_url) == 7
     assert json.loads(result_file.read_text())["best"] == result["best"]
+
+
+@pytest.mark.slow
+def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    study = folder / "multi.toml"
+    study.write_text(TUNE.read_text() + MULTI_FIDELITY)
+    first_db, second_db = (f"sqlite:///{tmp_path}/{name}.db" for name in ("one", "two"))
+    out = tmp_path / "best.json"
+    args = ["tune", str(study), "--workers", "1", "--out", str(out)]
+    first = runner.invoke(app, [*args, "--db", first_db])
+    assert first.exit_code == 0, first.output
+    best = json.loads(out.read_text())["best"]
+
+    results = folder / "results" / "multi"
+    saved = json.loads((results / "tune-trials.json").read_text())
+    assert [t["state"] for t in saved["trials"]] == ["COMPLETE"] * 3
+    kept = sorted(p.name for p in results.iterdir() if p.is_dir())
+    assert len(kept) == 4 and "tune-confirm-best" in kept and "tune-confirm-base" in kept
+    assert sum(name.startswith("tune-rerank-") for name in kept) == 2
+
+    again = runner.invoke(app, [*args, "--db", second_db])
+    assert again.exit_code == 0, again.output
+    # Only the kept batches came in, from their files; no trial was played again.
+    assert batch_count(second_db) == 4
+    assert "3 trials read from" in " ".join(again.output.split())
+    assert json.loads(out.read_text())["best"] == best
+
+
+def test_trials_of_another_search_are_refused_by_the_tune_table(tmp_path: Path) -> None:
+    import optuna
+
+    from workers.studies.tune_results import restore_trials
+
+    path = tmp_path / "t.toml"
+    shutil.copy(TUNE, path)
+    trials = tmp_path / "tune-trials.json"
+    trials.write_text(json.dumps({"format": "playtester-tune-trials", "search": "x", "trials": []}))
+    stored = optuna.create_study()
+    with pytest.raises(StudyError) as caught:
+        restore_trials(stored, "y", trials, load_study(path))
+    assert str(caught.value).startswith(f"{path}:11: tune: ")
+    assert "another search" in str(caught.value)
+    assert stored.trials == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from analysis.studies.definition import Study, StudyBatch, StudyError
@@ -191,10 +192,15 @@ def run_search(
     storage: Any,
     announce: Callable[[str], None] = lambda _line: None,
     confirm_base: bool = True,
+    trials_path: Path | None = None,
 ) -> SearchResult:
     """Run ``spec.trials`` trials (counting those an earlier run stored), then confirm the
-    best variant, and the base one when ``confirm_base``, with ``confirm_matches`` each."""
+    best variant, and the base one when ``confirm_base``, with ``confirm_matches`` each.
+    With ``trials_path`` the finished trials are written there after each one, and read
+    back into an empty storage first (:mod:`workers.studies.tune_results`)."""
     import optuna
+
+    from workers.studies.tune_results import restore_trials, save_trials
 
     study, spec = search.study, search.spec
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -228,9 +234,15 @@ def run_search(
             raise optuna.TrialPruned()
         return abs(float(first["estimate"]))
 
+    callbacks = []
+    if trials_path is not None:
+        added = restore_trials(stored, search.name, trials_path, study)
+        if added:
+            announce(f"{added} trials read from {trials_path}")
+        callbacks.append(lambda stored, _trial: save_trials(stored, search.name, trials_path))
     done = len([t for t in stored.trials if t.state.is_finished()])
     if done < spec.trials:
-        stored.optimize(objective, n_trials=spec.trials - done)
+        stored.optimize(objective, n_trials=spec.trials - done, callbacks=callbacks)
     complete = [t for t in stored.trials if t.state == optuna.trial.TrialState.COMPLETE]
     if not complete:
         raise SearchError("every trial was stopped as clearly unfair: widen prune_outside")

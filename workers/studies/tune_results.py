@@ -1,0 +1,156 @@
+"""A ``tune`` search's results as files beside its study, so that a search of many CPU-hours
+outlives its database as a study does (:mod:`workers.studies.results`).
+
+- **Trials**: every finished trial (its proposal, state, objective and figures) is written to
+  ``results/<study>/tune-trials.json`` after each trial. A new database's search adds them back
+  to Optuna's storage before it asks for more, so the sampler goes on from what it learned
+  and only the trials still missing are played.
+- **Re-rankings and confirmations** (the batches a page quotes) are saved as archive folders,
+  ``results/<study>/tune-<batch>/``, every few minutes while they play and when they end, and
+  imported again before one is played, so a stopped confirmation of 10,000 matches goes on
+  from its checkpoint. Trial batches are not kept: their figures are in the trials file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from analysis.studies.definition import Study, StudyError, TopKey, header_line
+from workers.studies.plan import PlannedBatch
+from workers.studies.results import Checkpoints, batch_folder, restore, results_folder, save
+from workers.studies.tuning import Runner, TrialOutcome
+
+TRIALS_FILE = "tune-trials.json"
+FORMAT = "playtester-tune-trials"
+KEPT_PREFIX = "tune-"
+TRIAL_PREFIX = "trial-"
+"""The search's trial batches are named ``trial-N``; the others are kept as folders."""
+
+
+def trials_file(study: Study) -> Path:
+    return results_folder(study) / TRIALS_FILE
+
+
+def save_trials(stored: Any, search: str, path: Path) -> None:
+    """Write ``stored``'s finished trials (an Optuna study) to ``path``, whole or not at all."""
+    import optuna
+
+    finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    rows = [
+        {
+            "number": t.number,
+            "state": t.state.name,
+            "value": t.value,
+            "params": t.params,
+            "distributions": {
+                name: optuna.distributions.distribution_to_json(d)
+                for name, d in t.distributions.items()
+            },
+            "user_attrs": t.user_attrs,
+        }
+        for t in stored.trials
+        if t.state in finished
+    ]
+    document = {"format": FORMAT, "version": 1, "search": search, "trials": rows}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(f".{path.name}.new")
+    staged.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(staged, path)
+
+
+def restore_trials(stored: Any, search: str, path: Path, study: Study) -> int:
+    """Add the trials saved at ``path`` to ``stored`` when it holds none; how many were added.
+    ``StudyError`` when the file holds another search's trials (another base batch, space or
+    screening level): mixing them would mislead the sampler."""
+    import optuna
+
+    if not path.is_file() or stored.trials:
+        return 0
+    line = header_line(study.text, TopKey.TUNE, 0) or 1
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        same = document.get("format") == FORMAT and document.get("search") == search
+        rows = document["trials"] if same else []
+    except (OSError, ValueError, KeyError, AttributeError) as exc:
+        raise StudyError(study.path, line, "tune", f"{path} cannot be read: {exc}") from None
+    if not same:
+        raise StudyError(
+            study.path,
+            line,
+            "tune",
+            f"{path} holds the trials of another search; move it away to search anew",
+        )
+    for row in rows:
+        stored.add_trial(
+            optuna.trial.create_trial(
+                state=optuna.trial.TrialState[row["state"]],
+                value=row["value"],
+                params=row["params"],
+                distributions={
+                    name: optuna.distributions.json_to_distribution(text)
+                    for name, text in row["distributions"].items()
+                },
+                user_attrs=row["user_attrs"],
+            )
+        )
+    return len(rows)
+
+
+class KeptBatches:
+    """Keeps a local search's re-rankings and confirmations as results folders: wraps its
+    runner (:meth:`runner`) and plays each batch through :meth:`play`, which checkpoints it."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        study: Study,
+        play: Callable[[str, Callable[[Any], None]], object],
+        *,
+        every: float,
+        saved: Callable[[Any], None] = lambda _summary: None,
+    ) -> None:
+        self.engine, self.study, self.inner_play = engine, study, play
+        self.every, self.saved = every, saved
+        self.folder: Path | None = None
+
+    def runner(self, inner: Runner) -> Runner:
+        def run(p: PlannedBatch, should_stop: Callable[[dict[str, Any]], bool]) -> TrialOutcome:
+            if p.batch.name.startswith(TRIAL_PREFIX):
+                self.folder = None
+                return inner(p, should_stop)
+            kept = replace(p, batch=replace(p.batch, name=KEPT_PREFIX + p.batch.name))
+            restore(self.engine, self.study, [kept])
+            self.folder = batch_folder(self.study, kept.batch.name)
+            try:
+                outcome = inner(p, should_stop)
+            finally:
+                folder, self.folder = self.folder, None
+            self.saved(save(self.engine, outcome.batch_id, folder))
+            return outcome
+
+        return run
+
+    def play(self, batch_id: str, progress: Callable[[Any], None]) -> None:
+        """Play ``batch_id``, saving it every ``every`` seconds when it is kept, and on
+        Ctrl-C before the interruption goes on."""
+        if self.folder is None:
+            self.inner_play(batch_id, progress)
+            return
+        points = Checkpoints(self.engine, batch_id, self.folder, every=self.every, saved=self.saved)
+
+        def both(state: Any) -> None:
+            progress(state)
+            points.tick(state)
+
+        try:
+            self.inner_play(batch_id, both)
+        except KeyboardInterrupt:
+            points.save()
+            raise
