@@ -90,6 +90,24 @@ def test_bad_requests_name_the_field(overrides: dict, field: str) -> None:
     assert info.value.field == field
 
 
+def test_a_mistyped_or_missing_request_key_is_a_type_error() -> None:
+    # As a wrong keyword would be: a request is never planned with a key silently at None.
+    with pytest.raises(TypeError, match="no key seat_polcy"):
+        plan(seat_polcy="fixed")
+    with pytest.raises(TypeError, match="needs the key matches"):
+        plan_batch(
+            game="alquerque",
+            players=None,
+            options={},
+            agents=["random"],
+            seed=1,
+            seat_policy=None,
+            chunk_size=None,
+            max_plies=None,
+            settings=Settings(),
+        )
+
+
 def test_chunks_replay_identically_whatever_the_chunking() -> None:
     p = plan()
     whole = play_chunk(p, 0, 6)
