@@ -284,7 +284,7 @@ def _whole_request(given: Mapping[str, Any]) -> BatchRequest:
         raise TypeError(f"a batch request has no key {', '.join(unknown)}")
     missing = sorted(BatchRequest.__required_keys__ - given.keys())
     if missing:
-        raise TypeError(f"a batch request needs the key {', '.join(missing)}")
+        raise TypeError(f"a batch request lacks {', '.join(missing)}")
     whole = dict.fromkeys(BatchRequest.__optional_keys__) | dict(given)
     return cast(BatchRequest, whole)
 

@@ -10,7 +10,7 @@ import workers.play
 from engines.core import OptionError, match_seed
 from engines.seating import seat_agents
 from storage.settings import Settings
-from workers.batches import plan_batch, unique_labels
+from workers.batches import plan_batch, plan_here, unique_labels
 from workers.play import play_chunk
 
 
@@ -94,18 +94,8 @@ def test_a_mistyped_or_missing_request_key_is_a_type_error() -> None:
     # As a wrong keyword would be: a request is never planned with a key silently at None.
     with pytest.raises(TypeError, match="no key seat_polcy"):
         plan(seat_polcy="fixed")
-    with pytest.raises(TypeError, match="needs the key matches"):
-        plan_batch(
-            game="alquerque",
-            players=None,
-            options={},
-            agents=["random"],
-            seed=1,
-            seat_policy=None,
-            chunk_size=None,
-            max_plies=None,
-            settings=Settings(),
-        )
+    with pytest.raises(TypeError, match=r"lacks .*\bmatches\b"):
+        plan_here({"game": "alquerque", "agents": ["random"]}, Settings())
 
 
 def test_chunks_replay_identically_whatever_the_chunking() -> None:
