@@ -29,7 +29,7 @@ from engines.core import GameError, OptionError
 from engines.registry import spec_from_text
 from storage.models import BatchPlan
 from storage.settings import Settings
-from workers.batches import plan_batch
+from workers.batches import BatchRequest, plan_batch
 from workers.request_text import DEFAULT_MATCHES, parse_stop, parse_variation, split_agents
 
 KEY_PREFIX = "study-"
