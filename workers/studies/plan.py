@@ -95,7 +95,7 @@ def _noise(value: str | float | None) -> str | None:
     return None if value is None else str(value)
 
 
-def batch_request(keys: Mapping[str, Any], base: Path) -> dict[str, Any]:
+def batch_request(keys: Mapping[str, Any], base: Path) -> BatchRequest:
     """``plan_batch``'s keywords (and a ``POST /batches`` body) from a study batch's keys
     (their types checked by ``load_study``); ``book`` is read relative to the study file's
     folder ``base``."""
