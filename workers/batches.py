@@ -13,7 +13,7 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict, Unpack, cast
 
 from engines.clock import FIELD as TIME_CONTROL_FIELD
 from engines.clock import parse_time_control
@@ -253,21 +253,43 @@ def _chunk_size(chunk_size: Any) -> int:
     return _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
 
 
-def plan_batch(
-    *,
-    game: str,
-    players: int | None,
-    options: Mapping[str, Any],
-    agents: Sequence[str | Mapping[str, Any]],
-    matches: int,
-    seed: int | None,
-    seat_policy: str | None,
-    chunk_size: int | None,
-    max_plies: int | None,
-    settings: Settings,
-    stop_rule: Mapping[str, Any] | None = None,
-    variation: Mapping[str, Any] | None = None,
-) -> BatchPlan:
+class _LeftOutAsNone(TypedDict, total=False):
+    """The keys of a batch request that may be left out, as None."""
+
+    stop_rule: Mapping[str, Any] | None
+    variation: Mapping[str, Any] | None
+
+
+class BatchRequest(_LeftOutAsNone):
+    """A batch request: ``plan_batch``'s keywords but ``settings``, and what a child process
+    plans (``plan_here``). The faces build one from a ``POST /batches`` body, the command
+    line's options or a study file's keys."""
+
+    game: str
+    players: int | None
+    options: Mapping[str, Any]
+    agents: Sequence[str | Mapping[str, Any]]
+    matches: int
+    seed: int | None
+    seat_policy: str | None
+    chunk_size: int | None
+    max_plies: int | None
+
+
+def _whole_request(given: Mapping[str, Any]) -> BatchRequest:
+    """``given`` with every key of ``BatchRequest``, those left out as None. A key it lacks or
+    does not know is a ``TypeError``, as a missing or unknown keyword would be."""
+    unknown = sorted(given.keys() - BatchRequest.__annotations__.keys())
+    if unknown:
+        raise TypeError(f"a batch request has no key {', '.join(unknown)}")
+    missing = sorted(BatchRequest.__required_keys__ - given.keys())
+    if missing:
+        raise TypeError(f"a batch request lacks {', '.join(missing)}")
+    whole = dict.fromkeys(BatchRequest.__optional_keys__) | dict(given)
+    return cast(BatchRequest, whole)
+
+
+def plan_batch(*, settings: Settings, **request: Unpack[BatchRequest]) -> BatchPlan:
     """Validate a batch request through the engine registry and return the plan to store.
 
     ``players`` None means the number of agents given when more than one, else the game's
@@ -282,68 +304,46 @@ def plan_batch(
     (``workers.native_games``): whatever its parameters do there, this process only sees an
     ``OptionError``.
     """
-    request = {
-        "game": game,
-        "players": players,
-        "options": options,
-        "agents": agents,
-        "matches": matches,
-        "seed": seed,
-        "seat_policy": seat_policy,
-        "chunk_size": chunk_size,
-        "max_plies": max_plies,
-        "stop_rule": stop_rule,
-        "variation": variation,
-    }
-    if not is_native(game):
-        return plan_here(request, settings)
+    whole = _whole_request(request)
+    if not is_native(whole["game"]):
+        return plan_here(whole, settings)
     # The seed is drawn here, so that the same request planned twice is one check.
-    fixed = _seed(seed)
-    plan = plan_isolated({**request, "seed": 0}, settings)
+    fixed = _seed(whole["seed"])
+    plan = plan_isolated({**whole, "seed": 0}, settings)
     # A remembered plan is a copy with its own id.
     return plan.model_copy(update={"seed": fixed, "id": new_batch_id()})
 
 
 def plan_here(request: Mapping[str, Any], settings: Settings) -> BatchPlan:
     """``plan_batch`` in this process: ``request`` holds its keywords but ``settings``."""
-    return _plan(**request, settings=settings)
-
-
-def _plan(
-    *,
-    game: str,
-    players: int | None,
-    options: Mapping[str, Any],
-    agents: Sequence[str | Mapping[str, Any]],
-    matches: int,
-    seed: int | None,
-    seat_policy: str | None,
-    chunk_size: int | None,
-    max_plies: int | None,
-    settings: Settings,
-    stop_rule: Mapping[str, Any] | None,
-    variation: Mapping[str, Any] | None,
-) -> BatchPlan:
+    whole = _whole_request(request)
+    agents = whole["agents"]
     if not agents:
         raise OptionError("give at least one agent", field="agents")
     _check_storable(
-        game=game, options=options, agents=agents, stop_rule=stop_rule, variation=variation
+        game=whole["game"],
+        options=whole["options"],
+        agents=agents,
+        stop_rule=whole["stop_rule"],
+        variation=whole["variation"],
     )
+    players = whole["players"]
     if players is None and len(agents) > 1:
         players = len(agents)
-    options, time_control = _time_control(options)
-    the_game = build_game(game, players, options)
+    options, time_control = _time_control(whole["options"])
+    the_game = build_game(whole["game"], players, options)
     specs = _seat_specs(the_game, agents, settings)
     labels = unique_labels([_short_label(the_game, s) for s in specs])
     # Each check raises at once: a request with several mistakes is told of the first one here.
-    matches = _whole(matches, "matches", 1, settings.max_matches_per_batch)
-    seed = _seed(seed)
-    policy = _seat_policy(seat_policy, specs)
-    max_plies = _max_plies(max_plies, the_game, settings)
-    chunk_size = _chunk_size(chunk_size)
+    matches = _whole(whole["matches"], "matches", 1, settings.max_matches_per_batch)
+    seed = _seed(whole["seed"])
+    policy = _seat_policy(whole["seat_policy"], specs)
+    max_plies = _max_plies(whole["max_plies"], the_game, settings)
+    chunk_size = _chunk_size(whole["chunk_size"])
+    stop_rule = whole["stop_rule"]
     rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
     _check_seats_for_rule(rule, policy)
-    varied = _variation(variation, the_game, specs, labels)
+    varied = _variation(whole["variation"], the_game, specs, labels)
     if rule is not None and chunk_size != AUTO_CHUNK_SIZE:
         n = the_game.num_players
         chunk_size = stop_rule_chunk_size(chunk_size, matches, pairs=seat_swapped_pairs(n, policy))

@@ -15,7 +15,7 @@ from api.cli.common import parse_options
 from engines.clock import FIELD as TIME_CONTROL_FIELD
 from engines.core import OptionError
 from engines.registry import spec_from_text
-from workers.batches import TIME_CONTROL
+from workers.batches import TIME_CONTROL, BatchRequest
 from workers.request_text import DEFAULT_MATCHES as DEFAULT_MATCHES  # the --matches default
 from workers.request_text import parse_stop, parse_variation, split_agents
 
@@ -98,7 +98,7 @@ BookUnits = Annotated[
 ]
 
 
-def batch_request(params: Mapping[str, Any]) -> dict[str, Any]:
+def batch_request(params: Mapping[str, Any]) -> BatchRequest:
     """The batch a command's options ask for, from its parsed parameters
     (``typer.Context.params``): ``plan_batch``'s keywords, and the body of ``POST /batches``
     once the unset (None) entries are left out. ``--time-control`` goes among the options, where

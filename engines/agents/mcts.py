@@ -58,6 +58,13 @@ def root_share_values(
     ]
 
 
+def rollout_cap(game: Game, max_rollout_plies: int) -> int:
+    """Most plies of one playout: ``max_rollout_plies`` within the game's own cap, or that cap
+    when ``max_rollout_plies`` is 0 (play each playout to the end)."""
+    cap = game.game_type.max_game_length
+    return min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+
+
 def _shares(state: State, players: int) -> list[float]:
     """Per-seat shares in [0, 1]: the returns once over, else read from ``evaluate``."""
     if state.is_terminal():
@@ -88,9 +95,7 @@ class MctsAgent:
         self.iterations = iterations
         self.exploration = exploration
         self.game_rollout = rollout == "game"
-        # 0 = play each rollout to the end; the game's ply cap still bounds it.
-        cap = game.game_type.max_game_length
-        self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+        self.rollout_cap = rollout_cap(game, max_rollout_plies)
         self.timer = MoveTimer()
 
     def set_move_time(self, seconds: float | None) -> None:

@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from engines.agents.mcts import root_share_values
+from engines.agents.mcts import rollout_cap, root_share_values
 from engines.compiled import search_uct
 from engines.compiled.agent_base import ROLLOUTS, CompiledAgent
 from engines.core import Action, Game, State
@@ -38,8 +38,7 @@ class CompiledMctsAgent(CompiledAgent):
         self.iterations = iterations
         self.exploration = exploration
         self.rollout = ROLLOUTS[rollout]
-        cap = game.game_type.max_game_length
-        self.rollout_cap = min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
+        self.rollout_cap = rollout_cap(game, max_rollout_plies)
 
     def smallest_budget(self) -> dict[str, int]:
         return {"iterations": 1}

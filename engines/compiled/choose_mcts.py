@@ -43,13 +43,23 @@ def make_mcts(game: Game, rng: random.Random, backend: str = "auto", **params: A
     return MctsAgent(game, rng, **params)
 
 
+def iterations_param(default: int, description: str = "search iterations per move") -> Option:
+    """A tree search's ``iterations``: its budget, the same bounds for every compiled one."""
+    return Option("iterations", int, default, description, minimum=1, maximum=1_000_000)
+
+
+def exploration_param(default: float, description: str = "UCT exploration constant") -> Option:
+    """A tree search's ``exploration``: the constant of its upper confidence bound."""
+    return Option("exploration", float, default, description, minimum=0.0, maximum=100.0)
+
+
 MCTS = AgentType(
     name="mcts",
     description="Monte Carlo tree search (UCT) with an iteration budget; any number of players.",
     factory=make_mcts,
     params=(
-        Option("iterations", int, 400, "search iterations per move", minimum=1, maximum=1_000_000),
-        Option("exploration", float, 1.4, "UCT exploration constant", minimum=0.0, maximum=100.0),
+        iterations_param(400),
+        exploration_param(1.4),
         Option(
             "rollout",
             str,

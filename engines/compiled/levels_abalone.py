@@ -17,7 +17,7 @@ from engines.abalone.agents import WEIGHT_PARAMS, evaluator
 from engines.abalone.heuristics import Weights
 from engines.agents.alphabeta import AlphaBetaAgent
 from engines.compiled.choose_alphabeta import BACKEND_PARAM, depth_param, nodes_param
-from engines.compiled.choose_mcts import check_backend
+from engines.compiled.choose_mcts import check_backend, iterations_param
 from engines.compiled.kernels import has_kernel, kernel_module
 from engines.core import Agent, AgentType, Game, Option
 
@@ -133,14 +133,7 @@ EXPERT = AgentType(
             minimum=100,
             maximum=100_000_000,
         ),
-        Option(
-            "iterations",
-            int,
-            EXPERT_ITERATIONS,
-            "three players: search iterations a move",
-            minimum=1,
-            maximum=1_000_000,
-        ),
+        iterations_param(EXPERT_ITERATIONS, "three players: search iterations a move"),
         *WEIGHT_PARAMS,
     ),
     games=("abalone",),

@@ -14,7 +14,12 @@ from typing import Any
 
 from engines.alhambra.agents import GreedyAgent
 from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
-from engines.compiled.choose_mcts import BACKENDS, check_backend
+from engines.compiled.choose_mcts import (
+    BACKENDS,
+    check_backend,
+    exploration_param,
+    iterations_param,
+)
 from engines.compiled.kernels import has_kernel
 from engines.core import Agent, AgentType, Game, Option
 
@@ -89,22 +94,8 @@ EXPERT = AgentType(
     ),
     factory=_expert,
     params=(
-        Option(
-            "iterations",
-            int,
-            EXPERT_ITERATIONS,
-            "search iterations per decision",
-            minimum=1,
-            maximum=1_000_000,
-        ),
-        Option(
-            "exploration",
-            float,
-            EXPERT_EXPLORATION,
-            "UCB exploration constant",
-            minimum=0.0,
-            maximum=100.0,
-        ),
+        iterations_param(EXPERT_ITERATIONS, "search iterations per decision"),
+        exploration_param(EXPERT_EXPLORATION, "UCB exploration constant"),
     ),
     games=("alhambra",),
 )

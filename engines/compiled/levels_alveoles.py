@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import random
 
-from engines.core import Agent, AgentType, Game, Option
+from engines.compiled.choose_mcts import exploration_param, iterations_param
+from engines.core import Agent, AgentType, Game
 
 EXPERT_ITERATIONS = 12_000
 EXPERT_EXPLORATION = 0.4
@@ -43,23 +44,6 @@ EXPERT = AgentType(
         "the forced closings; a whole game in under a second."
     ),
     factory=_expert,
-    params=(
-        Option(
-            "iterations",
-            int,
-            EXPERT_ITERATIONS,
-            "search iterations per move",
-            minimum=1,
-            maximum=1_000_000,
-        ),
-        Option(
-            "exploration",
-            float,
-            EXPERT_EXPLORATION,
-            "UCT exploration constant",
-            minimum=0.0,
-            maximum=100.0,
-        ),
-    ),
+    params=(iterations_param(EXPERT_ITERATIONS), exploration_param(EXPERT_EXPLORATION)),
     games=("alveoles",),
 )

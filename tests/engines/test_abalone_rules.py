@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from legal_moves import names, perft
 
 from engines.abalone.rules import AbaloneState
 from engines.core import IllegalActionError, NotationError, OptionError
@@ -31,21 +32,6 @@ def kind_of(text: str) -> tuple[int, str]:
     sr, sc = STEPS[direction]
     along = (dr * sc - dc * sr) == 0  # the direction is parallel to the line
     return size, "line" if along else "broadside"
-
-
-def names(state: AbaloneState) -> list[str]:
-    return [state.action_to_string(a) for a in state.legal_actions()]
-
-
-def perft(state: AbaloneState, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply(action)
-        total += perft(child, depth - 1)
-    return total
 
 
 def position(marbles: list[list[str]], to_move: int = 0, **options: object) -> AbaloneState:

@@ -8,26 +8,12 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from legal_moves import names, perft
 
 from engines.alquerque.board import decode_path, point_of
 from engines.alquerque.rules import AlquerqueState
 from engines.core import IllegalActionError, NotationError
 from engines.registry import load_game
-
-
-def names(state: AlquerqueState) -> list[str]:
-    return [state.action_to_string(a) for a in state.legal_actions()]
-
-
-def perft(state: AlquerqueState, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for action in state.legal_actions():
-        child = state.clone()
-        child.apply(action)
-        total += perft(child, depth - 1)
-    return total
 
 
 def position(white: list[str], black: list[str], to_move: int = 0, **options: int):

@@ -10,7 +10,7 @@ import workers.play
 from engines.core import OptionError, match_seed
 from engines.seating import seat_agents
 from storage.settings import Settings
-from workers.batches import plan_batch, unique_labels
+from workers.batches import plan_batch, plan_here, unique_labels
 from workers.play import play_chunk
 
 
@@ -88,6 +88,14 @@ def test_bad_requests_name_the_field(overrides: dict, field: str) -> None:
     with pytest.raises(OptionError) as info:
         plan(**overrides)
     assert info.value.field == field
+
+
+def test_a_mistyped_or_missing_request_key_is_a_type_error() -> None:
+    # As a wrong keyword would be: a request is never planned with a key silently at None.
+    with pytest.raises(TypeError, match="no key seat_polcy"):
+        plan(seat_polcy="fixed")
+    with pytest.raises(TypeError, match=r"lacks .*\bmatches\b"):
+        plan_here({"game": "alquerque", "agents": ["random"]}, Settings())
 
 
 def test_chunks_replay_identically_whatever_the_chunking() -> None:

@@ -29,7 +29,7 @@ from engines.core import GameError, OptionError
 from engines.registry import spec_from_text
 from storage.models import BatchPlan
 from storage.settings import Settings
-from workers.batches import plan_batch
+from workers.batches import BatchRequest, plan_batch
 from workers.request_text import DEFAULT_MATCHES, parse_stop, parse_variation, split_agents
 
 KEY_PREFIX = "study-"
@@ -95,7 +95,7 @@ def _noise(value: str | float | None) -> str | None:
     return None if value is None else str(value)
 
 
-def batch_request(keys: Mapping[str, Any], base: Path) -> dict[str, Any]:
+def batch_request(keys: Mapping[str, Any], base: Path) -> BatchRequest:
     """``plan_batch``'s keywords (and a ``POST /batches`` body) from a study batch's keys
     (their types checked by ``load_study``); ``book`` is read relative to the study file's
     folder ``base``."""
