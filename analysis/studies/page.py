@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from analysis import plots
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.search_page import SearchInput, search_section
 from analysis.studies.twin import page_data
 
 
@@ -241,9 +242,11 @@ def render_page(
     source: Source,
     commands: Sequence[str],
     seconds: Mapping[str, float] | None = None,
+    search: SearchInput | None = None,
 ) -> Page:
     """The study's page from its stored batches (``ids``: study batch name -> batch id;
-    ``seconds``: each batch's summed playing time, where it is known)."""
+    ``seconds``: each batch's summed playing time, where it is known), with the section of
+    its ``[tune]`` search when ``search`` is given."""
     names = [b.name for b in study.batches]
     reports = {name: source.report(ids[name]) for name in names}
     comparisons = {
@@ -265,6 +268,10 @@ def render_page(
         if plot is not None:
             out += plot(page, study, number, q, report)
         out.append("")
+    searched: dict[str, Any] | None = None
+    if search is not None:
+        lines, searched = search_section(search, source)
+        out += lines
     out += ["## Batches", "", *_batch_table(names, ids, reports), ""]
     method = reports[names[0]].get("method") or {}
     if method:
@@ -273,4 +280,6 @@ def render_page(
         out.append("")
     page.markdown = "\n".join(out).rstrip() + "\n"
     page.data = page_data(study, ids, reports, comparisons, seconds or {})
+    if searched is not None:
+        page.data["search"] = searched
     return page

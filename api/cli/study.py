@@ -44,6 +44,7 @@ from workers.studies.results import (
     throwaway_engine,
 )
 from workers.studies.runner import StudyRun, find_here, run_here
+from workers.studies.tune_results import search_input
 
 if TYPE_CHECKING:
     from storage.archive import ExportSummary
@@ -323,7 +324,8 @@ def report(
             ids = _from_results(engine, study, planned)
             _require_all(study, planned, ids)
             seconds = {name: play_seconds(engine, batch_id) for name, batch_id in ids.items()}
-            page = render_page(study, ids, LocalSource(engine), commands, seconds)
+            search = search_input(engine, study)
+            page = render_page(study, ids, LocalSource(engine), commands, seconds, search)
     else:
         with client_for(service, api_key) as client:
             try:

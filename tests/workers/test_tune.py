@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from analysis.studies.definition import StudyError, load_study
+from analysis.report import build_report
 from api.cli import app
 from engines.alveoles.layouts import CLASSIC
 from storage.db import ensure_schema, get_engine
@@ -343,6 +344,27 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
     assert batch_count(second_db) == 4
     assert "3 trials read from" in " ".join(again.output.split())
     assert json.loads(out.read_text())["best"] == best
+
+    # The page is written from the files alone, the search's section with it.
+    played = runner.invoke(app, ["study", "run", str(study), "--db", second_db, "--workers", "1"])
+    assert played.exit_code == 0, played.output
+    pages = tmp_path / "pages"
+    written = runner.invoke(app, ["study", "report", str(study), "--out", str(pages)])
+    assert written.exit_code == 0, written.output
+    twin = json.loads((pages / "multi.json").read_text())["search"]
+    assert sorted(t["trial"] for t in twin["trials"]) == [0, 1, 2]
+    assert sum(t["reranked"] is not None for t in twin["trials"]) == 2
+    assert twin["best"]["value"] == best["value"]
+    engine = get_engine(first_db)
+    for label in ("best", "base"):
+        figure = build_report(engine, twin[label]["batch_id"])["first_player_advantage"]
+        assert twin[label]["first_player_advantage"]["estimate"] == pytest.approx(
+            figure["estimate"], abs=1e-6
+        )
+    page = (pages / "multi.md").read_text()
+    assert "## The search" in page and "### The best layout" in page
+    grid = [line for line in page.split("### The best layout")[1].splitlines() if line[:3] == "| 8"]
+    assert grid == ["| 8 | " + " | ".join(str(v) for v in best["value"][0]) + " |"]
 
 
 def test_trials_of_another_search_are_refused_by_the_tune_table(tmp_path: Path) -> None:

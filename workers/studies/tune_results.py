@@ -16,15 +16,24 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
 
 from analysis.studies.definition import Study, StudyError, TopKey, header_line
+from analysis.studies.search_page import SearchInput
 from workers.studies.plan import PlannedBatch
-from workers.studies.results import Checkpoints, batch_folder, restore, results_folder, save
+from workers.studies.results import (
+    Checkpoints,
+    batch_folder,
+    has_results,
+    recover,
+    restore,
+    results_folder,
+    save,
+)
 from workers.studies.tuning import Runner, TrialOutcome
 
 TRIALS_FILE = "tune-trials.json"
@@ -154,3 +163,51 @@ class KeptBatches:
         except KeyboardInterrupt:
             points.save()
             raise
+
+
+@dataclass(frozen=True)
+class SearchRecord:
+    """A search as its files keep it: the finished trials and the kept batches (name without
+    the ``tune-`` prefix -> batch id in the database they were read into)."""
+
+    trials: list[dict[str, Any]]
+    kept: dict[str, str]
+
+
+def read_search(engine: Engine, study: Study) -> SearchRecord | None:
+    """The search of ``study`` from its results folder, its kept batches imported into
+    ``engine``; None when the study has no search or its trials were never saved."""
+    from storage.archive import ArchiveError, import_batch
+
+    path = trials_file(study)
+    if study.tune is None or not path.is_file():
+        return None
+    line = header_line(study.text, TopKey.TUNE, 0) or 1
+    try:
+        trials = json.loads(path.read_text(encoding="utf-8"))["trials"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise StudyError(study.path, line, "tune", f"{path} cannot be read: {exc}") from None
+    kept = {}
+    for folder in sorted(results_folder(study).glob(f"{KEPT_PREFIX}*")):
+        if not folder.is_dir():
+            continue
+        recover(folder)
+        if not has_results(folder):
+            continue
+        try:
+            summary = import_batch(engine, folder)
+        except ArchiveError as exc:
+            raise StudyError(study.path, line, "tune", f"{folder}: {exc}") from None
+        kept[folder.name.removeprefix(KEPT_PREFIX)] = summary.batch_id
+    return SearchRecord(trials, kept)
+
+
+def search_input(engine: Engine, study: Study) -> SearchInput | None:
+    """What the study's page shows of its search (:func:`read_search`), or None."""
+    from workers.studies.tuning import parse_tune
+
+    record = read_search(engine, study)
+    if record is None:
+        return None
+    spec = parse_tune(study)
+    return SearchInput(record.trials, record.kept, spec.option, spec.screen_agents)
