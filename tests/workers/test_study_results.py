@@ -28,7 +28,14 @@ from storage.settings import Settings
 from workers.chunks import run_chunk
 from workers.play import build_game
 from workers.studies.plan import plan_study
-from workers.studies.results import Checkpoints, batch_folder, recover, restore, save
+from workers.studies.results import (
+    Checkpoints,
+    batch_folder,
+    exporter,
+    recover,
+    restore,
+    save,
+)
 from workers.studies.runner import StudyRun, run_here
 from workers.verify import verify_batch
 
@@ -134,8 +141,7 @@ def test_checkpoints_save_on_their_interval_and_when_asked(
     now = [100.0]
     saves: list[int] = []
     points = Checkpoints(
-        get_engine(url),
-        batch_id,
+        exporter(get_engine(url), batch_id),
         folder,
         every=300.0,
         clock=lambda: now[0],
