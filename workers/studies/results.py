@@ -2,9 +2,11 @@
 archive folder (``storage.archive``) per batch, so that a study outlives any database.
 
 ``study run`` brings what is there into the database before it decides what is missing
-(:func:`restore`), and saves each batch as it plays (:class:`Checkpoints`): every few minutes,
-when the batch ends and on Ctrl-C, so a study stopped anywhere goes on elsewhere from the files
-alone. ``study report`` and ``study verify`` read them into a database of their own
+(:func:`restore`; on a server, :func:`restore_to` uploads what the server lacks), and saves
+each batch as it plays (:class:`Checkpoints`; :class:`Keeper` for the batches a server plays):
+every few minutes, when the batch ends and on Ctrl-C, so a study stopped anywhere goes on
+elsewhere from the files alone. A save takes what fetches the batch (:data:`Fetch`): an export
+from this database, or a download from the server. ``study report`` and ``study verify`` read them into a database of their own
 (:func:`throwaway_engine`).
 
 A save never leaves a folder half-written: the batch is exported beside its folder
