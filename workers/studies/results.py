@@ -6,8 +6,8 @@ archive folder (``storage.archive``) per batch, so that a study outlives any dat
 each batch as it plays (:class:`Checkpoints`; :class:`Keeper` for the batches a server plays):
 every few minutes, when the batch ends and on Ctrl-C, so a study stopped anywhere goes on
 elsewhere from the files alone. A save takes what fetches the batch (:data:`Fetch`): an export
-from this database, or a download from the server. ``study report`` and ``study verify`` read them into a database of their own
-(:func:`throwaway_engine`).
+from this database, or a download from the server. ``study report`` and ``study verify`` read
+them into a database of their own (:func:`throwaway_engine`).
 
 A save never leaves a folder half-written: the batch is exported beside its folder
 (``.<batch>.new``), the old folder moved aside (``.<batch>.old``) and the new one moved in, then
