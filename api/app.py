@@ -11,7 +11,7 @@ import sys
 
 from fastapi import FastAPI
 
-from api import routes_batches, routes_games, routes_reports, web
+from api import routes_archives, routes_batches, routes_games, routes_reports, web
 from api.errors import install_error_handlers
 from api.lifespan import lifespan
 from api.middleware import BodyLimit, SameOrigin
@@ -36,6 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.dispatcher = make_dispatcher(settings, local_command=PLAYTESTER_COMMAND)
     install_error_handlers(app, wrap=as_pages)
+    app.include_router(routes_archives.router)
     app.include_router(routes_batches.router)
     app.include_router(routes_games.router)
     app.include_router(routes_reports.router)

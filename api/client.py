@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,6 +34,19 @@ class ServiceError(RuntimeError):
     def transient(self) -> bool:
         """True when trying again later may succeed (no answer, or a 502/503/504)."""
         return self.status is None or self.status in TRANSIENT_STATUS
+
+
+def _refusal(response: httpx.Response) -> ServiceError:
+    """The error an answer of 400 or more stands for, with the server's message and field."""
+    try:
+        body = response.json()
+        message = str(body.get("message") or body.get("detail") or response.text)
+        field = body.get("field")
+    except ValueError:
+        message, field = response.text.strip() or response.reason_phrase, None
+    if response.status_code == 401:
+        message += " (set API_KEY or pass --api-key)"
+    return ServiceError(message, status=response.status_code, field=field)
 
 
 def new_idempotency_key() -> str:
@@ -73,15 +88,7 @@ class ServiceClient:
         except httpx.HTTPError as exc:
             raise ServiceError(f"cannot reach {self.server}: {exc}") from exc
         if response.status_code >= 400:
-            try:
-                body = response.json()
-                message = str(body.get("message") or body.get("detail") or response.text)
-                field = body.get("field")
-            except ValueError:
-                message, field = response.text.strip() or response.reason_phrase, None
-            if response.status_code == 401:
-                message += " (set API_KEY or pass --api-key)"
-            raise ServiceError(message, status=response.status_code, field=field)
+            raise _refusal(response)
         if response.headers.get("content-type", "").startswith("application/json"):
             return response.json()
         return response.text
@@ -138,6 +145,45 @@ class ServiceClient:
     def compare(self, batch_a: str, batch_b: str) -> Any:
         """GET /compare?a=…&b=…: the differences a − b."""
         return self._call("GET", "/compare", params={"a": batch_a, "b": batch_b})
+
+    def archive(self, batch_id: str, folder: Path, *, moves: bool = True) -> None:
+        """GET /batches/{id}/archive, unpacked into ``folder`` (a new one) under the checks a
+        server makes of an upload (``storage.archive.zipped.unpack``); the zip is spooled to a
+        temporary file on the way, never held in memory."""
+        from storage.archive.zipped import unpack
+
+        path = f"/batches/{batch_id}/archive"
+        with tempfile.TemporaryFile() as spool:
+            try:
+                params = {"moves": str(moves).lower()}
+                with self.http.stream("GET", path, params=params) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        raise _refusal(response)
+                    for piece in response.iter_bytes():
+                        spool.write(piece)
+            except httpx.HTTPError as exc:
+                raise ServiceError(f"cannot reach {self.server}: {exc}") from exc
+            spool.seek(0)
+            unpack(spool, folder)
+
+    def import_archive(self, folder: Path, *, idempotency_key: str | None = None) -> dict[str, Any]:
+        """POST /batches/import: the archive folder ``folder`` sent as a zip (built in a
+        temporary file); what the import did. With ``idempotency_key``, a later ``submit`` with
+        that key and a body planning the same batch answers with it."""
+        from storage.archive.zipped import pack
+
+        with tempfile.TemporaryFile() as spool:
+            pack(folder, spool)
+            size = spool.tell()
+            spool.seek(0)
+            headers = {"Content-Type": "application/zip", "Content-Length": str(size)}
+            if idempotency_key is not None:
+                headers["Idempotency-Key"] = idempotency_key
+            result: dict[str, Any] = self._call(
+                "POST", "/batches/import", content=spool, headers=headers
+            )
+        return result
 
     def games(self) -> list[dict[str, Any]]:
         """GET /games: the server's games and agents, budgets capped at its limits."""

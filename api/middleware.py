@@ -11,6 +11,13 @@ from api.errors import error_response
 
 MAX_BODY_BYTES = 64 * 1024
 """Largest request body accepted; a batch request is a few hundred bytes."""
+MAX_ARCHIVE_BYTES = 256 * 1024 * 1024
+"""Largest body of ``POST /batches/import``: a batch archive as a zip (about 200 bytes a match
+with its moves, so a batch of a million matches)."""
+ROUTE_LIMITS = {"/batches/import": MAX_ARCHIVE_BYTES}
+"""Routes that take more than ``MAX_BODY_BYTES``. Their bodies must declare their length
+(``Content-Length``): nothing is held in memory to count them, and the server reads no more
+than the length declared."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -20,19 +27,32 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class BodyLimit:
-    """Reject request bodies over ``limit`` bytes with a 413 naming ``body``, before parsing."""
+    """Reject request bodies over ``limit`` bytes (over ``routes[path]`` for the routes named
+    there) with a 413 naming ``body``, before parsing."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, limit: int = MAX_BODY_BYTES, routes: dict[str, int] | None = None
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.routes = ROUTE_LIMITS if routes is None else routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await self._reject(scope, receive, send)
+        path = str(scope.get("path", ""))
+        route = path.removeprefix(str(scope.get("root_path", ""))) or path
+        limit = self.routes.get(route, self.limit)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await self._reject(scope, receive, send, limit)
+            return
+        if route in self.routes and declared is None and scope.get("method") != "GET":
+            response = error_response(
+                411, f"send the body with a Content-Length (at most {limit} bytes)", "body"
+            )
+            await response(scope, receive, send)
             return
         # Bodies sent without a length (chunked) are read up to the limit first.
         messages: list[Message] = []
@@ -43,7 +63,7 @@ class BodyLimit:
                 messages.append(message)
                 size += len(message.get("body", b""))
                 if size > self.limit:
-                    await self._reject(scope, receive, send)
+                    await self._reject(scope, receive, send, self.limit)
                     return
                 if message["type"] != "http.request" or not message.get("more_body"):
                     break
@@ -55,9 +75,9 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _reject(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         response = error_response(
-            413, f"request body is larger than {self.limit} bytes; send a smaller one", "body"
+            413, f"request body is larger than {limit} bytes; send a smaller one", "body"
         )
         await response(scope, receive, send)
 

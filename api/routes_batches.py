@@ -42,6 +42,7 @@ from storage.queries import StoredMatch, find_match, list_matches
 from storage.records import split_moves
 from storage.settings import Settings
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
+from workers.studies.plan import definition_key
 
 router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
 
@@ -161,7 +162,8 @@ def submit_batch(
 ) -> BatchPublic | JSONResponse:
     """Validate, then store the batch and its start request in one transaction, then hand it
     to the workers (202). If the broker is down the answer is the same: the sweeper starts the
-    batch when the broker is back.
+    batch when the broker is back. An ``Idempotency-Key`` seen before answers with its batch
+    when the body is the same, or plans the same batch as an archive imported with that key.
 
     The work done here does not depend on the number of matches: no row and no task is
     created per match; chunks are queued progressively by the workers.
@@ -173,6 +175,7 @@ def submit_batch(
             scope=key_scope(settings.api_key),
             key=idempotency_key,
             fingerprint=fingerprint(body.model_dump(mode="json")),
+            definition=definition_key(plan),
         )
     try:
         stored = submissions.submit_batch(engine, plan=plan, idempotency=keyed)

@@ -42,11 +42,18 @@ class IdempotencyConflictError(ValueError):
 
 @dataclass(frozen=True)
 class Idempotency:
-    """A client's key for one submission: ``scope`` (whose key), ``key``, request digest."""
+    """A client's key for one submission: ``scope`` (whose key), ``key``, request digest.
+
+    ``definition``: a digest of the batch the request plans (the study content key's,
+    ``workers.studies.plan.definition_key``). A key remembered for an imported batch
+    (:func:`remember_submission`, which has no request body to digest) holds that digest
+    instead, and takes any body that plans the same batch.
+    """
 
     scope: str
     key: str
     fingerprint: str
+    definition: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ def earlier_submission(engine: Engine, idem: Idempotency) -> Submission | None:
         ).first()
     if row is None:
         return None
-    if row.fingerprint != idem.fingerprint:
+    if row.fingerprint not in {idem.fingerprint, idem.definition}:
         raise IdempotencyConflictError(
             f"Idempotency-Key {idem.key!r} was already used for batch {row.batch_id} with a "
             "different request body; send a new key for a new batch"
@@ -170,6 +177,17 @@ def submit_batch(
             raise
         return earlier
     return Submission(batch, created=True)
+
+
+def request_start(engine: Engine, batch_id: str) -> None:
+    """Store a start request for a batch stored without one (an imported batch to finish
+    here), unless it has one already."""
+    with engine.begin() as conn:
+        waiting = conn.execute(
+            select(OUTBOX.c.batch_id).where(OUTBOX.c.batch_id == batch_id)
+        ).first()
+        if waiting is None:
+            conn.execute(OUTBOX.insert().values(batch_id=batch_id, created_at=utcnow()))
 
 
 def pending_starts(engine: Engine, *, limit: int = 100) -> list[str]:

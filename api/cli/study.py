@@ -32,18 +32,21 @@ from engines.core import OptionError
 from storage import crud
 from storage.queries import play_seconds
 from workers.studies.plan import PlannedBatch, check_on_server, plan_study
-from workers.studies.remote import find_on_service, run_on_service
+from workers.studies.remote import OnService, archive_fetch, find_on_service, run_on_service
 from workers.studies.results import (
     CHECKPOINT_MINUTES,
     Checkpoints,
+    Keeper,
     batch_folder,
+    exporter,
     has_results,
     restore,
+    restore_to,
     results_folder,
     save,
     throwaway_engine,
 )
-from workers.studies.runner import StudyRun, find_here, run_here
+from workers.studies.runner import Restored, StudyRun, find_here, run_here
 from workers.studies.tune_results import search_input
 
 if TYPE_CHECKING:
@@ -205,15 +208,16 @@ def run(
 ) -> None:
     """Run a study's batches (here, or on a server with --service), reusing those that ran.
 
-    Here, the results go to studies/results/<study>/<batch>/ as they are played (partial
-    batches too), and what is there is imported first: a study stopped anywhere goes on from
-    those files, on this machine or another, with a new database.
+    The results go to studies/results/<study>/<batch>/ as they are played (partial batches
+    too), and what is there is brought in first (imported here; with --service, uploaded to
+    a server that lacks the batch): a study stopped anywhere goes on from those files, on this
+    machine, another or a server, with a new database.
     """
     study, planned = _load(path, db)
     if service is None:
         runs = _run_here(study, planned, path, workers, checkpoint * 60, moves, db)
     else:
-        runs = _run_on_service(study, planned, service, api_key)
+        runs = _run_on_service(study, planned, path, service, api_key, checkpoint * 60, moves)
     failed = [r for r in runs if r.status != "done"]
     out.print(
         f"study {study.name}: {len(runs)} batches, "
@@ -246,27 +250,18 @@ def _run_here(
         if workers is not None and workers < 1:
             raise OptionError("--workers must be at least 1", field="workers")
         engine = open_db(db)
-        for got in restore(engine, study, planned):
-            err.print(
-                f"{got.name}: batch [bold]{got.batch_id}[/bold] read from its results "
-                f"({got.matches_added:,} matches added, {got.status})",
-                highlight=False,
-            )
+        _restored(restore(engine, study, planned), "read from its results")
 
         def play(run: StudyRun) -> None:
             folder = batch_folder(study, run.name)
             points = Checkpoints(
-                engine, run.batch_id, folder, every=every, moves=moves, saved=_saved
+                exporter(engine, run.batch_id, moves=moves), folder, every=every, saved=_saved
             )
             try:
                 progress_runner(run.batch_id, workers, db, also=points.tick)
             except KeyboardInterrupt:
                 points.save()
-                err.print(
-                    f"\ninterrupted; results saved in {results_folder(study)}. Continue "
-                    f"(here or elsewhere) with:\n  playtester study run {shlex.quote(str(path))}"
-                )
-                raise typer.Exit(130) from None
+                _interrupted(study, path, None)
             points.save()
 
         runs = run_here(engine, planned, play=play, announce=_announce)
@@ -277,30 +272,70 @@ def _run_here(
         return runs
 
 
+def _restored(restored: list[Restored], how: str) -> None:
+    for got in restored:
+        err.print(
+            f"{got.name}: batch [bold]{got.batch_id}[/bold] {how} "
+            f"({got.matches_added:,} matches added, {got.status})",
+            highlight=False,
+        )
+
+
+def _interrupted(study: Study, path: Path, service: str | None) -> None:
+    where = f" --service {shlex.quote(service)}" if service else ""
+    playing = " (the server goes on playing)" if service else ""
+    err.print(
+        f"\ninterrupted; results saved in {results_folder(study)}{playing}. Continue "
+        f"(here or elsewhere) with:\n  playtester study run {shlex.quote(str(path))}{where}"
+    )
+    raise typer.Exit(130)
+
+
 def _run_on_service(
-    study: Study, planned: list[PlannedBatch], service: str, api_key: str | None
+    study: Study,
+    planned: list[PlannedBatch],
+    path: Path,
+    service: str,
+    api_key: str | None,
+    every: float,
+    moves: bool,
 ) -> list[StudyRun]:
+    """The study on a server: its batches checked there, the results folders of the batches
+    it lacks uploaded, the batches submitted and watched, and each saved to its folder as it
+    plays (every ``every`` seconds, when it ends, on Ctrl-C)."""
+    from storage.archive import ArchiveError
+
     with client_for(service, api_key) as client:
         try:
             with user_errors():
                 check_on_server(study, planned, client)
+                _restored(restore_to(OnService(client), study, planned), "sent from its results")
+            keeper = Keeper(study, archive_fetch(client, moves=moves), every=every, saved=_saved)
             columns = (
                 TextColumn("[bold]matches"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
             )
-            with Progress(*columns, console=err) as bar:
+            with user_errors(), Progress(*columns, console=err) as bar:
                 task = bar.add_task("matches", total=sum(p.plan.matches for p in planned))
-                return run_on_service(
-                    client,
-                    planned,
-                    progress=lambda done, _total: bar.update(task, completed=done),
-                    announce=_announce,
-                )
+                try:
+                    return run_on_service(
+                        client,
+                        planned,
+                        progress=lambda done, _total: bar.update(task, completed=done),
+                        announce=_announce,
+                        polled=keeper.polled,
+                    )
+                except KeyboardInterrupt:
+                    bar.stop()
+                    keeper.save_all()
+                    _interrupted(study, path, service)
         except ServiceError as exc:
             service_error(exc)
-            raise AssertionError("unreachable") from exc
+        except ArchiveError as exc:
+            fail(f"a batch's archive from {service} was not saved: {exc}")
+        raise AssertionError("unreachable")
 
 
 @app.command("report")

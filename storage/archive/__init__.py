@@ -4,12 +4,14 @@ JSON manifest; ``import_batch`` merges such a folder into a database, idempotent
 
 - ``layout``: the folder's files, the format version, the Parquet schemas and writer options;
 - ``dump``: ``export_batch``;
-- ``load``: ``read_archive`` and ``import_batch``.
+- ``load``: ``read_archive``, ``describe`` and ``import_batch``;
+- ``zipped``: a folder as one zip (``pack``) and a zip from elsewhere checked and unpacked
+  (``unpack``), for HTTP.
 """
 
 from storage.archive.dump import ExportSummary, export_batch
 from storage.archive.layout import FORMAT, MANIFEST, VERSION, ArchiveError
-from storage.archive.load import Archive, ImportSummary, import_batch, read_archive
+from storage.archive.load import Archive, ImportSummary, describe, import_batch, read_archive
 
 __all__ = [
     "FORMAT",
@@ -19,6 +21,7 @@ __all__ = [
     "ArchiveError",
     "ExportSummary",
     "ImportSummary",
+    "describe",
     "export_batch",
     "import_batch",
     "read_archive",

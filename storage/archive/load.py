@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, DateTime, Engine, bindparam, func, insert, select, update
 
+from storage.archive.dump import ExportSummary
 from storage.archive.layout import (
     CHUNKS,
     FORMAT,
@@ -122,6 +123,22 @@ def read_archive(folder: Path) -> Archive:
     return archive
 
 
+def describe(folder: Path) -> ExportSummary:
+    """What the archive folder ``folder`` holds, read and checked whole (``ArchiveError``
+    otherwise), as ``export_batch`` would have said when it wrote it."""
+    archive = read_archive(folder)
+    size = sum((folder / name).stat().st_size for name in (*TABLE_FILES, MANIFEST))
+    return ExportSummary(
+        batch_id=archive.batch_id,
+        path=folder,
+        chunks=len(archive.chunks["start"]),
+        matches=len(archive.matches["match_index"]),
+        seats=len(archive.seats["match_index"]),
+        moves=archive.moves,
+        bytes=size,
+    )
+
+
 def _manifest(folder: Path) -> dict[str, Any]:
     path = folder / MANIFEST
     try:
@@ -208,15 +225,16 @@ def _definition_differs(stored: dict[str, Any], archive: Archive) -> list[str]:
     return [name for name in DEFINITION if not _same(stored[name], archive.batch[name])]
 
 
-def import_batch(engine: Engine, folder: Path) -> ImportSummary:
-    """Merge the archive in ``folder`` into the database, in one transaction.
+def import_batch(engine: Engine, folder: Path, *, archive: Archive | None = None) -> ImportSummary:
+    """Merge the archive in ``folder`` into the database, in one transaction (``archive``:
+    the folder as ``read_archive`` read it already).
 
     Refused with ``ArchiveError`` (and nothing written) when the database holds a batch with
     this id but a different definition. The batch's state (status, finish time, stop
     decision) is the archive's when the batch is new here, or when the archive's batch is
     finished, the database's is not, and every chunk of the archive is now covered.
     """
-    archive = read_archive(folder)
+    archive = archive or read_archive(folder)
     batch_id = archive.batch_id
     with engine.begin() as conn:
         # Chunk writers of this batch lock its row too (``write_chunk``), so the overlap

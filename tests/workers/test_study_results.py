@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from api_support import client_for, make_api
 from repo_paths import REPO
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -28,7 +29,15 @@ from storage.settings import Settings
 from workers.chunks import run_chunk
 from workers.play import build_game
 from workers.studies.plan import plan_study
-from workers.studies.results import Checkpoints, batch_folder, recover, restore, save
+from workers.studies.results import (
+    Checkpoints,
+    Keeper,
+    batch_folder,
+    exporter,
+    recover,
+    restore,
+    save,
+)
 from workers.studies.runner import StudyRun, run_here
 from workers.verify import verify_batch
 
@@ -134,8 +143,7 @@ def test_checkpoints_save_on_their_interval_and_when_asked(
     now = [100.0]
     saves: list[int] = []
     points = Checkpoints(
-        get_engine(url),
-        batch_id,
+        exporter(get_engine(url), batch_id),
         folder,
         every=300.0,
         clock=lambda: now[0],
@@ -223,6 +231,80 @@ def test_study_verify_finds_a_changed_move_in_the_files(study_path: Path, tmp_pa
     result = runner.invoke(app, ["study", "verify", str(study_path), "--sample", "12"])
     assert result.exit_code == 1
     assert "match 7: moves at ply 4 differs" in " ".join(result.output.split())
+
+
+def test_a_server_given_the_results_reports_them_and_plays_nothing(
+    study_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import api.cli.study as study_cli
+    from analysis.report import build_report
+    from api.client import ServiceClient
+
+    url = url_in(tmp_path, "a")
+    result = runner.invoke(app, ["study", "run", str(study_path), "--db", url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    folder = batch_folder(load_study(study_path), "random")
+    batch_id = read_archive(folder).batch_id
+    saved = {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    # A server with a fresh database, which plays nothing (its dispatcher only records).
+    server, dispatcher = make_api(url_in(tmp_path, "server"))
+    monkeypatch.setattr(
+        study_cli,
+        "client_for",
+        lambda s, key: ServiceClient(s, api_key=key, http=client_for(server)),
+    )
+    command = ["study", "run", str(study_path), "--service", "http://playtester.test"]
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert f"random: batch {batch_id} sent from its results (12 matches added, done)" in (
+        result.output
+    )
+    assert f"random: batch {batch_id} (sent, done)" in result.output
+    assert dispatcher.started == []
+    assert client_for(server).get(f"/batches/{batch_id}/report").json() == json.loads(
+        json.dumps(build_report(get_engine(url), batch_id))
+    )
+    # Finished in its folder already: nothing saved again, nothing sent on a second run.
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == saved
+    again = runner.invoke(app, command)
+    assert again.exit_code == 0, again.output
+    assert "sent from its results" not in again.output
+
+
+def test_a_batch_watched_on_a_server_is_saved_on_its_interval_when_done_and_on_ctrl_c(
+    study_path: Path, tmp_path: Path
+) -> None:
+    url = url_in(tmp_path, "a")
+    batch_id, folder = played_first(study_path, url, 2)
+    shutil.rmtree(folder)
+    study = load_study(study_path)
+    now = [0.0]
+    saves: list[int] = []
+    keeper = Keeper(
+        study,
+        lambda b: exporter(get_engine(url), b),
+        every=300.0,
+        clock=lambda: now[0],
+        saved=lambda s: saves.append(s.matches),
+    )
+    playing = [StudyRun("random", batch_id, None, "running")]
+    keeper.polled(playing)
+    now[0] = 299.0
+    keeper.polled(playing)
+    assert saves == [] and not folder.exists()
+    now[0] = 300.0
+    keeper.polled(playing)
+    assert saves == [2]
+    run_chunk(batch_id, 2, 5, database_url=url)
+    keeper.save_all()  # Ctrl-C
+    assert saves == [2, 5] and len(read_archive(folder).matches["match_index"]) == 5
+    run_chunk(batch_id, 5, 12, database_url=url)
+    done = [StudyRun("random", batch_id, None, "done")]
+    keeper.polled(done)
+    keeper.polled(done)
+    keeper.save_all()
+    assert saves == [2, 5, 12] and read_archive(folder).batch["status"] == "done"
 
 
 def committed_batches() -> list[Path]:

@@ -15,8 +15,8 @@ from repo_paths import DATA
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
-from analysis.studies.definition import StudyError, load_study
 from analysis.report import build_report
+from analysis.studies.definition import StudyError, load_study
 from api.cli import app
 from engines.alveoles.layouts import CLASSIC
 from storage.db import ensure_schema, get_engine

@@ -2,10 +2,12 @@
 archive folder (``storage.archive``) per batch, so that a study outlives any database.
 
 ``study run`` brings what is there into the database before it decides what is missing
-(:func:`restore`), and saves each batch as it plays (:class:`Checkpoints`): every few minutes,
-when the batch ends and on Ctrl-C, so a study stopped anywhere goes on elsewhere from the files
-alone. ``study report`` and ``study verify`` read them into a database of their own
-(:func:`throwaway_engine`).
+(:func:`restore`; on a server, :func:`restore_to` uploads what the server lacks), and saves
+each batch as it plays (:class:`Checkpoints`; :class:`Keeper` for the batches a server plays):
+every few minutes, when the batch ends and on Ctrl-C, so a study stopped anywhere goes on
+elsewhere from the files alone. A save takes what fetches the batch (:data:`Fetch`): an export
+from this database, or a download from the server. ``study report`` and ``study verify`` read
+them into a database of their own (:func:`throwaway_engine`).
 
 A save never leaves a folder half-written: the batch is exported beside its folder
 (``.<batch>.new``), the old folder moved aside (``.<batch>.old``) and the new one moved in, then
@@ -15,27 +17,28 @@ a whole folder: the new one if its export was complete, else the old one.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Engine
 
 from analysis.studies.definition import Study, StudyError
 from storage.db import dispose_engine, get_engine, upgrade
-from storage.models import BatchBase, BatchPlan
+from storage.models import BatchBase, BatchPlan, BatchStatus
 from storage.submissions import batch_for_key, remember_submission
 from workers.studies.plan import PlannedBatch, definition_key
-from workers.studies.runner import LOCAL_SCOPE, idempotency
+from workers.studies.runner import LOCAL_SCOPE, Restored, StudyRun, idempotency
 
 if TYPE_CHECKING:
-    from storage.archive import ExportSummary
+    from storage.archive import Archive, ExportSummary
 
 # storage.archive is imported where it is used: it loads pyarrow, which the command line
 # should not pay for on every command.
@@ -94,13 +97,25 @@ def recover(folder: Path) -> None:
             shutil.rmtree(leftover)
 
 
-def save(engine: Engine, batch_id: str, folder: Path, *, moves: bool = True) -> ExportSummary:
-    """Export batch ``batch_id`` to ``folder``, replacing what it held in whole or not at all."""
+Fetch = Callable[[Path], "ExportSummary"]
+"""Writes one batch's archive into the folder it is given (new, beside the batch's results
+folder) and says what it wrote: an export from this database (:func:`exporter`), or a download
+from a server."""
+
+
+def exporter(engine: Engine, batch_id: str, *, moves: bool = True) -> Fetch:
+    """Fetch batch ``batch_id`` by exporting it from ``engine``'s database."""
     from storage.archive import export_batch
 
+    return lambda folder: export_batch(engine, batch_id, folder, moves=moves)
+
+
+def keep(fetch: Fetch, folder: Path) -> ExportSummary:
+    """Replace what ``folder`` holds by what ``fetch`` writes, in whole or not at all (see the
+    module docstring)."""
     recover(folder)
     staged = _staged(folder)
-    summary = export_batch(engine, batch_id, staged, moves=moves)
+    summary = fetch(staged)
     if folder.exists():
         os.replace(folder, _old(folder))
     os.replace(staged, folder)
@@ -109,23 +124,26 @@ def save(engine: Engine, batch_id: str, folder: Path, *, moves: bool = True) -> 
     return replace(summary, path=folder)
 
 
+def save(engine: Engine, batch_id: str, folder: Path, *, moves: bool = True) -> ExportSummary:
+    """Export batch ``batch_id`` to ``folder``, replacing what it held in whole or not at all."""
+    return keep(exporter(engine, batch_id, moves=moves), folder)
+
+
 class Checkpoints:
-    """Saves one playing batch every ``every`` seconds (``tick`` after each chunk) and when
-    asked (``save``: at its end, on Ctrl-C)."""
+    """Saves one playing batch, fetched by ``fetch``, every ``every`` seconds (``tick`` after
+    each chunk or look at it) and when asked (``save``: at its end, on Ctrl-C)."""
 
     def __init__(
         self,
-        engine: Engine,
-        batch_id: str,
+        fetch: Fetch,
         folder: Path,
         *,
         every: float,
-        moves: bool = True,
         clock: Callable[[], float] = time.monotonic,
         saved: Callable[[ExportSummary], None] = lambda _s: None,
     ) -> None:
-        self.engine, self.batch_id, self.folder = engine, batch_id, folder
-        self.every, self.moves, self.clock, self.saved = every, moves, clock, saved
+        self.fetch, self.folder = fetch, folder
+        self.every, self.clock, self.saved = every, clock, saved
         self.last = clock()
 
     def tick(self, _progress: Any = None) -> None:
@@ -133,32 +151,131 @@ class Checkpoints:
             self.save()
 
     def save(self) -> ExportSummary:
-        summary = save(self.engine, self.batch_id, self.folder, moves=self.moves)
+        summary = keep(self.fetch, self.folder)
         self.last = self.clock()
         self.saved(summary)
         return summary
 
 
-@dataclass(frozen=True)
-class Restored:
-    """A study batch brought in from its results folder: what the import added."""
+def holds_finished(folder: Path, batch_id: str) -> bool:
+    """True when ``folder`` holds batch ``batch_id`` saved once it had finished (its manifest
+    says so): nothing a later save could add."""
+    from storage.archive import MANIFEST
 
-    name: str
-    batch_id: str
-    matches_added: int
-    status: str
+    try:
+        batch = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["batch"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return batch.get("id") == batch_id and batch.get("status") in BatchStatus.FINISHED
+
+
+class Keeper:
+    """Keeps the batches of a study played elsewhere (on a server) in their results folders
+    as they are watched: ``polled`` after each look saves a batch every ``every`` seconds and
+    once when it has finished; ``save_all`` (on Ctrl-C) saves every unfinished one now.
+    ``fetch(batch_id)`` fetches a batch."""
+
+    def __init__(
+        self,
+        study: Study,
+        fetch: Callable[[str], Fetch],
+        *,
+        every: float,
+        clock: Callable[[], float] = time.monotonic,
+        saved: Callable[[ExportSummary], None] = lambda _s: None,
+    ) -> None:
+        self.study, self.fetch = study, fetch
+        self.every, self.clock, self.saved = every, clock, saved
+        self.points: dict[str, Checkpoints] = {}
+        self.kept: set[str] = set()
+        """Batches saved finished (or found so in their folder)."""
+
+    def _points(self, run: StudyRun) -> Checkpoints:
+        points = self.points.get(run.name)
+        if points is None:
+            fetch, folder = self.fetch(run.batch_id), batch_folder(self.study, run.name)
+            points = Checkpoints(
+                fetch, folder, every=self.every, clock=self.clock, saved=self.saved
+            )
+            self.points[run.name] = points
+        return points
+
+    def polled(self, runs: Sequence[StudyRun]) -> None:
+        for run in runs:
+            if run.name in self.kept:
+                continue
+            points = self._points(run)
+            if run.status not in BatchStatus.FINISHED:
+                points.tick()
+                continue
+            if not holds_finished(points.folder, run.batch_id):
+                points.save()
+            self.kept.add(run.name)
+
+    def save_all(self) -> None:
+        for name, points in self.points.items():
+            if name not in self.kept:
+                points.save()
 
 
 def _plan_of(batch: dict[str, Any]) -> BatchPlan:
     return BatchPlan(**{name: batch[name] for name in BatchBase.model_fields})
 
 
+class Destination(Protocol):
+    """Where :func:`restore_to` brings a study's results: this database (:class:`Here`) or a
+    server (``workers.studies.remote.OnService``)."""
+
+    merges: bool
+    """Whether a folder is brought in again when the destination holds its batch already
+    (merging what the folder has more); else it is left alone."""
+    where: str
+    """How a refusal names the destination (``this database``)."""
+
+    def held(self, p: PlannedBatch) -> str | None:
+        """The id of the batch the key of ``p`` names there, if any."""
+        ...
+
+    def bring(self, p: PlannedBatch, folder: Path, archive: Archive) -> Restored:
+        """Import ``folder`` (read as ``archive``) so that the key of ``p`` finds it."""
+        ...
+
+
+class Here:
+    """This database as a :class:`Destination`: the folder is imported, its key remembered."""
+
+    merges = True
+    where = "this database"
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def held(self, p: PlannedBatch) -> str | None:
+        batch = batch_for_key(self.engine, LOCAL_SCOPE, p.key)
+        return None if batch is None else batch.id
+
+    def bring(self, p: PlannedBatch, folder: Path, archive: Archive) -> Restored:
+        from storage.archive import import_batch
+
+        summary = import_batch(self.engine, folder, archive=archive)
+        remember_submission(self.engine, idempotency(p), summary.batch_id)
+        return Restored(p.batch.name, summary.batch_id, summary.matches_added, summary.status)
+
+
 def restore(engine: Engine, study: Study, planned: Sequence[PlannedBatch]) -> list[Restored]:
     """Import every batch of ``study`` that has a results folder into ``engine``'s database,
-    where ``study run`` then finds it by its key. Refused (``StudyError`` at the batch's line,
-    nothing imported for it) when the folder holds another definition of the batch, or the
-    database already holds another batch for it."""
-    from storage.archive import ArchiveError, import_batch
+    where ``study run`` then finds it by its key (:func:`restore_to` :class:`Here`)."""
+    return restore_to(Here(engine), study, planned)
+
+
+def restore_to(
+    destination: Destination, study: Study, planned: Sequence[PlannedBatch]
+) -> list[Restored]:
+    """Bring every batch of ``study`` that has a results folder to ``destination``, where
+    ``study run`` then finds it by its key. Refused (``StudyError`` at the batch's line,
+    nothing brought for it) when the folder holds another definition of the batch, or the
+    destination already holds another batch for it."""
+    from storage.archive import ArchiveError
     from storage.archive import read_archive as read_folder
 
     restored = []
@@ -179,24 +296,22 @@ def restore(engine: Engine, study: Study, planned: Sequence[PlannedBatch]) -> li
                 f"{folder} holds batch {archive.batch_id}, played from another definition of "
                 "this batch; move that folder away to play the batch anew",
             )
-        key = idempotency(p)
-        held = batch_for_key(engine, LOCAL_SCOPE, key.key)
-        if held is not None and held.id != archive.batch_id:
+        held = destination.held(p)
+        if held is not None and held != archive.batch_id:
             raise StudyError(
                 study.path,
                 p.batch.line,
                 p.batch.name,
-                f"this database holds batch {held.id} for it but {folder} holds batch "
-                f"{archive.batch_id}; use another database (--db) to go on from the files",
+                f"{destination.where} holds batch {held} for it but {folder} holds batch "
+                f"{archive.batch_id}; use another database (--db) or server to go on from "
+                "the files",
             )
+        if held is not None and not destination.merges:
+            continue
         try:
-            summary = import_batch(engine, folder)
+            restored.append(destination.bring(p, folder, archive))
         except ArchiveError as exc:
             raise StudyError(study.path, p.batch.line, p.batch.name, str(exc)) from None
-        remember_submission(engine, key, summary.batch_id)
-        restored.append(
-            Restored(p.batch.name, summary.batch_id, summary.matches_added, summary.status)
-        )
     return restored
 
 

@@ -35,6 +35,16 @@ class StudyRun:
     status: str
 
 
+@dataclass(frozen=True)
+class Restored:
+    """A study batch brought in from its results folder: what the import added."""
+
+    name: str
+    batch_id: str
+    matches_added: int
+    status: str
+
+
 def idempotency(p: PlannedBatch) -> Idempotency:
     """The key a study batch is stored under in a local database."""
     return Idempotency(scope=LOCAL_SCOPE, key=p.key, fingerprint=fingerprint(p.request))

@@ -28,6 +28,7 @@ from workers.studies.plan import PlannedBatch
 from workers.studies.results import (
     Checkpoints,
     batch_folder,
+    exporter,
     has_results,
     recover,
     restore,
@@ -152,7 +153,9 @@ class KeptBatches:
         if self.folder is None:
             self.inner_play(batch_id, progress)
             return
-        points = Checkpoints(self.engine, batch_id, self.folder, every=self.every, saved=self.saved)
+        points = Checkpoints(
+            exporter(self.engine, batch_id), self.folder, every=self.every, saved=self.saved
+        )
 
         def both(state: Any) -> None:
             progress(state)

@@ -1,0 +1,141 @@
+"""An archive folder as one zip file, for sending it over HTTP, and the checks that unpack a zip
+from someone else.
+
+A zip holds exactly the folder's files (``layout.TABLE_FILES`` and the manifest) at its top,
+stored as they are (the Parquet tables are compressed already), with fixed times, so packing a
+folder twice gives the same bytes. :func:`unpack` refuses anything else before it writes a
+byte: a file that is no zip, a member outside the folder (``../x``, ``/x``, ``a/b``), a member
+no archive holds, a repeated member, and members whose unpacked size passes ``max_bytes`` (a
+zip bomb), counted as they are written, whatever the zip declares.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from storage.archive.layout import MANIFEST, TABLE_FILES, ArchiveError
+
+MEMBERS = (MANIFEST, *TABLE_FILES)
+"""What an archive's zip holds, in the order it is packed."""
+MAX_UNPACKED_BYTES = 1 << 30
+"""Largest total size of an archive's files once unpacked (1 GiB): a zip that says or turns
+out to hold more is refused."""
+MAX_DECODED_BYTES = 1 << 30
+"""Largest total size of an archive's table data once decompressed, as the Parquet files
+declare it (1 GiB), checked before a table is read into memory."""
+_PIECE = 1 << 20
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def pack(folder: Path, target: IO[bytes]) -> None:
+    """Write the archive folder ``folder`` to ``target`` as a zip."""
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_STORED) as zipped:
+        for name in MEMBERS:
+            info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+            info.external_attr = 0o644 << 16
+            with (folder / name).open("rb") as source, zipped.open(info, "w") as sink:
+                shutil.copyfileobj(source, sink, _PIECE)
+
+
+def _outside(name: str) -> bool:
+    path = PurePosixPath(name.replace("\\", "/"))
+    return path.is_absolute() or len(path.parts) != 1 or ".." in path.parts or ":" in name
+
+
+def unpack(source: Path | IO[bytes], folder: Path, *, max_bytes: int = MAX_UNPACKED_BYTES) -> None:
+    """Check the zip ``source`` and write its files into ``folder`` (made if need be).
+
+    ``ArchiveError`` names what is wrong, and then ``folder`` holds none of the zip's files.
+    The files are not read here: ``read_archive`` checks them (after :func:`check_decoded`
+    when they come from someone else).
+    """
+    try:
+        zipped = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ArchiveError(f"the upload is not a zip file ({exc})") from None
+    with zipped:
+        infos = zipped.infolist()
+        names = [info.filename for info in infos]
+        for name in names:
+            if _outside(name):
+                raise ArchiveError(
+                    f"member {name[:120]!r} is a path outside the archive's folder; a batch "
+                    f"archive holds {', '.join(MEMBERS)} at its top"
+                )
+            if name not in MEMBERS:
+                raise ArchiveError(
+                    f"member {name[:120]!r} is not a file of a batch archive ({', '.join(MEMBERS)})"
+                )
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ArchiveError(f"member {repeated[0]!r} appears more than once")
+        missing = [name for name in MEMBERS if name not in names]
+        if missing:
+            raise ArchiveError(f"{missing[0]} is missing (a batch archive holds {len(MEMBERS)})")
+        declared = sum(info.file_size for info in infos)
+        if declared > max_bytes:
+            raise ArchiveError(
+                f"the archive unpacks to {declared:,} bytes; at most {max_bytes:,} are accepted"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            _extract(zipped, infos, folder, max_bytes)
+        except BaseException:
+            for name in MEMBERS:
+                (folder / name).unlink(missing_ok=True)
+            raise
+
+
+def _extract(
+    zipped: zipfile.ZipFile, infos: list[zipfile.ZipInfo], folder: Path, max_bytes: int
+) -> None:
+    written = 0
+    for info in infos:
+        try:
+            with zipped.open(info) as member, (folder / info.filename).open("wb") as sink:
+                while piece := member.read(_PIECE):
+                    written += len(piece)
+                    if written > max_bytes:
+                        raise ArchiveError(
+                            f"the archive unpacks to more than {max_bytes:,} bytes; refused"
+                        )
+                    sink.write(piece)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+            if isinstance(exc, ArchiveError):
+                raise
+            raise ArchiveError(f"member {info.filename!r} cannot be unpacked ({exc})") from None
+        except NotImplementedError as exc:
+            raise ArchiveError(f"member {info.filename!r}: {exc}") from None
+
+
+def check_decoded(folder: Path, *, max_bytes: int = MAX_DECODED_BYTES) -> None:
+    """Refuse tables that would decompress to more than ``max_bytes`` in memory, from what
+    their Parquet footers declare; a file with no readable footer is left for ``read_archive``
+    to refuse by name."""
+    total = 0
+    for name in TABLE_FILES:
+        try:
+            metadata = pq.ParquetFile(folder / name).metadata
+        except (pa.ArrowException, OSError):
+            continue
+        total += sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
+    if total > max_bytes:
+        raise ArchiveError(
+            f"the archive's tables decompress to {total:,} bytes; at most {max_bytes:,} are "
+            "accepted"
+        )
+
+
+def member_of(message: str, folder: Path) -> tuple[str, str | None]:
+    """An ``ArchiveError`` message about files unpacked in ``folder`` as the uploader sees it:
+    the file names without the folder, and the archive member it is about (None if none)."""
+    prefix = f"{folder}/"
+    member = next((name for name in MEMBERS if message.startswith(prefix + name)), None)
+    cleaned = message.replace(prefix, "").replace(str(folder), "the archive")
+    return cleaned, member
