@@ -370,7 +370,7 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
 def test_trials_of_another_search_are_refused_by_the_tune_table(tmp_path: Path) -> None:
     import optuna
 
-    from workers.studies.tune_results import restore_trials
+    from workers.studies.trials import restore_trials
 
     path = tmp_path / "t.toml"
     shutil.copy(TUNE, path)

@@ -200,7 +200,7 @@ def run_search(
     back into an empty storage first (:mod:`workers.studies.tune_results`)."""
     import optuna
 
-    from workers.studies.tune_results import restore_trials, save_trials
+    from workers.studies.trials import restore_trials, save_trials
 
     study, spec = search.study, search.spec
     optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -2,9 +2,7 @@
 outlives its database as a study does (:mod:`workers.studies.results`).
 
 - **Trials**: every finished trial (its proposal, state, objective and figures) is written to
-  ``results/<study>/tune-trials.json`` after each trial. A new database's search adds them back
-  to Optuna's storage before it asks for more, so the sampler goes on from what it learned
-  and only the trials still missing are played.
+  ``results/<study>/tune-trials.json`` after each trial (:mod:`workers.studies.trials`).
 - **Re-rankings and confirmations** (the batches a page quotes) are saved as archive folders,
   ``results/<study>/tune-<batch>/``, every few minutes while they play and when they end, and
   imported again before one is played, so a stopped confirmation of 10,000 matches goes on
@@ -14,7 +12,6 @@ outlives its database as a study does (:mod:`workers.studies.results`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,7 +35,6 @@ from workers.studies.results import (
 from workers.studies.tuning import Runner, TrialOutcome
 
 TRIALS_FILE = "tune-trials.json"
-FORMAT = "playtester-tune-trials"
 KEPT_PREFIX = "tune-"
 TRIAL_PREFIX = "trial-"
 """The search's trial batches are named ``trial-N``; the others are kept as folders."""
@@ -46,71 +42,6 @@ TRIAL_PREFIX = "trial-"
 
 def trials_file(study: Study) -> Path:
     return results_folder(study) / TRIALS_FILE
-
-
-def save_trials(stored: Any, search: str, path: Path) -> None:
-    """Write ``stored``'s finished trials (an Optuna study) to ``path``, whole or not at all."""
-    import optuna
-
-    finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-    rows = [
-        {
-            "number": t.number,
-            "state": t.state.name,
-            "value": t.value,
-            "params": t.params,
-            "distributions": {
-                name: optuna.distributions.distribution_to_json(d)
-                for name, d in t.distributions.items()
-            },
-            "user_attrs": t.user_attrs,
-        }
-        for t in stored.trials
-        if t.state in finished
-    ]
-    document = {"format": FORMAT, "version": 1, "search": search, "trials": rows}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = path.with_name(f".{path.name}.new")
-    staged.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(staged, path)
-
-
-def restore_trials(stored: Any, search: str, path: Path, study: Study) -> int:
-    """Add the trials saved at ``path`` to ``stored`` when it holds none; how many were added.
-    ``StudyError`` when the file holds another search's trials (another base batch, space or
-    screening level): mixing them would mislead the sampler."""
-    import optuna
-
-    if not path.is_file() or stored.trials:
-        return 0
-    line = header_line(study.text, TopKey.TUNE, 0) or 1
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        same = document.get("format") == FORMAT and document.get("search") == search
-        rows = document["trials"] if same else []
-    except (OSError, ValueError, KeyError, AttributeError) as exc:
-        raise StudyError(study.path, line, "tune", f"{path} cannot be read: {exc}") from None
-    if not same:
-        raise StudyError(
-            study.path,
-            line,
-            "tune",
-            f"{path} holds the trials of another search; move it away to search anew",
-        )
-    for row in rows:
-        stored.add_trial(
-            optuna.trial.create_trial(
-                state=optuna.trial.TrialState[row["state"]],
-                value=row["value"],
-                params=row["params"],
-                distributions={
-                    name: optuna.distributions.json_to_distribution(text)
-                    for name, text in row["distributions"].items()
-                },
-                user_attrs=row["user_attrs"],
-            )
-        )
-    return len(rows)
 
 
 class KeptBatches:
