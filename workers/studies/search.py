@@ -197,7 +197,7 @@ def run_search(
     """Run ``spec.trials`` trials (counting those an earlier run stored), then confirm the
     best variant, and the base one when ``confirm_base``, with ``confirm_matches`` each.
     With ``trials_path`` the finished trials are written there after each one, and read
-    back into an empty storage first (:mod:`workers.studies.tune_results`)."""
+    back into an empty storage first (:mod:`workers.studies.trials`)."""
     import optuna
 
     from workers.studies.trials import restore_trials, save_trials
