@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 
 from analysis.clustered import clustered_difference, share_estimate
-from bench.ladder.play import CpuTimed, round_size
+from bench.ladder.play import play_timed, round_size
 from bench.ladder.results import append_result
 from engines.compiled.levels_alhambra import EXPERT_ITERATIONS
-from engines.core import LoadingAgent, derive_seed, play_match
+from engines.core import derive_seed
 from engines.registry import load_game, make_agent
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -176,29 +176,22 @@ def _batch(spec: dict[str, Any], games: int) -> Any:
 
 def play_one(variant: str, spec: dict[str, Any], games: int, index: int) -> dict[str, Any]:
     """Match ``index`` of ``variant``'s batch, timed per seat in CPU seconds."""
-    from workers.play import build_game, seat_match
+    from workers.play import build_game
 
     batch = _batch(spec, games)
-    game = build_game(batch)
-    seated = seat_match(game, batch, index)
-    for player in seated.players:
-        if isinstance(player, LoadingAgent):
-            player.preload()
-    began = time.process_time()
-    timed = [CpuTimed(p) for p in seated.players]
-    result = play_match(game, timed, seated.game_seed, batch.max_plies, seated.labels)
-    expert = seated.order.index(0)
+    played = play_timed(build_game(batch), batch, index)
+    expert = played.seated.order.index(0)
     return {
         "variant": variant,
         "pairing": variant,  # the ladder's results-file fields
         "index": index,
         "round": index // round_size(batch),
         "expert_seat": expert,
-        "returns": [round(float(r), 6) for r in result.returns],
+        "returns": [round(float(r), 6) for r in played.result.returns],
         "seats": ["expert" if s == expert else "greedy" for s in range(PLAYERS)],
-        "cpu": [round(t.seconds, 4) for t in timed],
-        "match_cpu": round(time.process_time() - began, 4),
-        "plies": result.plies,
+        "cpu": [round(t, 4) for t in played.cpu],
+        "match_cpu": round(played.match_cpu, 4),
+        "plies": played.result.plies,
     }
 
 
