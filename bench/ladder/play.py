@@ -4,16 +4,17 @@ per seat with ``time.process_time``, returned as the line the results file store
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from bench.ladder.ladders import Ladder, ladder_for, pairing_name
-from engines.core import Action, Agent, Game, LoadingAgent, State, play_match
+from engines.core import Action, Agent, Game, LoadingAgent, MatchResult, State, play_match
 from engines.seating import opening_round
 from storage.models import BatchPlan
 from storage.settings import get_settings
 from workers.batches import plan_batch
-from workers.play import build_game, seat_match
+from workers.play import SeatedMatch, build_game, seat_match
 
 
 def pairing_batch(ladder: Ladder, a: str, b: str, games: int) -> BatchPlan:
@@ -53,19 +54,22 @@ class CpuTimed:
             self.seconds += time.process_time() - began
 
 
-@cache
-def _batch(game: str, a: str, b: str, games: int) -> tuple[Game, BatchPlan]:
-    batch = pairing_batch(ladder_for(game), a, b, games)
-    return build_game(batch), batch
+@dataclass(frozen=True)
+class TimedMatch:
+    """A match played with its CPU seconds: each seat's moves and the whole match's."""
+
+    seated: SeatedMatch
+    result: MatchResult
+    cpu: list[float]
+    match_cpu: float
 
 
-def play_ladder_match(game_name: str, a: str, b: str, games: int, index: int) -> dict[str, Any]:
-    """Match ``index`` of pairing ``a-b``: the line the results file stores.
+def play_timed(game: Game, batch: BatchPlan, index: int) -> TimedMatch:
+    """Match ``index`` of ``batch``, seated as the service seats it, every move timed.
 
     Compiled searches load (or compile) before any clock starts, as a clocked match does, so
     a process's first match costs what every later one does.
     """
-    game, batch = _batch(game_name, a, b, games)
     seated = seat_match(game, batch, index)
     for player in seated.players:
         if isinstance(player, LoadingAgent):
@@ -74,6 +78,20 @@ def play_ladder_match(game_name: str, a: str, b: str, games: int, index: int) ->
     timed = [CpuTimed(p) for p in seated.players]
     result = play_match(game, timed, seated.game_seed, batch.max_plies, seated.labels)
     match_cpu = time.process_time() - began
+    return TimedMatch(seated, result, [t.seconds for t in timed], match_cpu)
+
+
+@cache
+def _batch(game: str, a: str, b: str, games: int) -> tuple[Game, BatchPlan]:
+    batch = pairing_batch(ladder_for(game), a, b, games)
+    return build_game(batch), batch
+
+
+def play_ladder_match(game_name: str, a: str, b: str, games: int, index: int) -> dict[str, Any]:
+    """Match ``index`` of pairing ``a-b``: the line the results file stores."""
+    game, batch = _batch(game_name, a, b, games)
+    played = play_timed(game, batch, index)
+    seated, result = played.seated, played.result
     levels = ladder_for(game_name).seat_agents(a, b)
     return {
         "pairing": pairing_name(a, b),
@@ -81,8 +99,8 @@ def play_ladder_match(game_name: str, a: str, b: str, games: int, index: int) ->
         "round": index // round_size(batch),
         "seats": [levels[i] for i in seated.order],
         "returns": [round(float(r), 6) for r in result.returns],
-        "cpu": [round(t.seconds, 4) for t in timed],
-        "match_cpu": round(match_cpu, 4),
+        "cpu": [round(t, 4) for t in played.cpu],
+        "match_cpu": round(played.match_cpu, 4),
         "plies": result.plies,
         "ended_by": str(result.ended_by),
         "opening": seated.opening(result.moves),

@@ -119,6 +119,9 @@ MAX_ACTIONS = 8192
 exchanges and payments together stay far below it."""
 _COST = np.array(COST, dtype=np.int64)
 _WALLS = np.array(WALLS, dtype=np.int64)
+GREEDY_TEMPERATURE = 1.0
+"""Quick-score points that make a move e times likelier in a greedy-weighted playout: an
+exact purchase (10) is then about 20 times likelier than one overpaid by 3 coins."""
 
 
 def encode(state: Any) -> np.ndarray:
@@ -371,6 +374,31 @@ def rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
 def strong_rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
     """The playout of the levels built on the search: :func:`rollout_action`."""
     return rollout_action(state, rng)
+
+
+@njit(cache=True)
+def greedy_rollout_action(state: np.ndarray, rng: np.ndarray) -> int:
+    """A legal action drawn with weight ``exp(quick_score / GREEDY_TEMPERATURE)``: the playout
+    of an ``expert`` with ``playout`` ``greedy``, which plays as greedy ranks the moves but
+    keeps every move possible (an all-greedy playout would repeat the same line every time)."""
+    buf = np.empty(MAX_ACTIONS, dtype=np.int64)
+    n = legal_actions(state, buf)
+    weights = np.empty(n, dtype=np.float64)
+    top = -math.inf
+    for i in range(n):
+        weights[i] = quick_score(state, buf[i])
+        top = max(top, weights[i])
+    total = 0.0
+    for i in range(n):
+        # Relative to the best score, so no weight overflows and the best one is 1.
+        weights[i] = math.exp((weights[i] - top) / GREEDY_TEMPERATURE)
+        total += weights[i]
+    left = rand_unit(rng) * total
+    for i in range(n - 1):
+        left -= weights[i]
+        if left < 0.0:
+            return buf[i]
+    return buf[n - 1]
 
 
 @njit(cache=True)

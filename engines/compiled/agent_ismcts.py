@@ -22,13 +22,16 @@ from engines.compiled.kernels import HIDDEN_GAMES
 from engines.core import Action, Game, State
 
 RootScorer = Callable[[State, Sequence[Action]], dict[Action, float]]
+HIDDEN_ROLLOUTS = {**ROLLOUTS, "greedy": search_ismcts.GREEDY_ROLLOUT}
+"""The ``rollout`` values of this search: the Monte Carlo searches' and ``greedy``, the
+playout weighted by the kernel's quick score."""
 
 
 class CompiledIsMctsAgent(CompiledAgent):
     """:class:`engines.alhambra.ismcts.IsMctsAgent` played by the game's kernel: same
     parameters, same meaning (``width`` up to the option's 1,000), one compiled search per move
     seeded from the agent's generator; ``rollout`` names the playout policy as for ``mcts``
-    (``"strong"`` for the levels built on it)."""
+    (``"strong"`` for the levels built on it, ``"greedy"`` weighted by the quick score)."""
 
     def __init__(
         self,
@@ -51,7 +54,7 @@ class CompiledIsMctsAgent(CompiledAgent):
         self.width = int(width)
         self.prior = float(prior)
         self.prior_scores = prior_scores
-        self.rollout = ROLLOUTS[rollout]
+        self.rollout = HIDDEN_ROLLOUTS[rollout]
 
     def smallest_budget(self) -> dict[str, int]:
         return {"iterations": 1}

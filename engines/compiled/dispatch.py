@@ -13,7 +13,8 @@ The functions are inlined where they are called (``inline="always"``, numba's ow
 call that passes arrays costs about what a random Abalone ply costs (it took the kernel's random
 playouts from 0.18 to 0.13 µs a ply), and the searches and the playouts make several a ply.
 
-``redraw`` and ``quick_score`` exist for the games with hidden information
+``redraw``, ``quick_score`` and ``greedy_rollout_action`` exist for the games with hidden
+information
 (:data:`engines.compiled.kernels.HIDDEN_GAMES`), whose search is the information-set MCTS; the
 alpha-beta's own needs are in :mod:`engines.compiled.dispatch_alphabeta`.
 """
@@ -159,6 +160,14 @@ def redraw(game: int, state: np.ndarray, rng: np.ndarray) -> None:
         alhambra.redraw(state, rng)
     else:
         raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def greedy_rollout_action(game: int, state: np.ndarray, rng: np.ndarray) -> int:
+    """A playout move weighted by the kernel's ``quick_score`` (hidden-information games)."""
+    if game == ALHAMBRA:
+        return alhambra.greedy_rollout_action(state, rng)
+    raise ValueError(NO_BRANCH)
 
 
 @njit(cache=True)

@@ -27,6 +27,9 @@ EXPERT_ITERATIONS = 3000
 EXPERT_EXPLORATION = 0.7
 EXPERT_ROLLOUT_PLIES = 10
 EXPERT_WIDTH = 6
+EXPERT_PLAYOUTS = {"rules": "strong", "greedy": "greedy"}
+"""``expert``'s ``playout`` values and the search's ``rollout`` each one is: the rules'
+playout move, or one drawn with weights from the kernel's quick score."""
 
 
 def make_mcts(game: Game, rng: random.Random, backend: str = "auto", **params: Any) -> Agent:
@@ -70,6 +73,7 @@ def _expert(
     rng: random.Random,
     iterations: int = EXPERT_ITERATIONS,
     exploration: float = EXPERT_EXPLORATION,
+    playout: str = "rules",
 ) -> Agent:
     from engines.compiled.agent_ismcts import CompiledIsMctsAgent
 
@@ -81,7 +85,7 @@ def _expert(
         rollout_plies=EXPERT_ROLLOUT_PLIES,
         width=EXPERT_WIDTH,
         prior_scores=GreedyAgent(game, rng).scores,  # type: ignore[arg-type]
-        rollout="strong",
+        rollout=EXPERT_PLAYOUTS[playout],
     )
 
 
@@ -96,6 +100,14 @@ EXPERT = AgentType(
     params=(
         iterations_param(EXPERT_ITERATIONS, "search iterations per decision"),
         exploration_param(EXPERT_EXPLORATION, "UCB exploration constant"),
+        Option(
+            "playout",
+            str,
+            "rules",
+            "playout move: 'rules' (exact purchases first, else good takes; placements "
+            "anywhere they fit) or 'greedy' (any legal move, weighted by exp of its quick score)",
+            choices=tuple(EXPERT_PLAYOUTS),
+        ),
     ),
     games=("alhambra",),
 )

@@ -30,6 +30,7 @@ from engines.compiled.dispatch import (
     MAX_PLAYERS,
     apply,
     current_player,
+    greedy_rollout_action,
     legal_actions,
     quick_score,
     redraw,
@@ -47,6 +48,23 @@ from engines.compiled.search_parts import (
 )
 from engines.kernel_cache import track
 from engines.kernel_rng import rand_below, seed_rng
+
+GREEDY_ROLLOUT = 3
+"""The playout policy of this search alone, beside :mod:`search_parts`' three: the kernel's
+``greedy_rollout_action``, each move weighted by its quick score."""
+
+
+@njit(cache=True)
+def hidden_playout(game: int, sim: np.ndarray, rollout: int, cap: int, rng: np.ndarray) -> int:
+    """:func:`search_parts.playout`, or with ``GREEDY_ROLLOUT`` the greedy-weighted playout
+    (kept here so that the other searches' code and cache key do not reach it)."""
+    if rollout != GREEDY_ROLLOUT:
+        return playout(game, sim, rollout, cap, rng)
+    plies = 0
+    while plies < cap and current_player(game, sim) >= 0:
+        apply(game, sim, greedy_rollout_action(game, sim, rng))
+        plies += 1
+    return plies
 
 
 @njit(cache=True)
@@ -177,7 +195,7 @@ def root_moves(
             apply(game, sim, action[node])
             depth += 1
             path[depth] = node
-        playout(game, sim, rollout, rollout_plies, rng)
+        hidden_playout(game, sim, rollout, rollout_plies, rng)
         shares(game, sim, players, result)
         backpropagate(path, depth, mover, visits, total, result)
     seen = np.zeros(n_root, dtype=np.int64)

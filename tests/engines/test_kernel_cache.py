@@ -50,6 +50,8 @@ def test_what_only_one_search_calls_is_in_its_key_alone() -> None:
     hidden = set(reached(search_ismcts.root_moves))
     assert "engines.alhambra.kernel.redraw" in hidden
     assert "engines.alhambra.kernel.redraw" not in reached(search_uct.root_moves)
+    assert "engines.alhambra.kernel.greedy_rollout_action" in hidden
+    assert "engines.alhambra.kernel.greedy_rollout_action" not in reached(search_uct.root_moves)
     assert "engines.abalone.kernel.key" in reached(search_negamax.search)
     assert "engines.abalone.kernel.key" not in hidden
 
