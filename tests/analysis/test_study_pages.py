@@ -160,7 +160,7 @@ def test_the_square_values_question_shows_each_values_winners_against_losers(
 
     data = json.loads((out / "squares.json").read_text())
     rows = data["questions"][0]["result"]["rows"]
-    # The classic layout's values (docs: the rules page), one row each.
+    # The classic layout's values (docs/rules/alveoles.md), one row each.
     assert sorted(row["tier"] for row in rows) == [1, 5, 10, 15, 20, 30, 50]
     report = build_report(get_engine(sqlite_url), data["batches"]["random"]["id"])
     expected = {row["tier"]: row for row in report["game"]["deciding_tiers"]}
