@@ -343,6 +343,8 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
     # Only the kept batches came in, from their files; no trial was played again.
     assert batch_count(second_db) == 4
     assert "3 trials read from" in " ".join(again.output.split())
+    # Folders that hold their batch finished are not saved again.
+    assert not [line for line in again.output.splitlines() if line.startswith("kept ")]
     assert json.loads(out.read_text())["best"] == best
 
     # The page is written from the files alone, the search's section with it.

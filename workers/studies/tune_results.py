@@ -27,6 +27,7 @@ from workers.studies.results import (
     batch_folder,
     exporter,
     has_results,
+    holds_finished,
     recover,
     restore,
     results_folder,
@@ -73,7 +74,10 @@ class KeptBatches:
                 outcome = inner(p, should_stop)
             finally:
                 folder, self.folder = self.folder, None
-            self.saved(save(self.engine, outcome.batch_id, folder))
+            # A batch its folder already holds finished (read back on a resume) is not
+            # exported again.
+            if not holds_finished(folder, outcome.batch_id):
+                self.saved(save(self.engine, outcome.batch_id, folder))
             return outcome
 
         return run
