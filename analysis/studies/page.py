@@ -10,24 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import Engine
 
 from analysis import plots
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.page_text import Source, interval, p_text, pct
 from analysis.studies.search_page import SearchInput, search_section
 from analysis.studies.twin import page_data
-
-
-class Source(Protocol):
-    """Where a study's batches are read back from: this machine's database
-    (:class:`LocalSource`) or a server (``api.client.ServiceClient`` has both calls)."""
-
-    def report(self, batch_id: str) -> Any: ...
-
-    def compare(self, batch_a: str, batch_b: str) -> Any: ...
 
 
 class LocalSource:
@@ -53,22 +45,6 @@ class Page:
     markdown: str
     figures: dict[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
-
-
-def pct(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value * 100:+.1f} %" if signed else f"{value * 100:.1f} %"
-
-
-def interval(row: Mapping[str, Any], signed: bool = False) -> str:
-    return f"[{pct(row.get('ci_low'), signed)}, {pct(row.get('ci_high'), signed)}]"
-
-
-def p_text(value: float | None) -> str:
-    if value is None:
-        return "–"
-    return "< 0.001" if value < 0.001 else f"{value:.3g}"
 
 
 def _batch_table(

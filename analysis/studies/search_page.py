@@ -10,18 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
+
+from analysis.studies.page_text import Source, interval, p_text, pct
 
 FIGURE_KEYS = ("estimate", "ci_low", "ci_high", "p_value", "interval", "units")
 RERANK = "rerank-"
 BEST, BASE = "confirm-best", "confirm-base"
 FILES = "abcdefgh"
-
-
-class Source(Protocol):
-    def report(self, batch_id: str) -> Any: ...
-
-    def compare(self, batch_a: str, batch_b: str) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -33,14 +29,6 @@ class SearchInput:
     kept: Mapping[str, str]
     option: str
     screen_agents: str | None
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:+.1f} %"
-
-
-def _span(f: Mapping[str, Any]) -> str:
-    return f"[{_pct(f.get('ci_low'))}, {_pct(f.get('ci_high'))}]"
 
 
 def _pick(f: Mapping[str, Any]) -> dict[str, Any]:
@@ -87,10 +75,9 @@ def search_section(search: SearchInput, source: Source) -> tuple[list[str], dict
         first = t["user_attrs"].get("first_player_advantage", {})
         again = reranked.get(t["number"])
         stopped = " (stopped)" if t["state"] == "PRUNED" else ""
-        out.append(
-            f"| {t['number']}{stopped} | {_pct(first.get('estimate'))} | {_span(first)} | "
-            + (f"{_pct(again['estimate'])} | {_span(again)} |" if again else "– | – |")
-        )
+        screened = f"{pct(first.get('estimate'), True)} | {interval(first, True)}"
+        later = f"{pct(again['estimate'], True)} | {interval(again, True)}" if again else "– | –"
+        out.append(f"| {t['number']}{stopped} | {screened} | {later} |")
         rows.append(
             {
                 "trial": t["number"],
@@ -113,10 +100,9 @@ def search_section(search: SearchInput, source: Source) -> tuple[list[str], dict
         confirmed["base"] = source.report(search.kept[BASE])
     for label, report in confirmed.items():
         f = report["first_player_advantage"]
-        p = f.get("p_value")
         out.append(
-            f"| {label} | {report['batch']['matches_done']:,} | {_pct(f['estimate'])} | "
-            f"{_span(f)} | {'–' if p is None else f'{p:.3g}'} |"
+            f"| {label} | {report['batch']['matches_done']:,} | {pct(f['estimate'], True)} | "
+            f"{interval(f, True)} | {p_text(f.get('p_value'))} |"
         )
     data["best"] = {"value": value, "batch_id": search.kept[BEST],
                     "first_player_advantage": _pick(best["first_player_advantage"])}  # fmt: skip
@@ -124,8 +110,8 @@ def search_section(search: SearchInput, source: Source) -> tuple[list[str], dict
         d = source.compare(search.kept[BEST], search.kept[BASE])["first_player_advantage"]
         out += [
             "",
-            f"Best minus base: **{_pct(d['difference'])}** {_span(d)} (95 %, {d['interval']}), "
-            f"p = {d['p_value']:.3g} ({d['test']}).",
+            f"Best minus base: **{pct(d['difference'], True)}** {interval(d, True)} "
+            f"(95 %, {d['interval']}), p = {p_text(d['p_value'])} ({d['test']}).",
         ]
         data["base"] = {
             "value": confirmed["base"]["batch"]["options"].get(search.option),

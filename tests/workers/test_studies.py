@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from analysis.compare import compare
 from analysis.report import build_report
 from analysis.studies.definition import load_study
-from analysis.studies.page import interval, p_text, pct
+from analysis.studies.page_text import interval, p_text, pct
 from api.cli import app
 from storage.db import get_engine
 from storage.models import BATCH

@@ -1,0 +1,33 @@
+"""What every section of a study page shares: where its figures are read from, and how a
+share, an interval and a p-value are written on it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+
+class Source(Protocol):
+    """Where a study's batches are read back from: this machine's database
+    (``analysis.studies.page.LocalSource``) or a server (``api.client.ServiceClient`` has both
+    calls)."""
+
+    def report(self, batch_id: str) -> Any: ...
+
+    def compare(self, batch_a: str, batch_b: str) -> Any: ...
+
+
+def pct(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:+.1f} %" if signed else f"{value * 100:.1f} %"
+
+
+def interval(row: Mapping[str, Any], signed: bool = False) -> str:
+    return f"[{pct(row.get('ci_low'), signed)}, {pct(row.get('ci_high'), signed)}]"
+
+
+def p_text(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3g}"
