@@ -16,6 +16,7 @@ new command goes in the module of its kind; ``--help`` lists commands in the ord
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
@@ -38,8 +39,20 @@ app.add_typer(study.app, name="study")
 app.add_typer(docs.app, name="docs")
 
 
+def hear_ctrl_c() -> None:
+    """Make SIGINT the clean stop even when this process was started with it ignored.
+
+    A shell script's background job (``playtester study run ... &``) inherits SIGINT ignored,
+    and Python then never raises ``KeyboardInterrupt``: ``kill -INT`` or a server closing its
+    local run would be lost, and the batch played to its end instead of saved and stopped.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main() -> None:
     """Entry point of the ``playtester`` console script."""
+    hear_ctrl_c()
     try:
         app(prog_name="playtester")
     except KeyboardInterrupt:

@@ -228,13 +228,17 @@ CLI = [sys.executable, "-c", "from api.cli import main; main()"]
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str) -> None:
+@pytest.mark.parametrize("started", ["from a terminal", "as a script's background job"])
+def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str, started: str) -> None:
     """Ctrl-C lands as soon as the first chunk is stored, while most of the batch is still to
     play: 16 one-match chunks of about 0.3 s each on two processes cannot all be written in
-    the moment between seeing that chunk and the signal."""
+    the moment between seeing that chunk and the signal. A shell's background job starts with
+    SIGINT ignored (``trap '' INT`` does the same), and ``kill -INT`` must still stop it."""
     url = migrated_sqlite_url
     matches = 16
+    ignore = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"] if started != "from a terminal" else []
     command = [
+        *ignore,
         *CLI,
         "run",
         "alquerque",
