@@ -21,6 +21,7 @@ from numba.core.errors import NumbaError
 
 from engines.clock import MoveTimer
 from engines.compiled.dispatch import KERNEL_MODULES
+from engines.compiled.interrupts import signals_held
 from engines.compiled.kernels import has_kernel, kernel_id
 from engines.compiled.search_parts import GAME_ROLLOUT, RANDOM_ROLLOUT, STRONG_ROLLOUT
 from engines.core import Action, Game, State
@@ -41,13 +42,16 @@ def call_compiled(function: Any, *args: Any) -> Any:
     """``function(*args)`` for a numba dispatcher; a failure while it is compiled (it has no
     compiled version after the call) comes back as :class:`KernelCompileError` naming it.
 
-    Only numba's and LLVM's errors are translated: any other exception raised meanwhile (a
-    worker's soft time limit arriving in the middle of a compilation) goes on as it was. When
-    such an exception lands in one of numba's compiler callbacks, numba swallows it and fails
-    later with a ``RuntimeError`` ("no compiled object yet"): that is translated too.
+    Ctrl-C, a worker's soft time limit and the like take effect when the call has returned
+    (:func:`engines.compiled.interrupts.signals_held`): raised inside numba's code, their
+    exceptions corrupt its results. Only numba's and LLVM's errors are translated; should an
+    exception land in one of numba's compiler callbacks all the same (from a signal that is
+    not held), numba swallows it and fails later with a ``RuntimeError`` ("no compiled object
+    yet"): that is translated too.
     """
     try:
-        return function(*args)
+        with signals_held():
+            return function(*args)
     except (NumbaError, RuntimeError) as exc:
         if function.signatures:
             raise  # compiled: the failure is the function's own
