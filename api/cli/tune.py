@@ -85,7 +85,7 @@ def tune(
     ] = True,
     db: DbOption = None,
 ) -> None:
-    """Search a study's [tune] option for the smallest first-player advantage."""
+    """Search a study's \\[tune] option for the smallest first-player advantage."""
     with user_errors(db):
         # The whole file, every kind of batch the search makes, and the server's own check
         # of them come first: nothing is stored (no batch, no Optuna study) before.

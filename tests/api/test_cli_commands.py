@@ -190,3 +190,28 @@ def test_run_and_submit_describe_a_batch_with_the_same_options() -> None:
     }
     assert shared <= set(run) & set(submit)
     assert {name: run[name] for name in shared} == {name: submit[name] for name in shared}
+
+
+def _words(text: str) -> str:
+    return " ".join(text.replace("│", " ").split())
+
+
+def test_every_command_shows_its_summary_as_written() -> None:
+    """A help text is printed with rich markup, where ``[name]`` is a style tag and vanishes
+    unless escaped: each command's first paragraph must reach its ``--help`` word for word."""
+    import typer
+
+    root = typer.main.get_command(app)
+    paths = [[name] for name in root.commands]
+    paths += [
+        [group, name]
+        for group, command in root.commands.items()
+        for name in getattr(command, "commands", {})
+    ]
+    for path in paths:
+        command = root
+        for name in path:
+            command = command.commands[name]  # type: ignore[attr-defined]
+        summary = (command.help or "").split("\n\n")[0].replace("\\[", "[")
+        shown = runner.invoke(app, [*path, "--help"], terminal_width=100)
+        assert _words(summary) in _words(shown.stdout), " ".join(path)
