@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -273,11 +272,9 @@ def test_cli_submit_and_status_through_the_api(api, monkeypatch) -> None:
 
     run_chunk(batch_id, 0, 3, database_url=url)
     run_chunk(batch_id, 3, 6, database_url=url)
-    started = time.monotonic()
     status = runner.invoke(cli, ["status", batch_id, "--interval", "0.05"])
     assert status.exit_code == 0, status.output
     assert "done: 6 played, 0 failed" in status.output
-    assert time.monotonic() - started < 30
     short = runner.invoke(
         cli, ["submit", "alveoles", "--agents", "random,greedy,random", "-n", "8", "--seed", "1"]
     )
