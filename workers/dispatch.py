@@ -461,6 +461,7 @@ def stalled(
 
 def _stalled_now(
     client: redis.Redis,
+    engine: Engine,
     batch: Batch,
     below: list[Range],
     handed: Mapping[int, int],
@@ -468,7 +469,13 @@ def _stalled_now(
 ) -> list[Range]:
     """``stalled`` with what the broker knows now (at most ``max_chunks_in_flight`` ranges);
     remembers the idle ranges for the next sweep, and marks the ranges about to be queued
-    again as untaken until a delivery takes them."""
+    again as untaken until a delivery takes them.
+
+    ``below`` was read from the database before the broker: a worker may have written its
+    range and let go of its lease in between, which looks like a worker gone. So the ranges
+    found lost are read again from the database, after the leases: one written meanwhile is
+    not queued again.
+    """
     starts = [a for a, b in below if handed.get(a) == b]
     counts = {int(a): int(n) for a, n in client.hgetall(attempts_key(batch.id)).items()}
     marks = {int(a): int(n) for a, n in client.hgetall(requeued_key(batch.id)).items()}
@@ -484,6 +491,9 @@ def _stalled_now(
     lost, idle = stalled(
         below, handed, taken=taken, held=held, queue_empty=queue_empty, idle_before=idle_before
     )
+    if lost:
+        still = crud.gaps(engine, batch)
+        lost = [(a, b) for a, b in lost if any(c <= a and b <= d for c, d in still)]
     lost = lost[: settings.max_chunks_in_flight]
     pipe = client.pipeline()
     pipe.delete(idle_key(batch.id))
@@ -547,6 +557,6 @@ def sweep(
         # chunks queueing the next one broke. The cursor moves on.
         size = current_size(batch, engine, settings)
         return fill(batch, settings.max_chunks_in_flight, size, settings)
-    lost = _stalled_now(client, batch, below, handed, settings)
+    lost = _stalled_now(client, engine, batch, below, handed, settings)
     _queue(client, batch, lost, settings)
     return lost

@@ -247,6 +247,27 @@ def test_ranges_waiting_in_the_queue_or_being_played_are_not_stalled(service: Se
     assert sweep_again(engine, service, batch) == [(10, 20)]
 
 
+def test_a_range_written_while_the_sweep_looks_is_not_queued_again(
+    service: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep reads the missing ranges from the database, then the broker's leases. A worker
+    that writes its chunk and lets go of its lease in between left a range that looks taken by
+    a worker gone: it is read again, found written, and not queued a second time."""
+    engine = get_engine(service.database_url)
+    batch = new_batch(service.database_url, matches=20, chunk_size=10)
+    dispatch.open_batch(engine, batch, service)
+    read_ranges = dispatch._below_cursor
+
+    def worker_finishes_first(*args: object, **kwargs: object) -> object:
+        deliver_chunk(batch.id, 0, 10, settings=service)
+        return read_ranges(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dispatch, "_below_cursor", worker_finishes_first)
+    assert sweep_again(engine, service, batch) == []
+    counts = dispatch.broker(service).hgetall(dispatch.deliveries_key(batch.id))
+    assert {int(a): int(n) for a, n in counts.items()} == {0: 1}
+
+
 def test_untaken_ranges_of_an_empty_queue_come_back_at_the_second_sweep(
     service: Settings,
 ) -> None:
