@@ -20,8 +20,8 @@ from typing import Any
 from numba.core.errors import NumbaError
 
 from engines.clock import MoveTimer
+from engines.compiled.agent_signals import signals_held
 from engines.compiled.dispatch import KERNEL_MODULES
-from engines.compiled.interrupts import signals_held
 from engines.compiled.kernels import has_kernel, kernel_id
 from engines.compiled.search_parts import GAME_ROLLOUT, RANDOM_ROLLOUT, STRONG_ROLLOUT
 from engines.core import Action, Game, State
@@ -43,7 +43,7 @@ def call_compiled(function: Any, *args: Any) -> Any:
     compiled version after the call) comes back as :class:`KernelCompileError` naming it.
 
     Ctrl-C, a worker's soft time limit and the like take effect when the call has returned
-    (:func:`engines.compiled.interrupts.signals_held`): raised inside numba's code, their
+    (:func:`engines.compiled.agent_signals.signals_held`): raised inside numba's code, their
     exceptions corrupt its results. Only numba's and LLVM's errors are translated; should an
     exception land in one of numba's compiler callbacks all the same (from a signal that is
     not held), numba swallows it and fails later with a ``RuntimeError`` ("no compiled object

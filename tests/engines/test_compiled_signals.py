@@ -1,5 +1,5 @@
 """A signal whose handler raises, arriving while compiled code runs, raises its exception once
-the call has returned (``engines.compiled.interrupts``): not a ``SystemError``, not a result
+the call has returned (``engines.compiled.agent_signals``): not a ``SystemError``, not a result
 with a hole in it. The compiled function here sends the signal itself (libc's ``raise``
 through ctypes), so it arrives inside the call every time."""
 
@@ -15,7 +15,7 @@ import pytest
 from numba import njit
 
 from engines.compiled.agent_base import call_compiled
-from engines.compiled.interrupts import signals_held
+from engines.compiled.agent_signals import signals_held
 
 _raise = ctypes.CDLL(None)["raise"]
 _raise.argtypes = [ctypes.c_int]
