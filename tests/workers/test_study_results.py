@@ -346,7 +346,7 @@ def test_every_committed_batch_replays_as_stored(folder: Path, migrated_sqlite_u
     summary = import_batch(engine, folder)
     durations = pq.read_table(folder / MATCHES, columns=["duration"]).column(0).to_pylist()
     # Two matches each, but one where a match took long to play (the strongest levels' many
-    # players): the sample still proves the batch replays, at half the suite's time.
+    # players, Alquerque's hard): the sample still proves the batch replays, at half the time.
     sample = 1 if sum(durations) / len(durations) > LONG_MATCH_SECONDS else 2
     verdict = verify_batch(engine, find_batch(engine, summary.batch_id), sample=sample, seed=31)
     assert verdict.sampled, f"{folder}: no played match to replay"
