@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from analysis.clustered import clustered_difference, share_estimate
+from analysis.ladder.results import append_result
 from bench.ladder.play import play_timed, round_size
-from bench.ladder.results import append_result
 from engines.compiled.levels_alhambra import EXPERT_ITERATIONS
 from engines.core import derive_seed
 from engines.registry import load_game, make_agent

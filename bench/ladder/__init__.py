@@ -15,7 +15,7 @@ match ``i`` is that batch's match ``i`` (``workers.play.seat_match``), so its se
 or deal are the service's. A worker process loads each compiled search before the match's
 clock starts and times every ``step`` of every seat with ``time.process_time``.
 
-Results append, one JSON line per match, to ``bench/results/ladder/<game>.jsonl``; a rerun
+Results append, one JSON line per match, to ``studies/results/ladder/<game>.jsonl``; a rerun
 skips the matches already there, and every table is computed from the files alone, so a
 ladder can be run in pieces, on several machines, and its files committed.
 """

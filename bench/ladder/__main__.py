@@ -13,11 +13,14 @@ from typing import Any
 import numpy as np
 
 import bench.ladder
-from bench.ladder.fit import ladder_table
-from bench.ladder.ladders import LADDERS, Ladder, find_pairing, ladder_for, pairing_name
+from analysis.ladder.fit import ladder_table
+from analysis.ladder.ladders import LADDERS, Ladder, find_pairing, ladder_for, pairing_name
+from analysis.ladder.results import FOLDER, append_result, done_indices, read_results
+from analysis.ladder.show import ladder_text, plot
 from bench.ladder.play import pairing_batch, play_ladder_match, round_size
-from bench.ladder.results import RESULTS, append_result, done_indices, read_results
-from bench.ladder.show import ladder_text, plot
+
+RESULTS = Path(__file__).resolve().parents[2] / "studies" / "results" / FOLDER
+"""The committed results files, beside the studies' results whose pages quote them."""
 
 
 def _pairings(ladder: Ladder, names: list[str] | None) -> list[tuple[str, str]]:
@@ -114,6 +117,13 @@ def print_plan(ladder: Ladder, pairings: list[tuple[str, str]], games: int, fold
 
 
 def main(argv: list[str] | None = None) -> None:
+    try:
+        _main(argv)
+    except ValueError as e:  # a bad --game or --pairing, or a results file that is not one
+        sys.exit(str(e))
+
+
+def _main(argv: list[str] | None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench.ladder",
         description=(bench.ladder.__doc__ or "").splitlines()[0],

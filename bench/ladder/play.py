@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from bench.ladder.ladders import Ladder, ladder_for, pairing_name
+from analysis.ladder.ladders import Ladder, ladder_for, pairing_name
 from engines.core import Action, Agent, Game, LoadingAgent, MatchResult, State, play_match
 from engines.seating import opening_round
 from storage.models import BatchPlan

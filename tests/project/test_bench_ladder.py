@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from analysis.ladder.fit import ladder_table
+from analysis.ladder.ladders import Ladder
+from analysis.ladder.results import append_result, read_results
 from bench.ladder.__main__ import main
-from bench.ladder.fit import ladder_table
-from bench.ladder.ladders import Ladder
-from bench.ladder.results import append_result, read_results
 
 TWO = Ladder("alquerque", 2, ("random", "easy"), "random", 2)
 

@@ -1,4 +1,6 @@
-"""The results files: one JSON line per match, appended as each match ends."""
+"""A ladder's results files, ``<folder>/<game>.jsonl``: one JSON line per match, appended as
+each match ends. The committed ones are in ``studies/results/ladder/`` beside the studies'
+results, whose pages quote them."""
 
 from __future__ import annotations
 
@@ -8,15 +10,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).resolve().parent.parent / "results" / "ladder"
+FOLDER = "ladder"
+"""The ladder's folder inside a results folder (``studies/results/ladder``)."""
 FIELDS = ("pairing", "index", "seats", "returns", "cpu", "match_cpu", "plies")
 
 
-def results_path(game: str, folder: Path = RESULTS) -> Path:
+class LadderFileError(ValueError):
+    """A results line that is whole but lacks a field: the file is not a ladder's."""
+
+
+def results_path(game: str, folder: Path) -> Path:
     return folder / f"{game}.jsonl"
 
 
-def read_results(game: str, folder: Path = RESULTS) -> list[dict[str, Any]]:
+def read_results(game: str, folder: Path) -> list[dict[str, Any]]:
     """Every match stored for ``game``, the first line kept where one was stored twice.
 
     A line cut short by a stopped run is left out, with a warning: that match is played again
@@ -34,7 +41,7 @@ def read_results(game: str, folder: Path = RESULTS) -> list[dict[str, Any]]:
             continue
         missing = [f for f in FIELDS if f not in row]
         if missing:
-            raise SystemExit(f"{path}:{number}: missing {', '.join(missing)}")
+            raise LadderFileError(f"{path}:{number}: missing {', '.join(missing)}")
         rows.setdefault((row["pairing"], int(row["index"])), row)
     return list(rows.values())
 
@@ -47,7 +54,7 @@ def done_indices(rows: Iterable[dict[str, Any]]) -> dict[str, set[int]]:
     return done
 
 
-def append_result(game: str, row: dict[str, Any], folder: Path = RESULTS) -> None:
+def append_result(game: str, row: dict[str, Any], folder: Path) -> None:
     """Append one match. A run stopped mid-write leaves at most one unterminated line, which
     ``read_results`` skips; the next line written starts on a line of its own."""
     path = results_path(game, folder)

@@ -81,17 +81,17 @@ its earlier strength figures); the others by two."""
 
 
 def ladder_for(game: str) -> Ladder:
-    """The ladder of ``game``; a one-line error naming the games that have one."""
+    """The ladder of ``game``; a ``ValueError`` naming the games that have one."""
     try:
         return LADDERS[game]
     except KeyError:
-        raise SystemExit(f"--game: no ladder for {game!r}; one of {', '.join(LADDERS)}") from None
+        raise ValueError(f"no ladder for {game!r}; one of {', '.join(LADDERS)}") from None
 
 
 def find_pairing(ladder: Ladder, name: str) -> tuple[str, str]:
-    """The pairing ``A-B`` of ``ladder`` named ``name``; a one-line error otherwise."""
+    """The pairing ``A-B`` of ``ladder`` named ``name``; a ``ValueError`` otherwise."""
     for a, b in ladder.pairings():
         if pairing_name(a, b) == name:
             return a, b
     names = ", ".join(pairing_name(a, b) for a, b in ladder.pairings())
-    raise SystemExit(f"--pairing: {ladder.game} has no pairing {name!r}; one of {names}")
+    raise ValueError(f"{ladder.game} has no pairing {name!r}; one of {names}")

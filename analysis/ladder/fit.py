@@ -28,11 +28,11 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from analysis.clustered import MIN_UNITS
+from analysis.ladder.ladders import Ladder, pairing_name
 from analysis.stats import UnitMean, clustered_share, t_quantile
 from analysis.strengths import BT_ALPHA, ELO_PER_NAT, sandwich_covariance, unit_comparisons
 from analysis.tidy import Wide, meeting_results
 from analysis.units import sampling_units
-from bench.ladder.ladders import Ladder, pairing_name
 
 BUDGETS = (1.0, 10.0, 60.0)
 """CPU seconds a game a study might afford a level (the strongest within each is named)."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
 
+from analysis.ladder.fit import BUDGETS, LadderTable
 from analysis.stats import UnitMean
-from bench.ladder.fit import BUDGETS, LadderTable
 
 
 def _elo(value: float) -> str:
@@ -44,12 +45,19 @@ def _rows_text(head: list[str], rows: list[list[str]]) -> list[str]:
     ]
 
 
-def level_lines(t: LadderTable, markdown: bool) -> list[str]:
-    """Each level: games, its own CPU seconds a game, Elo against the reference [95 %]."""
+def level_lines(t: LadderTable, markdown: bool, bold: Collection[str] = ()) -> list[str]:
+    """Each level: games, its own CPU seconds a game, Elo against the reference [95 %]; in
+    Markdown the levels in ``bold`` are set in bold."""
     head = ["level", "games", "CPU s/game", f"Elo vs {t.ladder.reference} [95 %]", "note"]
+
+    def name(level: str) -> str:
+        if not markdown:
+            return level
+        return f"**`{level}`**" if level in bold else f"`{level}`"
+
     rows = [
         [
-            f"`{r.level}`" if markdown else r.level,
+            name(r.level),
             str(r.games),
             _cpu(r.cpu_per_game),
             f"{_elo(r.elo)} {_interval(r.ci_low, r.ci_high)}".strip(),
