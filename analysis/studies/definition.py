@@ -37,6 +37,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from analysis.ladder.results import FOLDER as LADDER_FOLDER
 from engines.core import OptionError
 
 
@@ -438,6 +439,14 @@ def load_study(path: Path) -> Study:
     """Read and check the study file at ``path`` (its structure; ``workers.studies.plan``
     checks each batch against the games and the caps)."""
     text, data = _parse(path)
+    if path.stem == LADDER_FOLDER:
+        raise StudyError(
+            path,
+            1,
+            "file name",
+            f"{LADDER_FOLDER!r} is taken: results/{LADDER_FOLDER}/ holds "
+            "the strength ladder's files; name the study otherwise",
+        )
     _check_keys(path, text, 1, "study", data, TopKey)
     title_line = key_line(text, 1, TopKey.TITLE) or 1
     title = _text(path, title_line, "title", data.get(TopKey.TITLE, path.stem))

@@ -17,6 +17,7 @@ from sqlalchemy import Engine
 
 from analysis import plots
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, interval, p_text, pct
 from analysis.studies.search_page import SearchInput, search_section
 from analysis.studies.twin import page_data
@@ -219,10 +220,12 @@ def render_page(
     commands: Sequence[str],
     seconds: Mapping[str, float] | None = None,
     search: SearchInput | None = None,
+    levels: LevelsInput | None = None,
 ) -> Page:
     """The study's page from its stored batches (``ids``: study batch name -> batch id;
     ``seconds``: each batch's summed playing time, where it is known), with the section of
-    its ``[tune]`` search when ``search`` is given."""
+    its ``[tune]`` search when ``search`` is given and the strength and CPU time of its
+    levels when the game's ladder (``levels``) is."""
     names = [b.name for b in study.batches]
     reports = {name: source.report(ids[name]) for name in names}
     comparisons = {
@@ -248,6 +251,10 @@ def render_page(
     if search is not None:
         lines, searched = search_section(search, source)
         out += lines
+    measured: dict[str, Any] | None = None
+    if levels is not None:
+        lines, measured = levels_section(study, levels)
+        out += lines
     out += ["## Batches", "", *_batch_table(names, ids, reports), ""]
     method = reports[names[0]].get("method") or {}
     if method:
@@ -258,4 +265,6 @@ def render_page(
     page.data = page_data(study, ids, reports, comparisons, seconds or {})
     if searched is not None:
         page.data["search"] = searched
+    if measured is not None:
+        page.data["levels"] = measured
     return page

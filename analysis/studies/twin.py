@@ -1,6 +1,12 @@
 """A study page's machine-readable twin: every question's figure with its estimate, interval,
 test and units, and the batches it was read from (keys as the study file gives them, matches,
-playing time).
+playing time), and, where the game's ladder is committed, the strength and CPU time of the
+levels it plays (``levels``).
+
+``play_seconds`` is the wall-clock time of a batch's matches as stored, summed: CPU time only
+where each match had a core to itself, and more wherever processes shared one or a run was
+paused (version 1 called it ``cpu_seconds``). The CPU time a level spends on a game is the
+ladder's figure.
 
 Like the page, it copies the batches' reports and comparisons and computes nothing. Numbers are
 rounded to six decimals, so the file reads the same whichever machine's floating point made
@@ -103,7 +109,7 @@ def _batch(
         "matches_done": meta["matches_done"],
         "matches_failed": meta["matches_failed"],
         "status": meta["status"],
-        "cpu_seconds": seconds,
+        "play_seconds": seconds,
     }
 
 
@@ -139,15 +145,15 @@ def page_data(
     }
     return {
         "format": FORMAT,
-        "version": 1,
+        "version": 2,
         "study": study.name,
         "title": study.title,
         "description": study.description,
         "half_width": study.half_width,
         "budget_cpu_hours": study.budget_cpu_hours,
         "matches": sum(b["matches_done"] for b in batches.values()),
-        "cpu_seconds": (
-            sum(s for s in (b["cpu_seconds"] for b in batches.values()) if s is not None)
+        "play_seconds": (
+            sum(s for s in (b["play_seconds"] for b in batches.values()) if s is not None)
             if seconds
             else None
         ),

@@ -38,6 +38,7 @@ from workers.studies.results import (
     Checkpoints,
     Keeper,
     batch_folder,
+    committed_ladder,
     exporter,
     has_results,
     restore,
@@ -360,13 +361,15 @@ def report(
             _require_all(study, planned, ids)
             seconds = {name: play_seconds(engine, batch_id) for name, batch_id in ids.items()}
             search = search_input(engine, study)
-            page = render_page(study, ids, LocalSource(engine), commands, seconds, search)
+            page = render_page(
+                study, ids, LocalSource(engine), commands, seconds, search, committed_ladder(study)
+            )
     else:
         with client_for(service, api_key) as client:
             try:
                 ids = find_on_service(client, planned)
                 _require_all(study, planned, ids)
-                page = render_page(study, ids, client, commands)
+                page = render_page(study, ids, client, commands, levels=committed_ladder(study))
             except ServiceError as exc:
                 service_error(exc)
                 raise AssertionError("unreachable") from exc

@@ -73,16 +73,27 @@ def render_markdown(text: str, figures: str) -> str:
     return str(md.renderer.render(tokens, md.options, {}))
 
 
+def _strongest(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The strongest level a study plays, with its ladder row, when its twin names one."""
+    levels = data.get("levels")
+    if not isinstance(levels, dict) or not isinstance(levels.get("strongest"), str):
+        return None
+    rows = [r for r in levels.get("rows") or [] if isinstance(r, dict)]
+    row = next((r for r in rows if r.get("level") == levels["strongest"]), None)
+    return row if row is not None and isinstance(row.get("cpu_per_game"), int | float) else None
+
+
 @router.get("/ui/studies", response_class=HTMLResponse)
 def studies_page(request: Request) -> HTMLResponse:
-    """Every published study: its title, questions, matches and CPU time."""
+    """Every published study: its title, questions, matches, playing time and strongest level."""
     rows = [
         {
             "name": name,
             "title": data.get("title", name),
             "questions": len(data.get("questions") or []),
             "matches": data.get("matches"),
-            "cpu_seconds": data.get("cpu_seconds"),
+            "play_seconds": data.get("play_seconds"),
+            "strongest": _strongest(data),
         }
         for name, data in published().items()
     ]

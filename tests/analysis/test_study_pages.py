@@ -6,6 +6,7 @@ database it was played in."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -86,11 +87,77 @@ def test_a_study_reported_twice_from_its_files_gives_the_same_bytes_and_its_figu
     for name, batch_id in ids.items():
         batch = data["batches"][name]
         assert batch["matches_done"] == 12
-        assert batch["cpu_seconds"] == pytest.approx(play_seconds(engine, batch_id), abs=1e-6)
+        assert batch["play_seconds"] == pytest.approx(play_seconds(engine, batch_id), abs=1e-6)
     assert data["batches"]["random"]["keys"]["options"] == {"no_capture_limit": 30}
     assert data["matches"] == 24
     page = (outs[0] / "tiny.md").read_text()
     assert f"playtester study verify {study}" in page
+    assert "## Levels" not in page and "levels" not in data  # no ladder file beside the results
+
+
+def _ladder_line(pairing: str, index: int, seats: list[str], returns: list[float]) -> str:
+    cpu = {"random": 0.001, "easy": 0.002, "medium": 0.03}
+    return json.dumps(
+        {
+            "pairing": pairing,
+            "index": index,
+            "round": index // 2,
+            "seats": seats,
+            "returns": returns,
+            "cpu": [cpu[s] * (1 + index % 3) for s in seats],
+            "match_cpu": 0.1,
+            "plies": 30,
+            "opening": 1000 + index,
+        }
+    )
+
+
+def test_a_page_names_its_strongest_level_with_the_ladders_elo_and_cpu_time(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "studies" / "tiny.toml"
+    study.parent.mkdir()
+    shutil.copy(TINY, study)  # plays easy and random; Alquerque's ladder is anchored at easy
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    # easy against random in seat-swapped pairs, easy scoring 3/4; medium against easy, 9/10.
+    lines, easy_cpu = [], []
+    for k in range(40):
+        first, second = (1.0, 0.0) if k % 2 else (1.0, 1.0)
+        lines.append(_ladder_line("easy-random", 2 * k, ["easy", "random"], [first, 1 - first]))
+        lines.append(
+            _ladder_line("easy-random", 2 * k + 1, ["random", "easy"], [1 - second, second])
+        )
+        easy_cpu += [0.002 * (1 + (2 * k) % 3), 0.002 * (1 + (2 * k + 1) % 3)]
+    for k in range(20):
+        won = 0.0 if k == 0 else 1.0
+        lines.append(_ladder_line("medium-easy", 2 * k, ["medium", "easy"], [won, 1 - won]))
+        lines.append(_ladder_line("medium-easy", 2 * k + 1, ["easy", "medium"], [1 - won, won]))
+        easy_cpu += [0.002 * (1 + (2 * k) % 3), 0.002 * (1 + (2 * k + 1) % 3)]
+    ladder = study.parent / "results" / "ladder"
+    ladder.mkdir()
+    (ladder / "alquerque.jsonl").write_text("\n".join(lines) + "\n")
+
+    out = tmp_path / "pages"
+    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = (out / "tiny.md").read_text()
+    section = page.split("## Levels")[1].split("## Batches")[0]
+    # random's Elo against easy from easy's score of 3/4 alone: −400·log10(3).
+    random_elo = -400 * math.log10(0.75 / 0.25)
+    data = json.loads((out / "tiny.json").read_text())["levels"]
+    rows = {row["level"]: row for row in data["rows"]}
+    assert data["strongest"] == "easy" and data["played"] == ["easy", "random"]
+    assert rows["easy"]["elo"] == 0 and rows["easy"]["games"] == 120
+    assert rows["easy"]["cpu_per_game"] == pytest.approx(sum(easy_cpu) / len(easy_cpu), abs=1e-6)
+    assert rows["random"]["elo"] == pytest.approx(random_elo, abs=15)
+    assert rows["medium"]["elo"] > 300
+    easy_text = f"{sum(easy_cpu) / len(easy_cpu):.3g} CPU s a game"
+    strongest = "The strongest level this study plays is **`easy`**: the ladder's reference"
+    assert f"{strongest} (Elo 0), {easy_text}" in section
+    assert "Measured stronger, and not played here: `medium`." in section
+    assert "| **`random`** | 80 |" in section and "| `medium` | 40 |" in section
+    assert "`studies/results/ladder/alquerque.jsonl`" in section
 
 
 def test_every_committed_page_is_linked_from_the_index_and_the_site_nav() -> None:

@@ -213,6 +213,17 @@ def test_a_study_whose_tables_are_not_tables_is_refused_by_line_and_field(
     assert "Traceback" not in output
 
 
+def test_a_study_may_not_take_the_ladders_folder_name(
+    tmp_path: Path, migrated_sqlite_url: str
+) -> None:
+    path = tmp_path / "ladder.toml"
+    shutil.copy(TINY, path)
+    code, output = invoke("study", "run", str(path), "--db", migrated_sqlite_url)
+    flat = " ".join(output.split())
+    assert code == 2 and f"{path}:1: file name: 'ladder' is taken" in flat, flat
+    assert batch_count(migrated_sqlite_url) == 0
+
+
 def test_the_report_of_a_study_not_yet_run_says_so(tiny: Path, tmp_path: Path) -> None:
     code, output = invoke("study", "report", str(tiny), "--out", str(tmp_path / "pages"))
     assert code == 2

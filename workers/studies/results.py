@@ -30,7 +30,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Engine
 
+from analysis.ladder.fit import ladder_table
+from analysis.ladder.ladders import LADDERS
+from analysis.ladder.results import FOLDER, read_results, results_path
 from analysis.studies.definition import Study, StudyError
+from analysis.studies.levels import LevelsInput
 from storage.db import dispose_engine, get_engine, upgrade
 from storage.models import BatchBase, BatchPlan, BatchStatus
 from storage.submissions import batch_for_key, remember_submission
@@ -52,6 +56,22 @@ CHECKPOINT_MINUTES = 5.0
 def results_folder(study: Study) -> Path:
     """Where ``study``'s results live: ``<its folder>/results/<its name>``."""
     return study.path.parent / RESULTS / study.name
+
+
+def committed_ladder(study: Study) -> LevelsInput | None:
+    """The strength ladder of the study's game, fitted from its file beside the results
+    (``results/ladder/<game>.jsonl``), when the study plays one game and that file holds
+    matches. The page names the file relative to the study's folder's parent, as the
+    repository does, so that it reads the same in any clone."""
+    games = {str(b.keys.get("game")) for b in study.batches}
+    if len(games) != 1 or (game := games.pop()) not in LADDERS:
+        return None
+    folder = study.path.parent / RESULTS / FOLDER
+    rows = read_results(game, folder)
+    if not rows:
+        return None
+    source = results_path(game, Path(study.path.parent.name) / RESULTS / FOLDER)
+    return LevelsInput(ladder_table(LADDERS[game], rows), source.as_posix())
 
 
 def batch_folder(study: Study, name: str) -> Path:

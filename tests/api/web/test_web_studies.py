@@ -40,7 +40,14 @@ def client(tmp_path: Path, migrated_sqlite_url: str, monkeypatch: pytest.MonkeyP
         "title": "Fair <i>play</i>",
         "questions": [{}, {}],
         "matches": 1200,
-        "cpu_seconds": 7200.0,
+        "play_seconds": 7200.0,
+        "levels": {
+            "strongest": "expert",
+            "rows": [
+                {"level": "greedy", "cpu_per_game": 0.002},
+                {"level": "expert", "cpu_per_game": 1.4},
+            ],
+        },
     }
     (pages / "demo.json").write_text(json.dumps(twin))
     (pages / "demo-1-seats.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
@@ -57,7 +64,8 @@ def test_the_list_shows_each_published_study_escaped(client: TestClient) -> None
     assert answer.status_code == 200
     assert 'href="/ui/studies/demo"' in answer.text
     assert "Fair &lt;i&gt;play&lt;/i&gt;" in answer.text and "<i>play" not in answer.text
-    assert "1,200" in answer.text and "2.00" in answer.text
+    assert "1,200" in answer.text and "2.00" in answer.text  # matches, playing hours
+    assert "<code>expert</code>, 1.40 CPU s a game" in answer.text
     assert "lonely" not in answer.text and "/ui/studies/other" not in answer.text
 
 
