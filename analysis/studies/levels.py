@@ -4,8 +4,8 @@ Self-play cannot say how strong a level is, so the page quotes the game's streng
 (:mod:`analysis.ladder`, played by ``python -m bench.ladder``): every level's Elo against the
 ladder's reference with its 95 % interval, and the CPU seconds its own moves take in a game
 (``time.process_time`` in the process that played them). The strongest level the study plays
-is named with both figures: it is the "strongest affordable" level, the study's budget having
-decided that the levels above it, if any, were not played.
+is named with both figures, and any level measured stronger that it does not play: in a study
+of strength levels, that is its "strongest affordable" level beside what its budget left out.
 """
 
 from __future__ import annotations
