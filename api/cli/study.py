@@ -20,8 +20,10 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy import Engine
 
+from analysis.ladder.results import LadderFileError
 from analysis.studies.definition import Study, StudyError, load_study
 from analysis.studies.index import update_index
+from analysis.studies.levels import LevelsInput
 from analysis.studies.page import LocalSource, render_page
 from analysis.studies.twin import to_json
 from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
@@ -339,6 +341,15 @@ def _run_on_service(
         raise AssertionError("unreachable")
 
 
+def _levels(study: Study) -> LevelsInput | None:
+    """The game's committed ladder for the page; a file that is not a ladder's is one error."""
+    try:
+        return committed_ladder(study)
+    except LadderFileError as exc:
+        fail(f"the strength ladder's file: {exc}")
+        raise AssertionError("unreachable") from exc
+
+
 @app.command("report")
 def report(
     path: StudyFile,
@@ -362,14 +373,14 @@ def report(
             seconds = {name: play_seconds(engine, batch_id) for name, batch_id in ids.items()}
             search = search_input(engine, study)
             page = render_page(
-                study, ids, LocalSource(engine), commands, seconds, search, committed_ladder(study)
+                study, ids, LocalSource(engine), commands, seconds, search, _levels(study)
             )
     else:
         with client_for(service, api_key) as client:
             try:
                 ids = find_on_service(client, planned)
                 _require_all(study, planned, ids)
-                page = render_page(study, ids, client, commands, levels=committed_ladder(study))
+                page = render_page(study, ids, client, commands, levels=_levels(study))
             except ServiceError as exc:
                 service_error(exc)
                 raise AssertionError("unreachable") from exc

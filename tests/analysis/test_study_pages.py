@@ -160,6 +160,26 @@ def test_a_page_names_its_strongest_level_with_the_ladders_elo_and_cpu_time(
     assert "`studies/results/ladder/alquerque.jsonl`" in section
 
 
+def test_a_ladder_file_that_is_not_a_ladders_is_one_error_and_no_page(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "studies" / "tiny.toml"
+    study.parent.mkdir()
+    shutil.copy(TINY, study)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    ladder = study.parent / "results" / "ladder" / "alquerque.jsonl"
+    ladder.parent.mkdir()
+    ladder.write_text(_ladder_line("easy-random", 0, ["easy", "random"], [1.0, 0.0]) + "\n")
+    ladder.write_text(ladder.read_text() + '{"pairing": "easy-random", "index": 1}\n')
+    out = tmp_path / "pages"
+    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 2, result.output
+    assert f"the strength ladder's file: {ladder}:2: missing seats" in flat, flat
+    assert "Traceback" not in result.output and not out.exists()
+
+
 def test_every_committed_page_is_linked_from_the_index_and_the_site_nav() -> None:
     listed = pages(PAGES)
     index = (PAGES / "index.md").read_text()
