@@ -26,6 +26,16 @@ PAGES = REPO / "docs" / "studies"
 TINY = DATA / "tiny_study.toml"
 
 
+def run_tiny(tmp_path: Path, sqlite_url: str) -> Path:
+    """The tiny study copied into ``tmp_path/studies`` and run: its file."""
+    study = tmp_path / "studies" / "tiny.toml"
+    study.parent.mkdir()
+    shutil.copy(TINY, study)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    return study
+
+
 def committed_params() -> list[object]:
     studies = [
         p for p in sorted((REPO / "studies").glob("*.toml")) if (PAGES / f"{p.stem}.json").is_file()
@@ -54,11 +64,7 @@ def test_every_committed_page_regenerates_identically(
 def test_a_study_reported_twice_from_its_files_gives_the_same_bytes_and_its_figures(
     tmp_path: Path, sqlite_url: str
 ) -> None:
-    study = tmp_path / "studies" / "tiny.toml"
-    study.parent.mkdir()
-    shutil.copy(TINY, study)
-    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
-    assert result.exit_code == 0, result.output
+    study = run_tiny(tmp_path, sqlite_url)
 
     outs = [tmp_path / "one", tmp_path / "two"]
     for out in outs:
@@ -115,12 +121,8 @@ def _ladder_line(pairing: str, index: int, seats: list[str], returns: list[float
 def test_a_page_names_its_strongest_level_with_the_ladders_elo_and_cpu_time(
     tmp_path: Path, sqlite_url: str
 ) -> None:
-    study = tmp_path / "studies" / "tiny.toml"
-    study.parent.mkdir()
-    shutil.copy(TINY, study)  # plays easy and random; Alquerque's ladder is anchored at easy
-    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
-    assert result.exit_code == 0, result.output
-    # easy against random in seat-swapped pairs, easy scoring 3/4; medium against easy, 9/10.
+    study = run_tiny(tmp_path, sqlite_url)  # plays easy and random; the ladder's anchor is easy
+    # easy against random in seat-swapped pairs, easy scoring 3/4; medium against easy, 19/20.
     lines, easy_cpu = [], []
     for k in range(40):
         first, second = (1.0, 0.0) if k % 2 else (1.0, 1.0)
@@ -163,11 +165,7 @@ def test_a_page_names_its_strongest_level_with_the_ladders_elo_and_cpu_time(
 def test_a_ladder_file_that_is_not_a_ladders_is_one_error_and_no_page(
     tmp_path: Path, sqlite_url: str
 ) -> None:
-    study = tmp_path / "studies" / "tiny.toml"
-    study.parent.mkdir()
-    shutil.copy(TINY, study)
-    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
-    assert result.exit_code == 0, result.output
+    study = run_tiny(tmp_path, sqlite_url)
     ladder = study.parent / "results" / "ladder" / "alquerque.jsonl"
     ladder.parent.mkdir()
     ladder.write_text(_ladder_line("easy-random", 0, ["easy", "random"], [1.0, 0.0]) + "\n")
