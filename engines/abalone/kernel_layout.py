@@ -15,6 +15,8 @@ left the board, as the rules keep them): ``HISTORY + move_limit + 1`` ints.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from engines.abalone import heuristics
@@ -213,9 +215,16 @@ def encode(state: AbaloneState) -> np.ndarray:
     for boards, to_move, times in state.positions_seen():
         key = int(ZOBRIST[3, to_move])
         for seat, board in enumerate(boards):
-            key ^= _board_key(kernel_bits(board), seat)
+            key ^= _rules_board_key(board, seat)
         log_position(out, key, times)
     return out
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _rules_board_key(board: Bitboard, seat: int) -> int:
+    # Every move re-encodes the whole repetition log, whose boards are nearly all the previous
+    # move's: uncached, this took a tenth of a 400-ply expert game's time.
+    return _board_key(kernel_bits(board), seat)
 
 
 def _board_key(board: int, seat: int) -> int:
