@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -116,6 +117,12 @@ class Figure(StrEnum):
         return self in (Figure.FIRST_PLAYER_ADVANTAGE, Figure.SEATS)
 
     @property
+    def tested(self) -> bool:
+        """Whether the figure is one estimate with one test, so that a question on it can join
+        a ``family`` of tests."""
+        return self is Figure.FIRST_PLAYER_ADVANTAGE
+
+    @property
     def games(self) -> tuple[str, ...] | None:
         """The games whose reports give the figure; None for every game."""
         return _GAMES.get(self)
@@ -139,6 +146,7 @@ class QuestionKey(StrEnum):
     FIGURE = "figure"
     BATCH = "batch"
     AGAINST = "against"
+    FAMILY = "family"
 
 
 class TopKey(StrEnum):
@@ -187,6 +195,9 @@ class Question:
     batch: str
     against: str | None
     line: int
+    family: str | None = None
+    """The questions that share a family are one set of tests: the page gives each one's
+    p-value Holm-adjusted over the family beside its own."""
 
 
 @dataclass(frozen=True)
@@ -431,8 +442,36 @@ def _questions(
                 f"batch {batch!r} plays {games[batch]!r}",
             )
         title = _text(path, at("title"), f"{where}.title", raw.get("title", kind.description))
-        questions.append(Question(title, kind, batch, against, line))
+        family = _family(path, at("family"), where, kind, raw.get(QuestionKey.FAMILY))
+        questions.append(Question(title, kind, batch, against, line, family))
+    _check_families(path, text, questions)
     return questions
+
+
+def _family(path: Path, line: int, where: str, kind: Figure, value: Any) -> str | None:
+    if value is None:
+        return None
+    field = f"{where}.family"
+    if not isinstance(value, str) or not NAME.match(value):
+        raise StudyError(path, line, field, "should be a name: a-z, 0-9, '-' and '_'")
+    if not kind.tested:
+        tested = " or ".join(f for f in Figure if f.tested)
+        raise StudyError(path, line, field, f"only a question with one test ({tested}) has one")
+    return value
+
+
+def _check_families(path: Path, text: str, questions: Sequence[Question]) -> None:
+    """A family of one question would adjust nothing: it is a misspelt name."""
+    sizes = Counter(q.family for q in questions if q.family is not None)
+    for index, q in enumerate(questions):
+        if q.family is not None and sizes[q.family] == 1:
+            line = key_line(text, q.line, QuestionKey.FAMILY) or q.line
+            raise StudyError(
+                path,
+                line,
+                f"question[{index}].family",
+                f"{q.family!r} has this question alone; a family is two or more",
+            )
 
 
 def load_study(path: Path) -> Study:

@@ -3,7 +3,8 @@ the commands that reproduce it and the batches it was read from.
 
 The figures are the batches' own reports and comparisons (``analysis.report``,
 ``analysis.compare``, or the same JSON from a server), formatted and nothing more: a page
-never computes a figure the report does not give.
+never computes a figure the report does not give. The one figure made here is what no single
+report can give: a family's p-values adjusted over the family (``analysis.studies.families``).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from sqlalchemy import Engine
 
 from analysis import plots
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.families import Adjusted, adjust
 from analysis.studies.levels import LevelsInput, levels_section
-from analysis.studies.page_text import Source, interval, p_text, pct
+from analysis.studies.page_text import Source, interval, p_clause, p_text, pct
 from analysis.studies.search_page import SearchInput, search_section
 from analysis.studies.twin import page_data
 
@@ -76,13 +78,13 @@ def _first_player(
         return [
             f"First-player advantage, **{q.batch}** {pct(d['a'], True)} against "
             f"**{q.against}** {pct(d['b'], True)}: difference **{pct(d['difference'], True)}** "
-            f"{interval(d, True)} (95 %, {d['interval']}), p = {p_text(d['p_value'])} "
+            f"{interval(d, True)} (95 %, {d['interval']}), {p_clause(d['p_value'])} "
             f"({d['test']}).",
         ]
     f = report["first_player_advantage"]
     return [
         f"First-player advantage in **{q.batch}**: **{pct(f['estimate'], True)}** "
-        f"{interval(f, True)} (95 %, {f['interval']}), p = {p_text(f['p_value'])}; "
+        f"{interval(f, True)} (95 %, {f['interval']}), {p_clause(f['p_value'])}; "
         f"{f['units']:,} units of sampling, effective sample {f['effective_n']:.1f}; "
         f"measured at {f['by']}.",
     ]
@@ -200,6 +202,14 @@ def _agents_figure(page: Page, study: Study, number: int, q: Question, report: A
     return ["", f"![Agent scores in {q.batch}]({name})"]
 
 
+def _family_line(a: Adjusted) -> str:
+    others = ", ".join(str(n) for n in a.numbers)
+    return (
+        f"Holm-adjusted over the {a.size} tests of family `{a.family}` (questions {others}): "
+        f"{p_clause(a.p_holm)}."
+    )
+
+
 Text = Callable[[Question, Mapping[str, Any], Mapping[str, Any] | None], list[str]]
 Plot = Callable[[Page, Study, int, Question, Any], list[str]]
 SECTIONS: dict[Figure, tuple[Text, Plot | None]] = {
@@ -233,6 +243,7 @@ def render_page(
         for q in study.questions
         if q.against
     }
+    adjusted = adjust(study.questions, reports, comparisons)
     page = Page("")
     out = [f"# {study.title}", ""]
     if study.description:
@@ -244,6 +255,8 @@ def render_page(
         compared = comparisons[(q.batch, q.against)] if q.against else None
         text, plot = SECTIONS[q.figure]
         out += [f"### {number}. {q.title}", "", *text(q, report, compared)]
+        if number in adjusted:
+            out += ["", _family_line(adjusted[number])]
         if plot is not None:
             out += plot(page, study, number, q, report)
         out.append("")
@@ -262,7 +275,7 @@ def render_page(
         out += [f"- **{name}**: {note}" for name, note in method.items()]
         out.append("")
     page.markdown = "\n".join(out).rstrip() + "\n"
-    page.data = page_data(study, ids, reports, comparisons, seconds or {})
+    page.data = page_data(study, ids, reports, comparisons, seconds or {}, adjusted)
     if searched is not None:
         page.data["search"] = searched
     if measured is not None:

@@ -31,3 +31,9 @@ def p_text(value: float | None) -> str:
     if value is None:
         return "–"
     return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
+def p_clause(value: float | None) -> str:
+    """``p = 0.0189``, or ``p < 0.001``: a p-value as a sentence writes it."""
+    text = p_text(value)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"

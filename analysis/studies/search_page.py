@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.studies.page_text import Source, interval, p_text, pct
+from analysis.studies.page_text import Source, interval, p_clause, p_text, pct
 
 FIGURE_KEYS = ("estimate", "ci_low", "ci_high", "p_value", "interval", "units")
 RERANK = "rerank-"
@@ -111,7 +111,7 @@ def search_section(search: SearchInput, source: Source) -> tuple[list[str], dict
         out += [
             "",
             f"Best minus base: **{pct(d['difference'], True)}** {interval(d, True)} "
-            f"(95 %, {d['interval']}), p = {p_text(d['p_value'])} ({d['test']}).",
+            f"(95 %, {d['interval']}), {p_clause(d['p_value'])} ({d['test']}).",
         ]
         data["base"] = {
             "value": confirmed["base"]["batch"]["options"].get(search.option),

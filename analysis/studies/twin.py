@@ -8,9 +8,12 @@ where each match had a core to itself, and more wherever processes shared one or
 paused (version 1 called it ``cpu_seconds``). The CPU time a level spends on a game is the
 ladder's figure.
 
-Like the page, it copies the batches' reports and comparisons and computes nothing. Numbers are
-rounded to six decimals, so the file reads the same whichever machine's floating point made
-the last digits; nothing in it says when or where it was written.
+A question in a family (``family``: its name and its questions' numbers) has its p-value
+Holm-adjusted over the family as ``result.p_holm``, as the page gives it.
+
+Like the page, it copies the batches' reports and comparisons and computes nothing else.
+Numbers are rounded to six decimals, so the file reads the same whichever machine's floating
+point made the last digits; nothing in it says when or where it was written.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.families import Adjusted
 
 FORMAT = "playtester-study"
 DIGITS = 6
@@ -119,12 +123,21 @@ def page_data(
     reports: Mapping[str, Any],
     comparisons: Mapping[tuple[str, str], Any],
     seconds: Mapping[str, float],
+    adjusted: Mapping[int, Adjusted] | None = None,
 ) -> dict[str, Any]:
-    """The twin of a study page, from the same reports and comparisons."""
+    """The twin of a study page, from the same reports and comparisons; ``adjusted``: the
+    family questions' Holm-adjusted p-values, by question number."""
+    adjusted = adjusted or {}
     questions = []
     for number, q in enumerate(study.questions, start=1):
         compared = comparisons[(q.batch, q.against)] if q.against else None
         used = [q.batch] + ([q.against] if q.against else [])
+        result = _figure(q, reports[q.batch], compared)
+        entry: dict[str, Any] = {}
+        if number in adjusted:
+            a = adjusted[number]
+            result["p_holm"] = a.p_holm
+            entry["family"] = {"name": a.family, "questions": list(a.numbers)}
         questions.append(
             {
                 "number": number,
@@ -132,7 +145,8 @@ def page_data(
                 "figure": str(q.figure),
                 "batch": q.batch,
                 "against": q.against,
-                "result": _figure(q, reports[q.batch], compared),
+                **entry,
+                "result": result,
                 "batches": {
                     name: _batch(study, name, ids[name], reports[name], seconds.get(name))
                     for name in used

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 from repo_paths import DATA, REPO
+from statsmodels.stats.multitest import multipletests
 from typer.testing import CliRunner
 
+from analysis.compare import compare
 from analysis.report import build_report
 from analysis.studies.index import index_text, nav_text, pages, update_index
 from api.cli import app
@@ -256,3 +258,79 @@ def test_the_square_values_question_shows_each_values_winners_against_losers(
     table = [line for line in question.splitlines() if line.startswith("| ")]
     values = [line.split("|")[1].strip() for line in table[1:]]
     assert values == ["50", "30", "20", "15", "10", "5", "1"]
+
+
+FAMILY = """
+title = "A family of tests"
+
+[defaults]
+game = "alquerque"
+matches = 40
+seed = 11
+
+[[batch]]
+name = "random"
+agents = "random"
+
+[[batch]]
+name = "easy"
+agents = "easy"
+
+[[question]]
+figure = "first_player_advantage"
+batch = "random"
+family = "edge"
+
+[[question]]
+figure = "first_player_advantage"
+batch = "easy"
+family = "edge"
+
+[[question]]
+figure = "first_player_advantage"
+batch = "easy"
+against = "random"
+family = "edge"
+
+[[question]]
+figure = "first_player_advantage"
+batch = "easy"
+"""
+
+
+def test_a_familys_p_values_are_holm_adjusted_over_its_questions_on_the_page_and_twin(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "studies" / "family.toml"
+    study.parent.mkdir()
+    study.write_text(FAMILY)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "pages"
+    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+
+    data = json.loads((out / "family.json").read_text())
+    engine = get_engine(sqlite_url)
+    ids = {name: batch["id"] for name, batch in data["batches"].items()}
+    raw = [
+        build_report(engine, ids["random"])["first_player_advantage"]["p_value"],
+        build_report(engine, ids["easy"])["first_player_advantage"]["p_value"],
+        compare(engine, ids["easy"], ids["random"])["first_player_advantage"]["p_value"],
+    ]
+    expected = multipletests(raw, method="holm")[1]
+    questions = data["questions"]
+    for question, p, adjusted in zip(questions[:3], raw, expected, strict=True):
+        assert question["family"] == {"name": "edge", "questions": [1, 2, 3]}
+        assert question["result"]["p_value"] == pytest.approx(p, abs=1e-6)
+        assert question["result"]["p_holm"] == pytest.approx(adjusted, abs=1e-6)
+    assert "family" not in questions[3] and "p_holm" not in questions[3]["result"]
+
+    questions_part = (out / "family.md").read_text().split("## Questions")[1].split("\n## ")[0]
+    sections = questions_part.split("### ")[1:]
+    assert len(sections) == 4
+    for section, adjusted in zip(sections[:3], expected, strict=True):
+        line = "Holm-adjusted over the 3 tests of family `edge` (questions 1, 2, 3): "
+        written = "p < 0.001" if adjusted < 0.001 else f"p = {adjusted:.3g}"
+        assert f"{line}{written}." in section, section
+    assert "Holm" not in sections[3]

@@ -120,6 +120,16 @@ BAD = [
     # Square values are Les Alvéoles' figure: an Alquerque batch has no squares.
     ('figure = "agents"', 'figure = "square_values"', 29, "question[2].figure"),
     ('name = "random"', 'name = "random"\nwidth = 3', 15, "batch[1].width"),
+    # A family is a set of single tests: two or more questions, each with one p-value.
+    ('against = "easy-random"', 'against = "easy-random"\nfamily = "f"', 27, "question[1].family"),
+    ('batch = "random"\n\n', 'batch = "random"\nfamily = "alone"\n\n', 21, "question[0].family"),
+    (
+        'batch = "random"\n\n',
+        'batch = "random"\nfamily = "Two Words"\n\n',
+        21,
+        "question[0].family",
+    ),
+    ('batch = "random"\n\n', 'batch = "random"\nfamily = 3\n\n', 21, "question[0].family"),
     # Each key's errors at its own line, named by the key written in the file.
     ('name = "random"', 'name = "random"\nbook = "no-such-book.txt"', 15, "random.book"),
     ('name = "random"', 'name = "random"\nnoise = "x:0.1"', 15, "random.noise"),
