@@ -1,9 +1,10 @@
 """OpenSpiel's registered games with generated parameters, sent to the API in this process:
-every answer is a 202 or a 4xx naming a field, never a 5xx, within the check's wall limit, and
-this process survives every one (a segfault here would end the test run). The API checks each
-in a child forked by its fork server, a few tens of milliseconds for most games, so the suite
-sends a few hundred; ``bench/openspiel_fuzz.py`` sends thousands to a real server, bridge
-included."""
+every answer is a 202 or a 4xx naming a field, never a 5xx, and this process survives every
+one (a segfault here would end the test run). That a check past its wall limit is cut short is
+``tests/workers/test_forkserver.py``'s to show: a bound on the response time here would race
+the machine's load. The API checks each in a child forked by its fork server, a few tens of
+milliseconds for most games, so the suite sends a few hundred; ``bench/openspiel_fuzz.py``
+sends thousands to a real server, bridge included."""
 
 from __future__ import annotations
 
@@ -80,7 +81,6 @@ def test_generated_openspiel_parameters_are_never_a_5xx(client: Any, body: dict[
     # A body met again is answered from the remembered check, as the API would.
     response = client.post("/batches", json=body)
     assert response.status_code in (202, 422), (body, response.text)
-    assert response.elapsed.total_seconds() < native_games.CHECK_LIMITS.wall_seconds + 10
     if response.status_code == 422:
         field = response.json()["field"]
         assert field in {"game", "options", "players"} or field.startswith("options."), field
