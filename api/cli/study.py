@@ -55,6 +55,7 @@ from workers.studies.tune_results import search_input
 if TYPE_CHECKING:
     from storage.archive import ExportSummary
     from workers.studies.calibrate import Estimate
+    from workers.studies.search_plan import SearchEstimate
 
 app = typer.Typer(help="Study files: named sets of batches and the questions they answer.")
 
@@ -129,25 +130,35 @@ def plan(
     db: DbOption = None,
 ) -> None:
     """Time a short calibration of each batch and print the matches and CPU time each needs
-    to reach its precision target, and the study's total against its CPU budget."""
+    to reach its precision target (and each stage of a [tune] search), and the study's total
+    against its CPU budget."""
     from workers.local import default_workers
     from workers.studies.calibrate import calibrate
 
+    def timed(e: Estimate) -> None:
+        compiled = f" (compiled in {e.compile_seconds:.0f} s)" if e.compile_seconds > 1 else ""
+        err.print(
+            f"{e.name}: {e.calibration} matches, {e.cpu_per_match:.3f} CPU s a match{compiled}",
+            highlight=False,
+        )
+
     study, planned = _load(path, db)
     with user_errors(db):
-        estimates = calibrate(
-            study,
-            planned,
-            calibration,
-            announce=lambda e: err.print(
-                f"{e.name}: {e.calibration} matches, {e.cpu_per_match:.3f} CPU s a match"
-                + (f" (compiled in {e.compile_seconds:.0f} s)" if e.compile_seconds > 1 else ""),
-                highlight=False,
-            ),
-        )
+        estimates = calibrate(study, planned, calibration, announce=timed)
     for p, e in zip(planned, estimates, strict=True):
         out.print(plan_line(p, e), highlight=False, soft_wrap=True)
-    total = sum(e.cpu_seconds for e in estimates) / 3600
+    seconds = sum(e.cpu_seconds for e in estimates)
+    matches = sum(e.matches for e in estimates)
+    if study.tune is not None:
+        from workers.studies.search_plan import estimate_search
+
+        with user_errors(db):
+            searched = estimate_search(study, settings_for(db), calibration, announce=timed)
+        for line in search_lines(searched):
+            out.print(line, highlight=False, soft_wrap=True)
+        seconds += searched.cpu_seconds
+        matches += searched.matches
+    total = seconds / 3600
     width = cores or default_workers()
     budget = study.budget_cpu_hours
     verdict = (
@@ -156,11 +167,35 @@ def plan(
         else f"{'within' if total <= budget else 'OVER'} its budget of {budget:g} CPU hours"
     )
     out.print(
-        f"study {study.name}: {sum(e.matches for e in estimates):,} matches, "
+        f"study {study.name}: {matches:,} matches, "
         f"{total:.2f} CPU hours ({total / width:.2f} hours on {width} cores): {verdict}",
         highlight=False,
         soft_wrap=True,
     )
+
+
+def search_lines(searched: SearchEstimate) -> list[str]:
+    """The search's plan, a line a stage: its batches, their matches and CPU time."""
+    lines = []
+    for stage in searched.stages:
+        if stage.label == "trials":
+            level = searched.spec.screen_agents or "the base batch's agents"
+            how = f"at most {stage.matches:,} matches each, at {level}"
+        elif stage.label == "confirmations":
+            target = searched.confirm.target
+            how = (
+                f"{stage.matches:,} matches each (±{target.half_width * 100:.1f} pt, "
+                "its precision stop)"
+                if target.stops and target.half_width is not None
+                else f"{stage.matches:,} matches each"
+            )
+        else:
+            how = f"{stage.matches:,} matches each"
+        lines.append(
+            f"search {stage.label}: {stage.batches} × {how}; {stage.cpu_per_match:.3f} CPU s "
+            f"a match, {stage.cpu_seconds / 3600:.2f} CPU hours"
+        )
+    return lines
 
 
 def plan_line(p: PlannedBatch, e: Estimate) -> str:

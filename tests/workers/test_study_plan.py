@@ -4,6 +4,7 @@ against the normal sample-size formula computed here with NumPy and SciPy."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from workers.studies.calibrate import Target, estimate, precision_stop
 
 runner = CliRunner()
 TINY = DATA / "tiny_study.toml"
+TUNE = DATA / "tiny_tune.toml"
 
 
 def record(index: int, first_seat: int, shares: list[float], labels: list[str]) -> MatchRecord:
@@ -106,3 +108,27 @@ def test_study_plan_prints_each_batch_and_the_total_against_the_budget(tmp_path:
     assert "random (random vs random#2):" in flat and "first_player_advantage ±25.0 pt" in flat
     assert "plays 12 (its matches)" in flat
     assert "study tiny: 24 matches," in flat and "within its budget of 1 CPU hours" in flat
+
+
+def test_study_plan_counts_a_searchs_trials_rerankings_and_confirmations(tmp_path: Path) -> None:
+    study = tmp_path / "search.toml"
+    study.write_text(
+        "half_width = 0.25\nbudget_cpu_hours = 1\n"
+        + TUNE.read_text().replace("confirm_matches = 24", "confirm_matches = 200")
+        + 'screen_agents = "random"\nscreen_matches = 8\nrerank = 2\nrerank_matches = 12\n'
+    )
+    result = runner.invoke(app, ["study", "plan", str(study), "--calibration", "2", "--cores", "2"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "search trials: 3 × at most 8 matches each, at random;" in flat, flat
+    assert "search re-rankings: 2 × 12 matches each;" in flat, flat
+    found = re.search(
+        r"search confirmations: 2 × (\d+) matches each \(±25\.0 pt, its precision", flat
+    )
+    assert found, flat
+    confirm = int(found.group(1))
+    assert 1 <= confirm <= 200
+    # The base batch's 16 matches, then every stage of the search.
+    total = 16 + 3 * 8 + 2 * 12 + 2 * confirm
+    assert f"study search: {total:,} matches," in flat, flat
+    assert "CPU hours" in flat and "within its budget of 1 CPU hours" in flat

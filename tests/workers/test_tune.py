@@ -384,3 +384,26 @@ def test_trials_of_another_search_are_refused_by_the_tune_table(tmp_path: Path) 
     assert str(caught.value).startswith(f"{path}:11: tune: ")
     assert "another search" in str(caught.value)
     assert stored.trials == []
+
+
+def test_a_confirmation_stops_at_the_studys_half_width_not_at_its_cap(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    study = tmp_path / "precise.toml"
+    study.write_text(
+        "half_width = 0.25\n"
+        + TUNE.read_text().replace("confirm_matches = 24", "confirm_matches = 200")
+    )
+    result_file = tmp_path / "best.json"
+    args = ["tune", str(study), "--db", sqlite_url, "--workers", "1", "--out", str(result_file)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    result = json.loads(result_file.read_text())
+    engine = get_engine(sqlite_url)
+    for label in ("best", "base"):
+        report = build_report(engine, result[label]["batch_id"])
+        figure = report["first_player_advantage"]
+        assert report["batch"]["stopped_early"], label
+        assert report["batch"]["matches_done"] < 200
+        # It stopped because its interval was as narrow as the study asks.
+        assert (figure["ci_high"] - figure["ci_low"]) / 2 <= 0.25 + 1e-9

@@ -19,11 +19,11 @@ from workers.studies.tuning import (
     TuneKey,
     TuneSpec,
     clearly_unfair,
+    confirm_batch,
     decode_layout,
     key_count,
     rerank_batch,
     screen_batch,
-    trial_batch,
     tune_error,
 )
 
@@ -92,7 +92,7 @@ def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
     keyed = [(trial_key, batch) for batch in trials]
     if spec.rerank:
         keyed.append((TuneKey.RERANK_MATCHES, rerank_batch(base_batch, spec, "rerank", sample)))
-    confirm = trial_batch(base_batch, spec, "confirm", sample, matches=spec.confirm_matches)
+    confirm = confirm_batch(base_batch, spec, "confirm", sample, study.half_width)
     keyed.append((TuneKey.CONFIRM_MATCHES, confirm))
     checks = [(key, _planned(study, key, batch, settings)) for key, batch in keyed]
     return SearchPlan(study, spec, base, values, ((None, base), *checks), checks[0][1])
@@ -270,7 +270,7 @@ def run_search(
         ).value
 
     def confirm(label: str, value: Any) -> Confirmed:
-        batch = trial_batch(base, spec, label, value, matches=spec.confirm_matches)
+        batch = confirm_batch(base, spec, label, value, study.half_width)
         outcome = runner(plan_one(study, batch, settings), lambda _report: False)
         return Confirmed(value, outcome.batch_id, outcome.report)
 

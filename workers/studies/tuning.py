@@ -19,8 +19,10 @@ runs (every ``check_every`` matches): once its 95 % interval lies wholly outside
 Trials live in Optuna's storage beside the project's database
 (:func:`storage.tuning.optuna_storage`), and trial batches carry content keys like every study
 batch, so an interrupted search resumes.
-The best variant is then confirmed by a batch of ``confirm_matches`` matches, beside the base
-variant confirmed the same way.
+The best variant is then confirmed by a batch of at most ``confirm_matches`` matches, beside
+the base variant confirmed the same way; where the study file states its ``half_width``, each
+confirmation stops once its first-player advantage's 95 % interval is that narrow (the
+precision stop), so that it ends at the precision asked rather than at a round number.
 
 A search can spend its compute where it matters (multi-fidelity): trials **screen** at a
 cheaper level (``screen_agents``, ``screen_matches`` a trial), then the ``rerank`` best
@@ -38,7 +40,15 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from analysis.studies.definition import Study, StudyBatch, StudyError, TopKey, header_line, key_line
+from analysis.studies.definition import (
+    BatchKey,
+    Study,
+    StudyBatch,
+    StudyError,
+    TopKey,
+    header_line,
+    key_line,
+)
 from workers.studies.plan import PlannedBatch
 
 
@@ -295,6 +305,18 @@ def screen_batch(base: StudyBatch, spec: TuneSpec, name: str, value: Any) -> Stu
         agents=spec.screen_agents,
         keep_seed=spec.common_openings,
     )
+
+
+def confirm_batch(
+    base: StudyBatch, spec: TuneSpec, name: str, value: Any, half_width: float | None
+) -> StudyBatch:
+    """A confirmation of ``value`` at the base batch's level: ``confirm_matches`` at most,
+    stopped at the study's ``half_width`` unless the base batch has a stop rule of its own."""
+    batch = trial_batch(base, spec, name, value, matches=spec.confirm_matches)
+    if half_width is None or BatchKey.STOP in batch.keys:
+        return batch
+    stop = f"precision:first_player_advantage,half_width={half_width:g}"
+    return replace(batch, keys={**batch.keys, BatchKey.STOP: stop})
 
 
 def rerank_batch(base: StudyBatch, spec: TuneSpec, name: str, value: Any) -> StudyBatch:
