@@ -203,9 +203,9 @@ def _agents_figure(page: Page, study: Study, number: int, q: Question, report: A
 
 
 def _family_line(a: Adjusted) -> str:
-    others = ", ".join(str(n) for n in a.numbers)
+    numbers = ", ".join(str(n) for n in a.numbers)
     return (
-        f"Holm-adjusted over the {a.size} tests of family `{a.family}` (questions {others}): "
+        f"Holm-adjusted over the {a.size} tests of family `{a.family}` (questions {numbers}): "
         f"{p_clause(a.p_holm)}."
     )
 
