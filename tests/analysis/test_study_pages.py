@@ -38,6 +38,20 @@ def run_tiny(tmp_path: Path, sqlite_url: str) -> Path:
     return study
 
 
+def run_and_report(tmp_path: Path, sqlite_url: str, name: str, text: str) -> Path:
+    """The study ``text`` written as ``tmp_path/studies/<name>.toml``, run and reported: the
+    folder its page was written to."""
+    study = tmp_path / "studies" / f"{name}.toml"
+    study.parent.mkdir()
+    study.write_text(text)
+    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "pages"
+    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def committed_params() -> list[object]:
     studies = [
         p for p in sorted((REPO / "studies").glob("*.toml")) if (PAGES / f"{p.stem}.json").is_file()
@@ -235,14 +249,7 @@ batch = "random"
 def test_the_square_values_question_shows_each_values_winners_against_losers(
     tmp_path: Path, sqlite_url: str
 ) -> None:
-    study = tmp_path / "studies" / "squares.toml"
-    study.parent.mkdir()
-    study.write_text(SQUARES)
-    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
-    assert result.exit_code == 0, result.output
-    out = tmp_path / "pages"
-    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
-    assert result.exit_code == 0, result.output
+    out = run_and_report(tmp_path, sqlite_url, "squares", SQUARES)
     assert (out / "squares-1-square-values.svg").is_file()
 
     data = json.loads((out / "squares.json").read_text())
@@ -301,14 +308,7 @@ batch = "easy"
 def test_a_familys_p_values_are_holm_adjusted_over_its_questions_on_the_page_and_twin(
     tmp_path: Path, sqlite_url: str
 ) -> None:
-    study = tmp_path / "studies" / "family.toml"
-    study.parent.mkdir()
-    study.write_text(FAMILY)
-    result = runner.invoke(app, ["study", "run", str(study), "--db", sqlite_url, "--workers", "1"])
-    assert result.exit_code == 0, result.output
-    out = tmp_path / "pages"
-    result = runner.invoke(app, ["study", "report", str(study), "--out", str(out)])
-    assert result.exit_code == 0, result.output
+    out = run_and_report(tmp_path, sqlite_url, "family", FAMILY)
 
     data = json.loads((out / "family.json").read_text())
     engine = get_engine(sqlite_url)
