@@ -130,8 +130,8 @@ def plan(
     db: DbOption = None,
 ) -> None:
     """Time a short calibration of each batch and print the matches and CPU time each needs
-    to reach its precision target (and each stage of a [tune] search), and the study's total
-    against its CPU budget."""
+    to reach its precision target (and, for a study that searches, each stage of the search),
+    and the study's total against its CPU budget."""
     from workers.local import default_workers
     from workers.studies.calibrate import calibrate
 
