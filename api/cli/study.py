@@ -176,12 +176,14 @@ def plan(
 
 def search_lines(searched: SearchEstimate) -> list[str]:
     """The search's plan, a line a stage: its batches, their matches and CPU time."""
+    from workers.studies.search_plan import StageKind
+
     lines = []
     for stage in searched.stages:
-        if stage.label == "trials":
+        if stage.kind is StageKind.TRIALS:
             level = searched.spec.screen_agents or "the base batch's agents"
             how = f"at most {stage.matches:,} matches each, at {level}"
-        elif stage.label == "confirmations":
+        elif stage.kind is StageKind.CONFIRMATIONS:
             target = searched.confirm.target
             how = (
                 f"{stage.matches:,} matches each (±{target.half_width * 100:.1f} pt, "
@@ -192,7 +194,7 @@ def search_lines(searched: SearchEstimate) -> list[str]:
         else:
             how = f"{stage.matches:,} matches each"
         lines.append(
-            f"search {stage.label}: {stage.batches} × {how}; {stage.cpu_per_match:.3f} CPU s "
+            f"search {stage.kind}: {stage.batches} × {how}; {stage.cpu_per_match:.3f} CPU s "
             f"a match, {stage.cpu_seconds / 3600:.2f} CPU hours"
         )
     return lines

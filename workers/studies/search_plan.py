@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from analysis.studies.definition import Study
 from storage.settings import Settings
@@ -21,12 +22,18 @@ from workers.studies.search import plan_search
 from workers.studies.tuning import TuneKey, TuneSpec, parse_tune
 
 
+class StageKind(StrEnum):
+    TRIALS = "trials"
+    RERANKINGS = "re-rankings"
+    CONFIRMATIONS = "confirmations"
+
+
 @dataclass(frozen=True)
 class Stage:
     """One kind of batch the search plays: how many, each of how many matches, at what CPU
     time a match."""
 
-    label: str
+    kind: StageKind
     batches: int
     matches: int
     cpu_per_match: float
@@ -39,8 +46,8 @@ class Stage:
 @dataclass(frozen=True)
 class SearchEstimate:
     spec: TuneSpec
-    trial: Estimate
     confirm: Estimate
+    """A confirmation's calibration, with the matches its precision stop needs."""
     stages: tuple[Stage, ...]
 
     @property
@@ -64,13 +71,18 @@ def estimate_search(
     search = plan_search(study, spec, settings)
     confirm = next(p for key, p in search.checks if key is TuneKey.CONFIRM_MATCHES)
     trial, confirmed = calibrate(study, [search.trial, confirm], calibration, announce)
-    stages = [Stage("trials", spec.trials, search.trial.plan.matches, trial.cpu_per_match)]
+    stages = [Stage(StageKind.TRIALS, spec.trials, search.trial.plan.matches, trial.cpu_per_match)]
     if spec.rerank:
         rerank = next(p for key, p in search.checks if key is TuneKey.RERANK_MATCHES)
         stages.append(
-            Stage("re-rankings", spec.rerank, rerank.plan.matches, confirmed.cpu_per_match)
+            Stage(StageKind.RERANKINGS, spec.rerank, rerank.plan.matches, confirmed.cpu_per_match)
         )
     stages.append(
-        Stage("confirmations", 2 if confirm_base else 1, confirmed.matches, confirmed.cpu_per_match)
+        Stage(
+            StageKind.CONFIRMATIONS,
+            2 if confirm_base else 1,
+            confirmed.matches,
+            confirmed.cpu_per_match,
+        )
     )
-    return SearchEstimate(spec, trial, confirmed, tuple(stages))
+    return SearchEstimate(spec, confirmed, tuple(stages))
