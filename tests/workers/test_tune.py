@@ -308,7 +308,10 @@ def test_a_search_screens_cheaply_reranks_the_best_at_full_strength_and_confirms
         reranked, key=lambda r: (abs(r["first_player_advantage"]["estimate"]), r["trial"])
     )
     assert result["best"]["value"] == closest["value"]
-    assert "re-ranked" in " ".join(first.output.split())
+    said = " ".join(first.output.split())
+    assert "re-ranked" in said
+    # Without a study half-width a confirmation plays its cap.
+    assert "confirming the best variant: 24 matches" in said
 
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
@@ -398,6 +401,12 @@ def test_a_confirmation_stops_at_the_studys_half_width_not_at_its_cap(
     args = ["tune", str(study), "--db", sqlite_url, "--workers", "1", "--out", str(result_file)]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
+    said = " ".join(first.output.split())
+    for label in ("best", "base"):
+        assert (
+            f"confirming the {label} variant: until its first-player-advantage interval "
+            "is ±25 points, at most 200 matches"
+        ) in said
     result = json.loads(result_file.read_text())
     engine = get_engine(sqlite_url)
     for label in ("best", "base"):

@@ -269,19 +269,31 @@ def run_search(
             reranked, key=lambda r: (abs(float(r.first_player_advantage["estimate"])), r.trial)
         ).value
 
-    def confirm(label: str, value: Any) -> Confirmed:
+    def confirm(label: str, which: str, value: Any) -> Confirmed:
         batch = confirm_batch(base, spec, label, value, study.half_width)
-        outcome = runner(plan_one(study, batch, settings), lambda _report: False)
+        planned = plan_one(study, batch, settings)
+        announce(f"confirming the {which} variant: {_extent(planned)}")
+        outcome = runner(planned, lambda _report: False)
         return Confirmed(value, outcome.batch_id, outcome.report)
 
-    announce(f"confirming the best variant with {spec.confirm_matches:,} matches")
-    best = confirm("confirm-best", best_value)
+    best = confirm("confirm-best", "best", best_value)
     base_confirmed = None
     if confirm_base:
-        announce(f"confirming the base variant with {spec.confirm_matches:,} matches")
-        base_confirmed = confirm("confirm-base", search.base.plan.options.get(spec.option))
+        base_confirmed = confirm("confirm-base", "base", search.base.plan.options.get(spec.option))
     pruned = len([t for t in stored.trials if t.state == optuna.trial.TrialState.PRUNED])
     return SearchResult(len(stored.trials), pruned, best, base_confirmed, tuple(reranked))
+
+
+def _extent(planned: PlannedBatch) -> str:
+    """How long a batch plays: its matches, or the precision it stops at and its cap."""
+    rule = planned.plan.stop_rule
+    cap = f"{planned.plan.matches:,} matches"
+    if rule is None:
+        return cap
+    if rule.get("type") == "precision":
+        figure = str(rule["figure"]).replace("_", "-")
+        return f"until its {figure} interval is ±{rule['half_width'] * 100:g} points, at most {cap}"
+    return f"until its {rule.get('type')} test decides, at most {cap}"
 
 
 def _percent(first: dict[str, Any]) -> str:
