@@ -50,7 +50,7 @@ from workers.studies.results import (
     throwaway_engine,
 )
 from workers.studies.runner import Restored, StudyRun, find_here, run_here
-from workers.studies.tune_results import search_input
+from workers.studies.tune_results import KEPT_PREFIX, read_search, search_input
 
 if TYPE_CHECKING:
     from storage.archive import ExportSummary
@@ -466,34 +466,47 @@ def verify(
     ] = 3,
     seed: Annotated[int, typer.Option(help="Seed of the random sample.")] = 0,
 ) -> None:
-    """Replay a random sample of each batch's matches from the study's results and compare
-    every move and result with the stored ones; exits 1 on any difference."""
-    from workers.verify import verify_batch
-
+    """Replay a random sample of each batch's matches from the study's results, its search's
+    re-rankings and confirmations included, and compare every move and result with the
+    stored ones; exits 1 on any difference."""
     study, planned = _load(path, None)
     bad = 0
     with user_errors(), throwaway_engine() as engine:
         ids = _from_results(engine, study, planned)
-        if not ids:
+        search = read_search(engine, study)
+        kept = {
+            KEPT_PREFIX + name: batch_id
+            for name, batch_id in (search.kept if search else {}).items()
+        }
+        if not ids and not kept:
             fail(f"{study.name}: no batch has results in {results_folder(study)} yet")
         for p in planned:
             name = p.batch.name
             if name not in ids:
                 out.print(f"{name}: no results yet", highlight=False)
                 continue
-            batch = crud.find_batch(engine, ids[name])
-            verdict = verify_batch(engine, batch, sample=sample, seed=seed)
-            if verdict.ok:
-                out.print(
-                    f"{name} ({batch.id}): {len(verdict.sampled)} of {verdict.played} played "
-                    "matches replayed as stored",
-                    highlight=False,
-                )
-                continue
-            bad += 1
-            err.print(
-                f"[red]mismatch:[/red] {name} ({batch.id}): {verdict.mismatches[0].describe()}",
-                highlight=False,
-            )
+            bad += not _replays(engine, name, ids[name], sample, seed)
+        for name, batch_id in kept.items():
+            bad += not _replays(engine, name, batch_id, sample, seed)
     if bad:
         raise typer.Exit(1)
+
+
+def _replays(engine: Engine, name: str, batch_id: str, sample: int, seed: int) -> bool:
+    """Replay ``sample`` of the batch's matches and say what was found; False on a mismatch."""
+    from workers.verify import verify_batch
+
+    batch = crud.find_batch(engine, batch_id)
+    verdict = verify_batch(engine, batch, sample=sample, seed=seed)
+    if verdict.ok:
+        out.print(
+            f"{name} ({batch.id}): {len(verdict.sampled)} of {verdict.played} played "
+            "matches replayed as stored",
+            highlight=False,
+        )
+        return True
+    err.print(
+        f"[red]mismatch:[/red] {name} ({batch.id}): {verdict.mismatches[0].describe()}",
+        highlight=False,
+    )
+    return False

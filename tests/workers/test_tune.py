@@ -371,6 +371,12 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
     grid = [line for line in page.split("### The best layout")[1].splitlines() if line[:3] == "| 8"]
     assert grid == ["| 8 | " + " | ".join(str(v) for v in best["value"][0]) + " |"]
 
+    # study verify replays the batches the page quotes, the search's kept ones too.
+    verified = runner.invoke(app, ["study", "verify", str(study), "--sample", "2"])
+    assert verified.exit_code == 0, verified.output
+    replayed = [line.split(" (")[0] for line in verified.output.splitlines() if "replayed" in line]
+    assert sorted(replayed) == sorted(["classic", *kept])
+
 
 def test_trials_of_another_search_are_refused_by_the_tune_table(tmp_path: Path) -> None:
     import optuna
