@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,12 +88,34 @@ def sample_indices(indices: list[int], sample: int | None, seed: int) -> list[in
     return sorted(random.Random(seed).sample(indices, sample))
 
 
+def _chosen(played: list[int], matches: Sequence[int]) -> list[int]:
+    """The asked ``matches``, sorted and once each; each must be a played match."""
+    known = set(played)
+    for index in matches:
+        if index not in known:
+            raise OptionError(
+                f"--match {index}: no played match has that index "
+                f"({len(played)} played, indices {_span(played)})",
+                field="match",
+            )
+    return sorted(set(matches))
+
+
+def _span(indices: list[int]) -> str:
+    return f"{indices[0]}–{indices[-1]}" if indices else "none"
+
+
 def verify_batch(
-    engine: Engine, batch: BatchBase, *, sample: int | None = DEFAULT_SAMPLE, seed: int = 0
+    engine: Engine,
+    batch: BatchBase,
+    *,
+    sample: int | None = DEFAULT_SAMPLE,
+    seed: int = 0,
+    matches: Sequence[int] = (),
 ) -> Verdict:
-    """Replay ``sample`` of ``batch``'s played matches (None: all), drawn with ``seed``, and
-    compare each with its stored rows. Raises ``OptionError`` for a batch with clocks or a
-    sample below one."""
+    """Replay ``sample`` of ``batch``'s played matches (None: all), drawn with ``seed``, or
+    exactly the played ``matches`` when given, and compare each with its stored rows. Raises
+    ``OptionError`` for a batch with clocks, a sample below one or a match not played."""
     if sample is not None and sample < 1:
         raise OptionError(f"--sample must be at least 1, not {sample}", field="sample")
     if batch.time_control is not None:
@@ -102,7 +125,7 @@ def verify_batch(
             field="batch",
         )
     played = played_match_indices(engine, batch.id)
-    chosen = sample_indices(played, sample, seed)
+    chosen = _chosen(played, matches) if matches else sample_indices(played, sample, seed)
     game = build_game(batch)
     mismatches: list[Mismatch] = []
     bare = 0

@@ -128,6 +128,12 @@ def verify(
         ),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="Replay every played match.")] = False,
+    match: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--match", "-m", min=0, help="Replay this match (its index; repeat for more)."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random sample.")] = 0,
     db: DbOption = None,
 ) -> None:
@@ -135,13 +141,13 @@ def verify(
     and result with the stored ones; exits 1 on any difference, printing the first."""
     from workers.verify import DEFAULT_SAMPLE, verify_batch
 
-    if every and sample is not None:
-        fail("give --sample or --all, not both")
+    if sum((every, sample is not None, bool(match))) > 1:
+        fail("give one of --sample, --all and --match")
     with user_errors(db):
         engine = open_db(db)
         batch = crud.find_batch(engine, batch_id)
         count = None if every else (DEFAULT_SAMPLE if sample is None else sample)
-        verdict = verify_batch(engine, batch, sample=count, seed=seed)
+        verdict = verify_batch(engine, batch, sample=count, seed=seed, matches=match or ())
     checked = len(verdict.sampled)
     bare = f"; {verdict.without_moves} without stored moves" if verdict.without_moves else ""
     if verdict.ok:

@@ -17,6 +17,8 @@ from workers.local import run_local
 from workers.verify import verify_batch
 
 runner = CliRunner()
+BOX = str.maketrans("", "", "│╭╮╰╯─")
+"""The frame click's usage errors are drawn in, dropped before a message is looked for."""
 
 
 def played(url: str, agents: list[str], matches: int = 6, **extra: object) -> str:
@@ -75,6 +77,12 @@ def test_a_changed_move_is_caught_at_its_ply(migrated_sqlite_url: str, random_ba
     assert f"match 4: moves at ply 3 differs: stored {moves[0]}, replayed {original}" in (
         result.output
     )
+    # Named matches are the ones replayed: the changed one fails, the others pass.
+    result = verify(migrated_sqlite_url, random_batch, "--match", "4")
+    assert result.exit_code == 1 and "match 4: moves at ply 3 differs" in result.output
+    result = verify(migrated_sqlite_url, random_batch, "-m", "5", "-m", "3", "-m", "5")
+    assert result.exit_code == 0, result.output
+    assert "2 of 6 played matches replayed as stored" in result.stdout
 
 
 def test_a_changed_result_is_caught(migrated_sqlite_url: str, random_batch: str) -> None:
@@ -100,6 +108,24 @@ def test_a_batch_with_clocks_or_a_bad_sample_is_refused(migrated_sqlite_url: str
         verify_batch(engine, crud.find_batch(engine, batch_id))
     result = verify(migrated_sqlite_url, batch_id, "--sample", "0")
     assert result.exit_code == 2 and "--sample must be at least 1" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--match", "6"], "--match 6: no played match has that index (6 played, indices 0–5)"),
+        (["--match", "-1"], "'--match' / '-m': Input should be greater than or equal to 0"),
+        (["--match", str(10**20)], f"--match {10**20}: no played match has that index"),
+        (["--match", "1", "--all"], "give one of --sample, --all and --match"),
+        (["--match", "1", "--sample", "2"], "give one of --sample, --all and --match"),
+    ],
+)
+def test_a_match_that_is_not_there_is_named(
+    migrated_sqlite_url: str, random_batch: str, args: list[str], said: str
+) -> None:
+    result = verify(migrated_sqlite_url, random_batch, *args)
+    assert result.exit_code == 2
+    assert said in " ".join(result.output.translate(BOX).split())
 
 
 @pytest.mark.slow
