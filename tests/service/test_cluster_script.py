@@ -22,6 +22,13 @@ def section(readme: str) -> str:
     return readme[start : readme.index("### Many machines", start)]
 
 
+def orphaned_segments() -> set[int]:
+    """System V shared memory segments no process has attached: what a PostgreSQL killed
+    outright leaves behind for good."""
+    rows = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+    return {int(row.split()[1]) for row in rows if int(row.split()[6]) == 0}
+
+
 def test_the_readme_cluster_comes_up_runs_a_batch_and_goes(tmp_path: Path) -> None:
     try:
         check_available()
@@ -37,6 +44,7 @@ def test_the_readme_cluster_comes_up_runs_a_batch_and_goes(tmp_path: Path) -> No
     ):
         assert line in readme, line
     script = str(REPO / "scripts" / "cluster")
+    orphaned = orphaned_segments()
     up = subprocess.run(
         [script, "up", "--workers", "1"], capture_output=True, text=True, timeout=180
     )
@@ -73,3 +81,5 @@ def test_the_readme_cluster_comes_up_runs_a_batch_and_goes(tmp_path: Path) -> No
     left = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"ptc{tag.group(1)}" not in left + namespaces
+    # Its PostgreSQL was shut down, not killed: it left no shared memory behind.
+    assert orphaned_segments() <= orphaned
