@@ -2,6 +2,7 @@
 
     python -m engines.compiled.warm                    # every search of every game
     python -m engines.compiled.warm alquerque:uct ...  # these only
+    python -m engines.compiled.warm --jobs 2           # two processes side by side
 
 What a compiled agent calls is a :class:`Need`: a game with a kernel and one of the compiled
 searches (``uct``, the information-set ``ismcts``, the alpha-beta ``negamax``), whose entry
@@ -21,9 +22,11 @@ its own, when a chunk first needs one (``workers.warmup``): no chunk's time limi
 
 from __future__ import annotations
 
+import argparse
+import multiprocessing
 import random
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,12 +149,41 @@ def compile_need(need: Need) -> None:
         ) from exc
 
 
-def warm(selected: Iterable[Need] | None = None) -> None:
-    """Compile every need of ``selected`` (default: all of them), in order."""
-    for need in all_needs() if selected is None else selected:
-        compile_need(need)
+def warm(selected: Iterable[Need] | None = None, jobs: int = 1) -> None:
+    """Compile every need of ``selected`` (default: all of them), in order, or spread over
+    ``jobs`` processes (numba compiles on one core; its cache takes writers side by side)."""
+    chosen = list(all_needs() if selected is None else selected)
+    if jobs <= 1 or len(chosen) <= 1:
+        for need in chosen:
+            compile_need(need)
+        return
+    # Spawned, not forked: the caller may have numba loaded, and LLVM does not survive a fork.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(jobs, len(chosen)), mp_context=context) as pool:
+        list(pool.map(compile_need, chosen))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m engines.compiled.warm",
+        description="Compile the compiled searches into numba's on-disk cache.",
+    )
+    parser.add_argument(
+        "needs", nargs="*", metavar="GAME:SEARCH", help="these searches only (default: all)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="processes compiling side by side (default 1)"
+    )
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
+    try:
+        chosen = [Need.parse(text) for text in args.needs]
+    except ValueError as exc:
+        parser.error(str(exc))
+    # A failure ends the command with the error naming the search (the image's build stops).
+    warm(chosen or None, jobs=args.jobs)
 
 
 if __name__ == "__main__":
-    # A failure ends the command with the error naming the search (the image's build stops).
-    warm([Need.parse(arg) for arg in sys.argv[1:]] or None)
+    main()

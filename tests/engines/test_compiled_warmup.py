@@ -161,3 +161,34 @@ def test_the_compile_command_refuses_what_is_no_search() -> None:
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "'alquerque:ismcts' is not a compiled search" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--jobs", "0"], "--jobs must be at least 1, not 0"),
+        (["--jobs", "two"], "argument --jobs: invalid int value: 'two'"),
+        (["chess:uct"], "'chess:uct' is not a compiled search of a game"),
+    ],
+)
+def test_the_warm_command_refuses_bad_arguments_in_one_line(args: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "engines.compiled.warm", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_warm_command_spreads_its_searches_over_processes() -> None:
+    """Two searches in two spawned processes (loaded from the cache the suite filled)."""
+    command = ["-m", "engines.compiled.warm", "--jobs", "2", "alquerque:uct", "alveoles:negamax"]
+    done = subprocess.run(
+        [sys.executable, *command],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
