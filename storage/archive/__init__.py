@@ -4,14 +4,22 @@ JSON manifest; ``import_batch`` merges such a folder into a database, idempotent
 
 - ``layout``: the folder's files, the format version, the Parquet schemas and writer options;
 - ``dump``: ``export_batch``;
-- ``load``: ``read_archive``, ``describe`` and ``import_batch``;
+- ``load``: ``read_archive``, ``read_batch`` (the manifest's batch row alone), ``describe``
+  and ``import_batch``;
 - ``zipped``: a folder as one zip (``pack``) and a zip from elsewhere checked and unpacked
   (``unpack``), for HTTP.
 """
 
 from storage.archive.dump import ExportSummary, export_batch
 from storage.archive.layout import FORMAT, MANIFEST, VERSION, ArchiveError
-from storage.archive.load import Archive, ImportSummary, describe, import_batch, read_archive
+from storage.archive.load import (
+    Archive,
+    ImportSummary,
+    describe,
+    import_batch,
+    read_archive,
+    read_batch,
+)
 
 __all__ = [
     "FORMAT",
@@ -25,4 +33,5 @@ __all__ = [
     "export_batch",
     "import_batch",
     "read_archive",
+    "read_batch",
 ]

@@ -123,6 +123,12 @@ def read_archive(folder: Path) -> Archive:
     return archive
 
 
+def read_batch(folder: Path) -> dict[str, Any]:
+    """The batch row of an archive folder (times parsed), read and checked from its manifest
+    alone: the tables are not opened, nor checked against the manifest (``read_archive``)."""
+    return _batch_row(folder, _manifest(folder).get("batch"))
+
+
 def describe(folder: Path) -> ExportSummary:
     """What the archive folder ``folder`` holds, read and checked whole (``ArchiveError``
     otherwise), as ``export_batch`` would have said when it wrote it."""

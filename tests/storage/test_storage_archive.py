@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from storage import crud
-from storage.archive import ArchiveError, export_batch, import_batch, read_archive
+from storage.archive import ArchiveError, export_batch, import_batch, read_archive, read_batch
 from storage.db import dispose_engine, get_engine, upgrade
 from storage.models import BatchPlan
 from storage.records import split_moves
@@ -244,6 +244,21 @@ def test_unreadable_archives_are_refused_by_name(source_url: str, tmp_path: Path
 
     result = runner.invoke(app, ["import", str(tmp_path / "nothing-here")])
     assert result.exit_code == 2 and "no such folder" in result.output
+
+
+def test_the_batch_row_alone_is_read_from_the_manifest(source_url: str, tmp_path: Path) -> None:
+    batch_id = partial_batch(source_url)
+    folder = export_batch(get_engine(source_url), batch_id, tmp_path / "a").path
+    whole = read_archive(folder)
+    # The tables are not opened: the batch row is read with them gone.
+    for table in folder.glob("*.parquet"):
+        table.unlink()
+    assert read_batch(folder) == whole.batch and whole.batch["id"] == batch_id
+    manifest = json.loads((folder / "batch.json").read_text())
+    del manifest["batch"]["seed"]
+    (folder / "batch.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArchiveError, match=r"batch columns missing \['seed'\]"):
+        read_batch(folder)
 
 
 def test_an_import_touches_no_other_batch(source_url: str, sqlite_url: str, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from analysis.studies.definition import StudyError, load_study
 from api.cli import app
 from engines.compiled.warm import needs
-from storage.archive import MANIFEST, read_archive
+from storage.archive import MANIFEST, read_archive, read_batch
 from storage.archive.layout import MATCHES, file_digest
 from storage.db import get_engine, upgrade
 from storage.models import CHUNK, BatchBase
@@ -321,7 +321,8 @@ def committed_batches() -> list[Path]:
 
 
 def _needs_compiled(folder: Path) -> bool:
-    batch = BatchBase(**{k: read_archive(folder).batch[k] for k in BatchBase.model_fields})
+    row = read_batch(folder)
+    batch = BatchBase(**{k: row[k] for k in BatchBase.model_fields})
     return bool(needs(build_game(batch), batch.agents))
 
 
