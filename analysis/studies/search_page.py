@@ -3,7 +3,8 @@ re-ranked at full strength, the best one and its confirmation beside the base va
 
 Like the rest of the page it copies figures the reports and comparisons give
 (``first_player_advantage`` of each kept batch, ``compare`` of the two confirmations) and the
-trials' own saved figures; it computes none.
+trials' own saved figures; it computes none. Its verdict only reads them: which confirmation
+is closer to zero and which intervals hold it.
 """
 
 from __future__ import annotations
@@ -119,7 +120,62 @@ def search_section(search: SearchInput, source: Source) -> tuple[list[str], dict
             "first_player_advantage": _pick(confirmed["base"]["first_player_advantage"]),
         }
         data["difference"] = {k: d[k] for k in ("difference", "ci_low", "ci_high", "p_value")}
+        answer = verdict(
+            best["first_player_advantage"], confirmed["base"]["first_player_advantage"], d
+        )
+        out += ["", answer.sentence(search.option)]
+        data["verdict"] = answer.as_dict()
     return [*out, ""], data
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the two confirmations say about the search's question: which variant is closer to
+    an even game, which of their intervals hold zero, and whether they differ at 95 %."""
+
+    closer: str
+    best: float
+    base: float
+    even: tuple[str, ...]
+    differ: bool
+
+    def sentence(self, option: str) -> str:
+        other = "base" if self.closer == "best" else "best"
+        own, rival = (self.best, self.base) if self.closer == "best" else (self.base, self.best)
+        holds = {
+            ("best", "base"): "Both intervals hold zero.",
+            ("best",): "The best's interval holds zero; the base's does not.",
+            ("base",): "The base's interval holds zero; the best's does not.",
+            (): "Neither interval holds zero.",
+        }[self.even]
+        differ = (
+            "The two differ at 95 %."
+            if self.differ
+            else "The two do not differ at 95 % (the difference's interval holds zero)."
+        )
+        return (
+            f"Closer to an even game: **the {self.closer} {option}** ({pct(own, True)}, "
+            f"against the {other}'s {pct(rival, True)}). {holds} {differ}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"closer": self.closer, "even": list(self.even), "differ": self.differ}
+
+
+def verdict(
+    best: Mapping[str, Any], base: Mapping[str, Any], difference: Mapping[str, Any]
+) -> Verdict:
+    """Read the confirmations' first-player advantages and their difference (best minus
+    base); a tie in distance from zero goes to the base, which needs no change to the game."""
+    closer = "best" if abs(best["estimate"]) < abs(base["estimate"]) else "base"
+    even = tuple(
+        label
+        for label, f in (("best", best), ("base", base))
+        if f.get("ci_low") is not None and f["ci_low"] <= 0 <= f["ci_high"]
+    )
+    low, high = difference.get("ci_low"), difference.get("ci_high")
+    differ = low is not None and high is not None and not low <= 0 <= high
+    return Verdict(closer, float(best["estimate"]), float(base["estimate"]), even, differ)
 
 
 def _estimate(trial: Mapping[str, Any]) -> float:

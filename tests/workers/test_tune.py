@@ -368,6 +368,12 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
         )
     page = (pages / "multi.md").read_text()
     assert "## The search" in page and "### The best layout" in page
+    distance = {
+        label: abs(twin[label]["first_player_advantage"]["estimate"]) for label in ("best", "base")
+    }
+    closer = "best" if distance["best"] < distance["base"] else "base"
+    assert twin["verdict"]["closer"] == closer
+    assert f"Closer to an even game: **the {closer} layout**" in page
     grid = [line for line in page.split("### The best layout")[1].splitlines() if line[:3] == "| 8"]
     assert grid == ["| 8 | " + " | ".join(str(v) for v in best["value"][0]) + " |"]
 

@@ -17,7 +17,6 @@ a whole folder: the new one if its export was complete, else the old one.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -179,14 +178,15 @@ class Checkpoints:
 
 def holds_finished(folder: Path, batch_id: str) -> bool:
     """True when ``folder`` holds batch ``batch_id`` saved once it had finished (its manifest
-    says so): nothing a later save could add."""
-    from storage.archive import MANIFEST
+    says so): nothing a later save could add. A manifest this version cannot read (another
+    format, a damaged file) holds nothing finished: the batch is saved again over it."""
+    from storage.archive import ArchiveError, read_batch
 
     try:
-        batch = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["batch"]
-    except (OSError, ValueError, KeyError, TypeError):
+        batch = read_batch(folder)
+    except ArchiveError:
         return False
-    return batch.get("id") == batch_id and batch.get("status") in BatchStatus.FINISHED
+    return batch["id"] == batch_id and batch["status"] in BatchStatus.FINISHED
 
 
 class Keeper:
