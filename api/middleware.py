@@ -1,5 +1,6 @@
-"""ASGI middleware of the API: request bodies over a size limit are refused before parsing, and
-writes a browser sends from another site are refused before they reach a route."""
+"""ASGI middleware of the API: request bodies over a size limit are refused before parsing,
+requests for a host name this server is not served at are refused, and writes a browser sends
+from another site are refused before they reach a route."""
 
 from __future__ import annotations
 
@@ -131,10 +132,13 @@ class SameOrigin:
 
     A page that rebinds its own name to this server's address (DNS rebinding) is same-origin
     with itself, so both labels look right; what gives it away is the ``Host`` it sends, its
-    own name. A browser's request (any of ``BROWSER_HEADERS``) is therefore refused unless its
-    ``Host`` is a name this server is served at: a loopback name, ``public_url``'s host, or the
-    address the connection arrived at (the bind address). A client that is no browser (the
-    command line, scripts, ``curl``) acts for no one else and passes.
+    own name. Every request is therefore refused unless its ``Host`` is a name this server is
+    served at: a loopback name, ``public_url``'s host, or the address the connection arrived at
+    (the bind address). Not only a browser's: an older browser sends neither ``Origin`` nor
+    ``Sec-Fetch-*`` on a read, so a rebinding page would read the answers. A request with no
+    ``Host`` at all (HTTP/1.0; no browser sends one) names no other site and passes, unless it
+    carries a browser's headers. Past the name, a client that is no browser (the command line,
+    scripts, ``curl``) acts for no one else and passes the write checks.
     """
 
     def __init__(self, app: ASGIApp, public_url: str | None = None) -> None:
@@ -155,16 +159,15 @@ class SameOrigin:
         headers = {
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []
         }
-        if not any(name in headers for name in BROWSER_HEADERS):
-            return None
-        host = headers.get("host", "")
-        if not self._served(host, scope):
+        browser = any(name in headers for name in BROWSER_HEADERS)
+        host = headers.get("host")
+        if (host is not None or browser) and not self._served(host or "", scope):
             return (
-                f"request for host {host[:80]!r} refused: this server answers browsers at its "
+                f"request for host {(host or '')[:80]!r} refused: this server answers at its "
                 "own address, loopback names and PUBLIC_URL (set PUBLIC_URL to the address "
                 "you open)"
             )
-        if scope.get("method") not in WRITE_METHODS:
+        if not browser or scope.get("method") not in WRITE_METHODS:
             return None
         site = headers.get("sec-fetch-site")
         if site is not None and site.strip().lower() not in TRUSTED_FETCH_SITES:

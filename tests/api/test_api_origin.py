@@ -75,11 +75,12 @@ def batch_count(url: str) -> int:
 def test_trailing_slash_redirects_never_name_the_clients_host(
     api: Api, method: str, path: str, target: str
 ) -> None:
-    answer = api.client.request(method, path, headers={"Host": EVIL}, json={})
+    alias = f"app.localhost:{api.port}"  # a name served here, but not the one connected to
+    answer = api.client.request(method, path, headers={"Host": alias}, json={})
     assert answer.status_code == 307, answer.text
     location = answer.headers["location"]
     assert location == target  # relative: the client stays on the host it asked
-    assert EVIL not in answer.text
+    assert "app.localhost" not in answer.text
 
 
 def test_a_redirect_never_names_another_host_by_a_double_slash(api: Api) -> None:
@@ -90,7 +91,8 @@ def test_a_redirect_never_names_another_host_by_a_double_slash(api: Api) -> None
 
 
 def test_a_client_following_the_redirect_gets_the_page(api: Api) -> None:
-    answer = api.client.get("/batches/", headers={"Host": EVIL}, follow_redirects=True)
+    alias = f"app.localhost:{api.port}"
+    answer = api.client.get("/batches/", headers={"Host": alias}, follow_redirects=True)
     assert answer.status_code == 200 and answer.url.path == "/batches"
 
 
@@ -163,6 +165,32 @@ def test_a_rebound_name_is_refused_though_host_and_origin_agree(api: Api, databa
     for path in ("/batches", "/"):
         read = api.client.get(path, headers={"Host": rebound, "Sec-Fetch-Site": "same-origin"})
         assert read.status_code == 403, (path, read.status_code)
+
+
+def test_a_foreign_host_is_refused_without_any_browser_header(api: Api, database: str) -> None:
+    """An older browser sends neither Origin nor Sec-Fetch-* on a read: the Host alone is what
+    a rebinding page cannot hide, so it is checked on every request."""
+    rebound = f"{EVIL}:{api.port}"
+    for path in ("/batches", "/", "/healthz", "/batches/", "/openapi.json"):
+        read = api.client.get(path, headers={"Host": rebound})
+        assert read.status_code == 403, (path, read.status_code)
+        assert EVIL in read.json()["message"]
+    batch_id = stored_batch(database)
+    assert (
+        api.client.post(f"/batches/{batch_id}/cancel", headers={"Host": rebound}).status_code == 403
+    )
+    assert status(database, batch_id) == BatchStatus.QUEUED
+    # The names it is served at still answer, browser or not.
+    for host in (f"127.0.0.1:{api.port}", f"localhost:{api.port}", f"[::1]:{api.port}"):
+        assert api.client.get("/batches", headers={"Host": host}).status_code == 200, host
+
+
+def test_the_in_process_test_clients_host_is_the_servers_own(migrated_sqlite_url: str) -> None:
+    """The test client connects as ``testserver``, which is the server's own name there."""
+    app, _ = make_api(migrated_sqlite_url)
+    with client_for(app) as client:
+        assert client.get("/batches").status_code == 200
+        assert client.get("/batches", headers={"Host": EVIL}).status_code == 403
 
 
 def test_the_origins_scheme_must_be_the_servers(api: Api, database: str) -> None:
