@@ -393,13 +393,24 @@ def check_reads(target: Target, reference: str) -> tuple[int, list[str]]:
     with target.client() as client:
         for route in read_routes(target.database_url, reference):
             asked += 1
-            try:
-                code = client.get(route).status_code
-            except httpx.HTTPError as exc:
-                code = f"no answer ({type(exc).__name__})"  # type: ignore[assignment]
-            if code != 200:
-                failed.append(f"{route} {code}")
+            answer = _get(client, route)
+            if answer != "200":
+                failed.append(f"{route} {answer}")
     return asked, failed
+
+
+def _get(client: httpx.Client, route: str) -> str:
+    """A route's status, asked again once on a new connection when the server closed the
+    one it had (as it does after some errors): the route's answer, not the connection's."""
+    for attempt in range(2):
+        try:
+            return str(client.get(route).status_code)
+        except (httpx.ReadError, httpx.RemoteProtocolError) as exc:
+            if attempt:
+                return f"no answer ({type(exc).__name__})"
+        except httpx.HTTPError as exc:
+            return f"no answer ({type(exc).__name__})"
+    raise AssertionError("unreachable")
 
 
 def round_trip(target: Target, genuine: Export) -> dict[str, Any]:
