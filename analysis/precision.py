@@ -15,99 +15,23 @@ of sampling and the figure's interval is no wider than ± ``half_width`` (its wi
 Stopping as soon as an interval is narrow enough is optional stopping on the interval's width,
 not its centre; its coverage is measured in ``bench/coverage.py``.
 
-Pure rule handling apart from ``check_precision`` (which reads the batch).
+Pure arithmetic apart from ``check_precision`` and ``precision_status`` (which read the batch).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Engine
 
-from engines.core import OptionError
-
-PRECISION = "precision"
-FIRST_PLAYER = "first_player_advantage"
-SCORE = "score:"
-MIN_UNITS = 30
-"""Units of sampling a precision stop waits for by default: an interval from fewer rests on a
-variance estimated too roughly to stop on."""
-MAX_MIN_UNITS = 1_000_000
+from analysis.stopping import FIRST_PLAYER, PrecisionRule, from_json
 
 
-def figure_names(labels: Sequence[str]) -> list[str]:
-    """Every figure a precision stop may name in a batch with these agent labels."""
-    return [FIRST_PLAYER, *(f"{SCORE}{label}" for label in labels)]
-
-
-def parse_precision(rest: str) -> dict[str, Any]:
-    """The rule of the short form's part after ``precision:``: ``FIGURE,half_width=H[,...]``."""
-    figure, *parts = (p.strip() for p in rest.split(","))
-    out: dict[str, Any] = {"type": PRECISION, "figure": figure}
-    for part in parts:
-        if not part:
-            continue
-        key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq:
-            raise OptionError(
-                f"cannot read {part!r} in the precision stop; expected key=value",
-                field="stop_rule",
-            )
-        try:
-            out[key] = float(value)
-        except ValueError as exc:
-            raise OptionError(
-                f"stop rule {key} must be a number, not {value!r}", field=f"stop_rule.{key}"
-            ) from exc
-    return out
-
-
-def validate_precision(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[str, Any]:
-    """Check a precision rule against the batch's agent labels; return it with defaults."""
-    unknown = sorted(set(rule) - {"type", "figure", "half_width", "min_units"})
-    if unknown:
-        raise OptionError(
-            f"unknown stop rule field(s): {', '.join(unknown)}", field=f"stop_rule.{unknown[0]}"
-        )
-    figure = rule.get("figure")
-    names = figure_names(labels)
-    if figure not in names:
-        raise OptionError(
-            f"stop_rule.figure must be one of {', '.join(names)}, not {figure!r}",
-            field="stop_rule.figure",
-        )
-    half = rule.get("half_width")
-    if isinstance(half, bool) or not isinstance(half, int | float) or not 0 < half < 0.5:
-        raise OptionError(
-            f"stop_rule.half_width must be a number between 0 and 0.5 (exclusive), not {half!r}",
-            field="stop_rule.half_width",
-        )
-    least = rule.get("min_units", MIN_UNITS)
-    if (
-        isinstance(least, bool)
-        or not isinstance(least, int | float)
-        or least != int(least)
-        or not 2 <= least <= MAX_MIN_UNITS
-    ):
-        raise OptionError(
-            f"stop_rule.min_units must be a whole number from 2 to {MAX_MIN_UNITS:,}, "
-            f"not {least!r}",
-            field="stop_rule.min_units",
-        )
-    return {
-        "type": PRECISION,
-        "figure": figure,
-        "half_width": float(half),
-        "min_units": int(least),
-    }
-
-
-def figure_interval(w: Any, rule: Mapping[str, Any], seat_policy: str, groups: Sequence[int]
+def figure_interval(w: Any, rule: PrecisionRule, seat_policy: str, groups: Sequence[int]
                     ) -> tuple[float, float, float, int]:  # fmt: skip
     """(estimate, ci_low, ci_high, units) of the rule's figure on per-match arrays ``w``
     (``analysis.tidy.Wide``), as the report computes it."""
@@ -115,13 +39,12 @@ def figure_interval(w: Any, rule: Mapping[str, Any], seat_policy: str, groups: S
     from analysis.seats import seat_share
     from analysis.tidy import by_turn
 
-    figure = str(rule["figure"])
-    if figure == FIRST_PLAYER:
+    if rule.figure == FIRST_PLAYER:
         share = seat_share(by_turn(w), 0)
         expected = 1.0 / w.players
         return (share.estimate - expected, share.ci_low - expected, share.ci_high - expected,
                 share.units)  # fmt: skip
-    label = figure[len(SCORE) :]
+    label = rule.score_of
     table = agent_table(w, seat_policy, groups)
     for row in table.to_dict(orient="records"):
         if label in row["labels"]:
@@ -131,26 +54,23 @@ def figure_interval(w: Any, rule: Mapping[str, Any], seat_policy: str, groups: S
 
 
 def precision_state(
-    estimate: float, low: float, high: float, units: int, rule: Mapping[str, Any]
+    estimate: float, low: float, high: float, units: int, rule: PrecisionRule
 ) -> dict[str, Any]:
     """The rule's state for a figure's interval over ``units`` units of sampling."""
     half = (high - low) / 2 if math.isfinite(low) and math.isfinite(high) else math.nan
-    reached = units >= int(rule["min_units"]) and half <= float(rule["half_width"])
-    figure = str(rule["figure"])
+    reached = units >= rule.min_units and half <= rule.half_width
+    figure = rule.figure
     if reached:
         verdict = (
             f"stop: {figure} is {estimate:+.4f} within ±{half:.4f} "
             f"({low:+.4f} to {high:+.4f}, 95 %) over {units} units"
         )
-    elif units < int(rule["min_units"]):
-        verdict = f"continue: {units} of the {int(rule['min_units'])} units asked for"
+    elif units < rule.min_units:
+        verdict = f"continue: {units} of the {rule.min_units} units asked for"
     else:
-        verdict = f"continue: ±{half:.4f} is wider than the ±{float(rule['half_width']):g} asked"
+        verdict = f"continue: ±{half:.4f} is wider than the ±{rule.half_width:g} asked"
     return {
-        "type": PRECISION,
-        "figure": figure,
-        "half_width": float(rule["half_width"]),
-        "min_units": int(rule["min_units"]),
+        **rule.to_json(),
         "estimate": estimate,
         "ci_low": low,
         "ci_high": high,
@@ -184,7 +104,7 @@ def check_precision(engine: Engine, batch: Any) -> dict[str, Any] | None:
     from analysis.batch_data import agent_groups, load_wide
     from engines.seating import opening_round
 
-    rule = batch.stop_rule
+    rule = _rule(batch)
     w = whole_rounds(load_wide(engine, batch), opening_round(batch.players, batch.seat_policy))
     if w.matches == 0:
         return None
@@ -200,10 +120,16 @@ def precision_status(engine: Engine, batch: Any) -> dict[str, Any]:
     """The rule's current state on every written match of the batch (for reports)."""
     from analysis.batch_data import agent_groups, load_wide
 
-    rule = batch.stop_rule
+    rule = _rule(batch)
     w = load_wide(engine, batch)
     if w.matches == 0:
         return precision_state(math.nan, math.nan, math.nan, 0, rule)
     return precision_state(
         *figure_interval(w, rule, batch.seat_policy, agent_groups(list(batch.agents))), rule
     )
+
+
+def _rule(batch: Any) -> PrecisionRule:
+    rule = from_json(batch.stop_rule)
+    assert isinstance(rule, PrecisionRule), rule  # the callers check the rule's type
+    return rule

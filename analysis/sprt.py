@@ -1,9 +1,10 @@
 """Early stopping: a generalised SPRT on two agents' score over units of sampling.
 
-A stop rule is ``{"type": "sprt", "agents": [A, B], "elo0": 0, "elo1": 5, "alpha": 0.05,
-"beta": 0.05}``. H0: A is ``elo0`` Elo stronger than B; H1: ``elo1``. The observations are the
-batch's units of sampling (``analysis.units``: a round of the seating design, or the matches of
-a declared book line), not its games: a unit's score is A's mean result against B over the
+A stop rule is an ``SprtRule`` (``analysis.stopping``, which reads and writes it), stored as
+``{"type": "sprt", "agents": [A, B], "elo0": 0, "elo1": 5, "alpha": 0.05, "beta": 0.05}``.
+H0: A is ``elo0`` Elo stronger than B; H1: ``elo1``. The observations are the batch's units
+of sampling (``analysis.units``: a round of the seating design, or the matches of a declared
+book line), not its games: a unit's score is A's mean result against B over the
 unit's meetings (1 a win, ½ a draw, 0 a loss, by the game result), so whatever the unit shares
 (an opening that favours one agent, a deal) stays inside one observation and the error rates
 hold. The log-likelihood ratio is the generalised one over the distribution of unit scores:
@@ -17,7 +18,7 @@ three to six players hold more meetings (six with three players seated ``balance
 mean scores fall on the grid ``j / 2k`` of a round of ``k`` meetings (``unit means``); single
 matches (a round of one) give the trinomial one.
 
-Pure arithmetic and rule handling, no I/O: ``analysis.stop_rule`` reads a stored batch and
+Pure arithmetic, no I/O: ``analysis.stop_rule`` reads a stored batch and
 applies this. Each chunk row stores its own outcome counts (``chunk_outcomes``, from the game
 result: a beats b when its win share is higher, a draw when equal); the pentanomial check sums
 them, the others read the batch's units.
@@ -25,7 +26,6 @@ them, the others read the batch's units.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
@@ -34,13 +34,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analysis import stats
-from analysis.precision import PRECISION, parse_precision, validate_precision
-from engines.core import OptionError
+from analysis.stopping import SprtRule
 from engines.seating import seat_swapped_pairs
 
 EMPTY_CELL = 1e-3
 """Pseudo-count for an outcome never seen, so the constrained fit exists (as fishtest does)."""
-DEFAULTS: dict[str, float] = {"elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
 
 
 # --------------------------------------------------------------------------- the statistic
@@ -134,7 +132,7 @@ def unit_score_counts(
 def sprt_state(
     counts: Sequence[float],
     model: str,
-    rule: Mapping[str, Any],
+    rule: SprtRule,
     values: np.ndarray | None = None,
     games: int | None = None,
 ) -> dict[str, Any]:
@@ -144,22 +142,17 @@ def sprt_state(
     x = model_values(model) if values is None else np.asarray(values, dtype=float)
     if len(counts) != len(x):
         raise ValueError(f"{model} needs {len(x)} counts, got {len(counts)}")
-    s0 = stats.score_from_elo(float(rule["elo0"]))
-    s1 = stats.score_from_elo(float(rule["elo1"]))
+    s0 = stats.score_from_elo(float(rule.elo0))
+    s1 = stats.score_from_elo(float(rule.elo1))
     value = llr(counts, x, s0, s1)
-    lower, upper = bounds(float(rule["alpha"]), float(rule["beta"]))
+    lower, upper = bounds(float(rule.alpha), float(rule.beta))
     result = "H1" if value >= upper else "H0" if value <= lower else None
     total = int(sum(counts))
     score = float(np.dot(np.asarray(counts, float), x) / total) if total else math.nan
     if games is None:
         games = total * (2 if model == PENTANOMIAL else 1)
     return {
-        "type": "sprt",
-        "agents": list(rule["agents"]),
-        "elo0": float(rule["elo0"]),
-        "elo1": float(rule["elo1"]),
-        "alpha": float(rule["alpha"]),
-        "beta": float(rule["beta"]),
+        **rule.to_json(),
         "model": model,
         "values": [float(v) for v in x],
         "counts": [int(c) for c in counts],
@@ -174,16 +167,14 @@ def sprt_state(
     }
 
 
-def verdict(
-    result: str | None, rule: Mapping[str, Any], estimate: Mapping[str, Any] | None = None
-) -> str:
+def verdict(result: str | None, rule: SprtRule, estimate: Mapping[str, Any] | None = None) -> str:
     """The decision in words: which hypothesis the test accepted, and, given the stopping-aware
     ``estimate`` (``analysis.sprt_estimate``: ``elo``, ``elo_low``, ``elo_high``), how far
     apart the agents are by that estimate, never by the hypothesis alone."""
-    a, b = rule["agents"]
+    a, b = rule.agents
     if result is None:
         return "continue: no bound crossed yet"
-    h0, h1 = f"{float(rule['elo0']):g}", f"{float(rule['elo1']):g}"
+    h0, h1 = f"{float(rule.elo0):g}", f"{float(rule.elo1):g}"
     which = (
         f"accept H1: the data favour {h1} Elo over {h0} for {a} against {b}"
         if result == "H1"
@@ -223,113 +214,12 @@ def meeting_sums(w: Any, agent_a: str, agent_b: str) -> tuple[np.ndarray, np.nda
     return sums.astype(np.int64), meetings.astype(np.int64)
 
 
-def units_state(w: Any, rule: Mapping[str, Any]) -> dict[str, Any]:
+def units_state(w: Any, rule: SprtRule) -> dict[str, Any]:
     """The SPRT's state over the units of sampling of per-match arrays ``w``."""
-    a, b = rule["agents"]
+    a, b = rule.agents
     half, meetings = meeting_sums(w, a, b)
     model, values, counts = unit_score_counts(half, meetings)
     return sprt_state(counts, model, rule, values, games=int(meetings.sum()))
-
-
-# --------------------------------------------------------------------------- rules
-
-
-def parse_stop_rule(text: str) -> dict[str, Any]:
-    """Read a rule from JSON or a short form: ``sprt:A,B,elo0=0,elo1=5[,alpha=..,beta=..]`` or
-    ``precision:FIGURE,half_width=H[,min_units=N]`` (``analysis.precision``)."""
-    text = text.strip()
-    if text.startswith("{"):
-        try:
-            rule = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise OptionError(f"stop rule is not valid JSON: {exc}", field="stop_rule") from exc
-        if not isinstance(rule, dict):
-            raise OptionError("stop rule JSON must be an object", field="stop_rule")
-        return rule
-    kind, _, rest = text.partition(":")
-    if kind.strip().lower() == PRECISION and rest:
-        return parse_precision(rest)
-    if kind.strip().lower() != "sprt" or not rest:
-        raise OptionError(
-            f"cannot read stop rule {text!r}; expected e.g. sprt:hard,easy,elo0=0,elo1=5 or "
-            "precision:first_player_advantage,half_width=0.02",
-            field="stop_rule",
-        )
-    agents: list[str] = []
-    out: dict[str, Any] = {"type": "sprt"}
-    for part in (p.strip() for p in rest.split(",")):
-        if not part:
-            continue
-        if "=" in part:
-            key, _, value = part.partition("=")
-            try:
-                out[key.strip()] = float(value)
-            except ValueError as exc:
-                raise OptionError(
-                    f"stop rule {key.strip()} must be a number, not {value!r}",
-                    field=f"stop_rule.{key.strip()}",
-                ) from exc
-        else:
-            agents.append(part)
-    out["agents"] = agents
-    return out
-
-
-def validate_stop_rule(rule: Mapping[str, Any], labels: Sequence[str]) -> dict[str, Any]:
-    """Check a stop rule against the batch's agent labels; return it with defaults filled in."""
-    if not isinstance(rule, Mapping):
-        raise OptionError("stop_rule must be an object", field="stop_rule")
-    kind = rule.get("type", "sprt")
-    if kind == PRECISION:
-        return validate_precision(rule, labels)
-    if kind != "sprt":
-        raise OptionError(
-            f"unknown stop rule type {kind!r}; 'sprt' or 'precision'", field="stop_rule.type"
-        )
-    unknown = set(rule) - {"type", "agents", *DEFAULTS}
-    if unknown:
-        raise OptionError(
-            f"unknown stop rule field(s): {', '.join(sorted(unknown))}",
-            field=f"stop_rule.{sorted(unknown)[0]}",
-        )
-    agents = rule.get("agents")
-    if (
-        not isinstance(agents, list | tuple)
-        or len(agents) != 2
-        or not all(isinstance(a, str) for a in agents)
-    ):
-        raise OptionError("stop_rule.agents must name two agents", field="stop_rule.agents")
-    for a in agents:
-        if a not in labels:
-            raise OptionError(
-                f"stop rule agent {a!r} is not in this batch; agents: {', '.join(labels)}",
-                field="stop_rule.agents",
-            )
-    if agents[0] == agents[1]:
-        raise OptionError("stop rule needs two different agents", field="stop_rule.agents")
-    out: dict[str, Any] = {"type": "sprt", "agents": list(agents)}
-    for key, default in DEFAULTS.items():
-        value = rule.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise OptionError(f"stop_rule.{key} must be a number", field=f"stop_rule.{key}")
-        try:
-            number = float(value)  # a whole number too large for a float raises here
-        except OverflowError:
-            number = math.inf
-        if not math.isfinite(number):
-            raise OptionError(f"stop_rule.{key} must be a finite number", field=f"stop_rule.{key}")
-        out[key] = number
-    for key in ("alpha", "beta"):
-        if not 0 < out[key] < 0.5:
-            raise OptionError(
-                f"stop_rule.{key} must be between 0 and 0.5, not {out[key]:g}",
-                field=f"stop_rule.{key}",
-            )
-    if not out["elo0"] < out["elo1"]:
-        raise OptionError("stop_rule.elo0 must be below elo1", field="stop_rule.elo1")
-    if abs(out["elo0"]) > 2000 or abs(out["elo1"]) > 2000:
-        raise OptionError("stop rule Elo bounds must lie within ±2000", field="stop_rule.elo1")
-    return out
 
 
 # --------------------------------------------------------------------------- one chunk

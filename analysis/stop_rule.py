@@ -22,37 +22,30 @@ the seats' effect is in it, and between two copies of one agent it is nothing el
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import Engine
 
 from analysis import frames, stats
 from analysis.agents import COMPARISON_NOTES, comparison_kind
-from analysis.precision import PRECISION, check_precision, precision_status, whole_rounds
-from analysis.sprt import DEFAULTS, PENTANOMIAL, sprt_state, units_state, uses_pairs, verdict
+from analysis.precision import check_precision, precision_status, whole_rounds
+from analysis.sprt import PENTANOMIAL, sprt_state, units_state, uses_pairs, verdict
 from analysis.sprt_estimate import METHOD, stopping_aware_elo
+from analysis.stopping import PrecisionRule, SprtRule, of_batch
 from analysis.tidy import Wide
 from analysis.units import links_openings
 from engines.seating import opening_round
 from storage.crud import progress, stop_count_totals
 
 
-def is_precision(rule: Mapping[str, Any] | None) -> bool:
-    """True for a precision stop (``analysis.precision``)."""
-    return bool(rule) and rule is not None and rule.get("type") == PRECISION
-
-
 def stop_status(engine: Engine, batch: Any) -> dict[str, Any] | None:
     """A precision stop's current state (None for any other rule, or none)."""
-    return precision_status(engine, batch) if is_precision(batch.stop_rule) else None
+    return precision_status(engine, batch) if isinstance(of_batch(batch), PrecisionRule) else None
 
 
-def _rule(batch: Any) -> dict[str, Any] | None:
-    rule = batch.stop_rule
-    if not rule or rule.get("type", "sprt") != "sprt":
-        return None
-    return {**DEFAULTS, **rule}
+def _rule(batch: Any) -> SprtRule | None:
+    rule = of_batch(batch)
+    return rule if isinstance(rule, SprtRule) else None
 
 
 def counts_pairs(batch: Any) -> bool:
@@ -62,7 +55,7 @@ def counts_pairs(batch: Any) -> bool:
 
 
 def _state(
-    engine: Engine, batch: Any, rule: Mapping[str, Any], w: Wide | None = None
+    engine: Engine, batch: Any, rule: SprtRule, w: Wide | None = None
 ) -> tuple[dict[str, Any], int]:
     """The SPRT state and the matches written it covers (see the module docstring); ``w``: the
     batch's per-match arrays when already read."""
@@ -77,7 +70,7 @@ def _state(
         counts = totals.counts[:5]
         written = totals.matches
     else:
-        a, b = rule["agents"]
+        a, b = rule.agents
         counts = frames.pair_outcomes(engine, batch.id, a, b, pairs=True)
         written = progress(engine, batch.id).finished_matches
     return sprt_state(counts, PENTANOMIAL, rule), written
@@ -95,15 +88,15 @@ def sprt_status(engine: Engine, batch: Any, w: Wide | None = None) -> dict[str, 
     return {**state, **found, **compared(batch, rule), "verdict": worded}
 
 
-def compared(batch: Any, rule: Mapping[str, Any]) -> dict[str, Any]:
+def compared(batch: Any, rule: SprtRule) -> dict[str, Any]:
     """``comparison`` and ``note``: what the rule's two agents' meetings measure."""
     labels = list(batch.labels)
-    a, b = (labels.index(x) for x in rule["agents"])
+    a, b = (labels.index(x) for x in rule.agents)
     kind = comparison_kind(batch.seat_policy, batch.agents[a] == batch.agents[b])
     return {"comparison": kind, "note": COMPARISON_NOTES[kind]}
 
 
-def estimates(state: Mapping[str, Any]) -> dict[str, Any]:
+def estimates(state: dict[str, Any]) -> dict[str, Any]:
     """The fixed-sample Elo of an SPRT state and, once decided, the stopping-aware one."""
     out: dict[str, Any] = {"fixed_sample_elo": stats.elo_from_score(state["score"]),
                            "estimate": None}  # fmt: skip
@@ -123,7 +116,7 @@ def check_stop_rule(engine: Engine, batch: Any) -> dict[str, Any] | None:
     The decision is the SPRT state plus ``decided_at_matches``: the matches written (played or
     failed) when the check crossed the bound.
     """
-    if is_precision(batch.stop_rule):
+    if isinstance(of_batch(batch), PrecisionRule):
         return check_precision(engine, batch)
     rule = _rule(batch)
     if rule is None:

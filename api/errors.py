@@ -71,14 +71,19 @@ def validation_error_body(found: Sequence[Any]) -> dict[str, Any]:
     """The 422 answer for pydantic's ``errors()``: the first error's field and message, and
     every error under ``errors``."""
     errors = []
+    worded = []
     for e in found:
+        cause = (e.get("ctx") or {}).get("error")
         if e.get("type") == "json_invalid":  # its loc is the character offset
             error = {"field": "body", "message": "the request body is not valid JSON"}
+        elif isinstance(cause, OptionError):  # a validator's refusal names its own field
+            error = {"field": cause.field, "message": str(cause)}
         else:
             error = {"field": _field_of(e.get("loc", ())), "message": str(e.get("msg"))}
         errors.append(error)
+        worded.append(isinstance(cause, OptionError))
     first = errors[0] if errors else {"field": "body", "message": "invalid request"}
-    message = f"{first['field']}: {first['message']}"
+    message = first["message"] if worded[:1] == [True] else f"{first['field']}: {first['message']}"
     return {"message": message, "field": first["field"], "errors": errors}
 
 

@@ -37,12 +37,11 @@ from api.schemas import (
 )
 from storage import submissions
 from storage.crud import cancel_batch, find_batch, list_batches, progress
-from storage.models import Batch, BatchPlan, BatchStatus
+from storage.models import Batch, BatchPlan, BatchStatus, definition_key
 from storage.queries import StoredMatch, find_match, list_matches
 from storage.records import split_moves
 from storage.settings import Settings
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
-from workers.studies.plan import definition_key
 
 router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
 
@@ -110,20 +109,7 @@ def plan_request(body: BatchCreate, settings: Settings) -> BatchPlan:
     stores and what a check answers."""
     from workers.batches import plan_batch
 
-    return plan_batch(
-        game=body.game,
-        players=body.players,
-        options=body.options,
-        agents=body.agents,
-        matches=body.matches,
-        seed=body.seed,
-        seat_policy=body.seat_policy,
-        chunk_size=body.chunk_size,
-        max_plies=body.max_plies,
-        stop_rule=body.stop_rule,
-        variation=body.variation,
-        settings=settings,
-    )
+    return plan_batch(body, settings=settings)
 
 
 @router.post(

@@ -11,38 +11,17 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel.main import SQLModelConfig
 
-from engines.seating import SeatPolicy
 from storage.models import BatchState
-from workers.batches import MAX_CHUNK_SIZE, MAX_SEED
+from workers.request import MAX_INT32, MAX_PLAYERS, BatchRequest, declare_request_schema
 
-MAX_AGENTS = 16
-MAX_PLAYERS = 99
-MAX_OPTIONS = 64
-MAX_INT32 = 2**31 - 1
-"""Largest value of a 32-bit integer column (match counts, ply caps, match indices)."""
+__all__ = ["MAX_INT32", "MAX_PLAYERS"]
+
 BATCH_ID_PATTERN = r"^[0-9a-f]{1,32}$"
 """A batch id or a prefix of one: lower-case hexadecimal digits."""
 GAME_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,40}$"
-
-MAX_AGENT_TEXT = 200
-"""Longest agent spec text (``mcts:iterations=400,exploration=1.2``) the schema admits."""
-
-AgentText = Annotated[str, Field(min_length=1, max_length=MAX_AGENT_TEXT)]
-AgentObject = Annotated[
-    dict[str, Any],
-    WithJsonSchema(
-        {
-            "type": "object",
-            "required": ["name"],
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40}},
-            "additionalProperties": True,
-        }
-    ),
-]
-"""An agent spec as an object: its name and parameters (the planner checks both in full)."""
 
 BatchId = Annotated[
     str,
@@ -55,87 +34,25 @@ BatchId = Annotated[
 """A batch id in a route's path."""
 
 
-class BatchCreate(BaseModel):
-    """A batch request: which game, who plays it, how many matches."""
+EXAMPLE_REQUEST = {
+    "game": "alquerque",
+    "agents": ["random", {"name": "mcts", "iterations": 50}],
+    "matches": 1000,
+}
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                {
-                    "game": "alquerque",
-                    "agents": ["random", {"name": "mcts", "iterations": 50}],
-                    "matches": 1000,
-                }
-            ]
-        },
-    )
 
-    game: str = Field(min_length=1, max_length=40, description="Game name (see GET /games).")
-    players: int | None = Field(
-        default=None,
-        strict=True,
-        ge=1,
-        le=MAX_PLAYERS,
-        description="Player count; the game's minimum by default.",
-    )
-    options: dict[str, Any] = Field(
-        default_factory=dict,
-        max_length=MAX_OPTIONS,
-        description="Game options by name (see GET /games), and the match option every game "
-        'takes, time_control: players\' clocks as "60+1" (seconds a player for the game, plus '
-        "seconds added after each move; a player whose clock runs out loses). Unset: no "
-        "clocks, and every match replays from its seed; clocked matches are not reproducible "
-        "from their seed (their stored moves replay them). Stored apart as the batch's "
-        "time_control.",
-    )
-    agents: list[AgentText | AgentObject] = Field(
-        min_length=1,
-        max_length=MAX_AGENTS,
-        description="One agent spec per seat (or one for every seat): a name or "
-        '{"name": ..., <parameter>: ...}.',
-    )
-    matches: int = Field(
-        strict=True,
-        ge=1,
-        le=MAX_INT32,
-        description="Number of matches (at most MAX_MATCHES_PER_BATCH).",
-    )
-    seed: int | None = Field(
-        default=None,
-        strict=True,
-        ge=0,
-        le=MAX_SEED,
-        description="Batch seed; generated when omitted.",
-    )
-    seat_policy: SeatPolicy | None = Field(
-        default=None,
-        description="balanced (default when agents differ): each agent takes each seat, and "
-        "follows each other agent, equally often; rotate: cyclic shifts only (each agent "
-        "always follows the same one); fixed: spec order (default when all agents are equal).",
-    )
-    chunk_size: int | None = Field(
-        default=None,
-        strict=True,
-        ge=1,
-        le=MAX_CHUNK_SIZE,
-        description=f"Matches per task (at most {MAX_CHUNK_SIZE:,}); by default the workers size "
-        "chunks from their own measurements (about CHUNK_SECONDS of work each).",
-    )
-    max_plies: int | None = Field(
-        default=None, strict=True, ge=1, le=MAX_INT32, description="Ply cap (a draw when hit)."
-    )
-    stop_rule: dict[str, Any] | None = Field(
-        default=None, description="Optional early stopping rule (SPRT), see the reports docs."
-    )
-    variation: dict[str, Any] | None = Field(
-        default=None,
-        description='How matches differ: {"kind": "openings", "plies": 4} (random, one per '
-        'round of seatings; or "source": "book" with "book": [["move", ...], ...]), '
-        '{"kind": "noise", "plies": 10, "margin": 0.05} (or "temperature") or '
-        '{"kind": "none"}; by default openings when the agents differ, else noise where the '
-        "agents offer root values (see GET /games for each game's defaults).",
-    )
+def _request_schema(schema: dict[str, Any], _cls: type) -> None:
+    declare_request_schema(schema)
+    schema["examples"] = [EXAMPLE_REQUEST]
+
+
+class BatchCreate(BatchRequest):
+    """A batch request: which game, who plays it, how many matches.
+
+    The one request model (``workers.request.BatchRequest``) under the name the API has always
+    given it, with an example."""
+
+    model_config = ConfigDict(json_schema_extra=_request_schema)
 
 
 class ProgressPublic(BaseModel):

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from analysis.precision import FIRST_PLAYER, figure_interval, whole_rounds
+from analysis.precision import figure_interval, whole_rounds
+from analysis.stopping import FIRST_PLAYER, PrecisionRule
 from analysis.tidy import Wide
 from bench.coverage import ROUND, Scenario, simulate
 
@@ -48,12 +49,12 @@ def prefix(w: Wide, matches: int) -> Wide:
                    agent=w.agent[k], first_seat=w.first_seat[k], unit=w.unit[k])  # fmt: skip
 
 
-def stopped_interval(w: Wide, rule: dict[str, Any], round_size: int) -> tuple[float, ...] | None:
+def stopped_interval(w: Wide, rule: PrecisionRule, round_size: int) -> tuple[float, ...] | None:
     """(low, high, matches) of the figure at the first check that reaches the rule, or None."""
     for stop in range(CHUNK, w.matches + 1, CHUNK):
         seen = whole_rounds(prefix(w, stop), round_size)
         _, low, high, units = figure_interval(seen, rule, "balanced", [0])
-        if units >= rule["min_units"] and (high - low) / 2 <= rule["half_width"]:
+        if units >= rule.min_units and (high - low) / 2 <= rule.half_width:
             return (low, high, float(stop))
     return None
 
@@ -61,7 +62,7 @@ def stopped_interval(w: Wide, rule: dict[str, Any], round_size: int) -> tuple[fl
 def coverage(sc: Scenario, half_width: float, min_units: int, replicates: int, seed: int
              ) -> dict[str, Any]:  # fmt: skip
     """Share of stopped batches whose interval holds the truth, and where they stopped."""
-    rule = {"figure": FIRST_PLAYER, "half_width": half_width, "min_units": min_units}
+    rule = PrecisionRule(FIRST_PLAYER, half_width, min_units)
     truth = float(sc.share_by_position()[0] - 1 / sc.players)
     round_size = ROUND if sc.round_effect else 1
     rng = np.random.default_rng(seed)

@@ -33,6 +33,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analysis import sprt, stats
+from analysis.stopping import SprtRule
 from engines.seating import seat_agents
 
 SEAT_ELO, DRAW, TAU = 50.0, 0.1, 150.0
@@ -43,7 +44,7 @@ ROUND = [seat_agents(3, "balanced", i) for i in range(6)]
 """The agents (0 = A, 1 = B, 2 = C) in seats 0, 1, 2 of each match of a round."""
 NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
 WEIGHTS = WEIGHTS / WEIGHTS.sum()
-RULE = {"agents": ["A", "B"], "elo0": ELO0, "elo1": ELO1, "alpha": ALPHA, "beta": BETA}
+RULE = SprtRule(("A", "B"), elo0=ELO0, elo1=ELO1, alpha=ALPHA, beta=BETA)
 
 
 def _win_chances(elo: np.ndarray) -> np.ndarray:

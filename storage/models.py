@@ -14,6 +14,8 @@ a table model.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum, nonmember
@@ -80,6 +82,15 @@ class BatchPlan(BatchBase):
     """A validated batch request, ready to store (``storage.crud.create_batch``)."""
 
     model_config = SQLModelConfig(frozen=True)
+
+
+def definition_key(plan: BatchPlan) -> str:
+    """The digest a batch is found again by: what decides the matches it plays (its plan
+    without the batch id and the chunk size, which change how the work is cut, not what is
+    played). A study batch's idempotency key holds it; so does an imported archive's."""
+    body = plan.model_dump(mode="json", exclude={"id", "chunk_size"})
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class BatchState(BatchBase):

@@ -1,7 +1,9 @@
 """Turning a request (command line or HTTP body) into a validated batch plan.
 
-Both user interfaces call ``plan_batch``; every error is an ``OptionError`` whose ``field``
-names the offending part of the request (``"agents[1].iterations"``, ``"options.layout"``).
+Every face builds a ``BatchRequest`` (``workers.request``: the request's one declaration, its
+types and fixed bounds) and calls ``plan_batch``, which checks it against the games, the agents
+and the server's limits; every error is an ``OptionError`` whose ``field`` names the offending
+part of the request (``"agents[1].iterations"``, ``"options.layout"``).
 Planning only validates: it never plays a match, so a request costs the same whatever its
 agents. Chunk sizes are left to the runner, which measures the batch's own first chunk
 (``workers.sizing``) unless the request fixes ``chunk_size``.
@@ -13,8 +15,9 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypedDict, Unpack, cast
+from typing import Any
 
+from analysis.stopping import SprtRule, StopRule
 from engines.clock import FIELD as TIME_CONTROL_FIELD
 from engines.clock import parse_time_control
 from engines.core import Game, OptionError, agent_label
@@ -26,15 +29,16 @@ from engines.registry import (
     options_record,
     spec_from_text,
 )
-from engines.seating import BALANCED, FIXED, POLICIES, SeatPolicy, seat_swapped_pairs
+from engines.seating import BALANCED, FIXED, SeatPolicy, seat_swapped_pairs
 from engines.variation import NOISE, NONE, OPENINGS, offers_root_values, parse_variation
 from storage.models import AUTO_CHUNK_SIZE, BatchPlan, new_batch_id
 from storage.settings import Settings
 from storage.usertext import unstorable_field
 from workers.native_games import is_native, plan_isolated
+from workers.request import MAX_CHUNK_SIZE, MAX_SEED, BatchRequest, build_request
 
-MAX_SEED = 2**63 - 1
-MAX_CHUNK_SIZE = 5000
+__all__ = ["MAX_CHUNK_SIZE", "MAX_SEED", "BatchRequest", "plan_batch", "plan_here"]
+
 MAX_MATCH_CHARS = 20_000_000
 """Most characters of positions one match may replay: its plies times its start's text."""
 STOP_RULE_CHECK_EVERY = 200
@@ -80,9 +84,8 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
     return out
 
 
-def _whole(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionError(f"{name} must be a whole number, not {value!r}", field=name)
+def _within(value: int, name: str, low: int, high: int) -> int:
+    """``value`` (a whole number: the request's type) within a server's bound."""
     if not low <= value <= high:
         raise OptionError(f"{name} must be between {low} and {high}, not {value}", field=name)
     return value
@@ -121,13 +124,6 @@ def _options_record(game: Game) -> dict[str, Any]:
     return record
 
 
-def _check_stop_rule(rule: Any, labels: list[str]) -> dict[str, Any]:
-    # Imported here: NumPy and SciPy load only for batches that carry a stop rule.
-    from analysis.sprt import validate_stop_rule
-
-    return validate_stop_rule(rule, labels)
-
-
 def _seat_specs(
     game: Game, agents: Sequence[str | Mapping[str, Any]], settings: Settings
 ) -> list[dict[str, Any]]:
@@ -148,31 +144,24 @@ def _seat_specs(
     return specs
 
 
-def _seed(seed: Any) -> int:
+def _seed(seed: int | None) -> int:
     """The batch seed asked for, else a fresh random one."""
-    if seed is None:
-        seed = random.SystemRandom().getrandbits(63)
-    return _whole(seed, "seed", 0, MAX_SEED)
+    return random.SystemRandom().getrandbits(63) if seed is None else seed
 
 
-def _seat_policy(policy: str | None, specs: Sequence[Mapping[str, Any]]) -> str:
+def _seat_policy(policy: SeatPolicy | None, specs: Sequence[Mapping[str, Any]]) -> str:
     """The seat policy asked for; by default ``fixed`` when every seat has the same agent (seat
     balance is what is measured), else ``balanced``."""
     if policy is None:
-        policy = FIXED if all(s == specs[0] for s in specs) else BALANCED
-    if policy not in POLICIES:
-        raise OptionError(
-            f"seat_policy must be one of {', '.join(POLICIES)}, not {policy!r}",
-            field="seat_policy",
-        )
-    return SeatPolicy(policy).value
+        policy = SeatPolicy(FIXED if all(s == specs[0] for s in specs) else BALANCED)
+    return policy.value
 
 
-def _check_seats_for_rule(rule: dict[str, Any] | None, policy: str) -> None:
+def _check_seats_for_rule(rule: StopRule | None, policy: str) -> None:
     """Refuse an SPRT on fixed seats: it compares two agents, and with each always in the
     same seat their difference is the seats' as much as theirs. (A precision stop measures one
     figure, which the report labels when seats are in it.)"""
-    if rule is not None and rule.get("type") == "sprt" and policy == FIXED:
+    if isinstance(rule, SprtRule) and policy == FIXED:
         raise OptionError(
             "a stop rule compares two agents, but with seat_policy fixed each agent keeps its "
             "seat, so a seat's advantage would pass for strength; use seat_policy balanced",
@@ -209,14 +198,14 @@ def _variation(
     return replace(variation, default=default).record()
 
 
-def _max_plies(max_plies: Any, game: Game, settings: Settings) -> int:
+def _max_plies(max_plies: int | None, game: Game, settings: Settings) -> int:
     """The ply cap asked for, else the game's own, within ``MAX_PLIES``; and within
     ``MAX_MATCH_CHARS`` of positions (plies times the start's text), so that a match's replay
     stays bounded."""
     asked = max_plies is not None
     if max_plies is None:
         max_plies = min(game.game_type.max_game_length, settings.max_plies)
-    cap = _whole(max_plies, "max_plies", 1, settings.max_plies)
+    cap = _within(max_plies, "max_plies", 1, settings.max_plies)
     plies = min(cap, game.game_type.max_game_length)
     chars = len(str(game.new_initial_state(0)))
     if plies * chars > MAX_MATCH_CHARS:
@@ -245,53 +234,19 @@ def _time_control(options: Mapping[str, Any]) -> tuple[dict[str, Any], str | Non
     return rest, None if control is None else control.text
 
 
-def _chunk_size(chunk_size: Any) -> int:
+def _chunk_size(chunk_size: int | None) -> int:
     """The fixed chunk size asked for, else ``AUTO_CHUNK_SIZE`` (the runner sizes chunks from
     the batch's own first chunks)."""
-    if chunk_size is None:
-        return AUTO_CHUNK_SIZE
-    return _whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+    return AUTO_CHUNK_SIZE if chunk_size is None else chunk_size
 
 
-class _LeftOutAsNone(TypedDict, total=False):
-    """The keys of a batch request that may be left out, as None."""
-
-    stop_rule: Mapping[str, Any] | None
-    variation: Mapping[str, Any] | None
-
-
-class BatchRequest(_LeftOutAsNone):
-    """A batch request: ``plan_batch``'s keywords but ``settings``, and what a child process
-    plans (``plan_here``). The faces build one from a ``POST /batches`` body, the command
-    line's options or a study file's keys."""
-
-    game: str
-    players: int | None
-    options: Mapping[str, Any]
-    agents: Sequence[str | Mapping[str, Any]]
-    matches: int
-    seed: int | None
-    seat_policy: str | None
-    chunk_size: int | None
-    max_plies: int | None
-
-
-def _whole_request(given: Mapping[str, Any]) -> BatchRequest:
-    """``given`` with every key of ``BatchRequest``, those left out as None. A key it lacks or
-    does not know is a ``TypeError``, as a missing or unknown keyword would be."""
-    unknown = sorted(given.keys() - BatchRequest.__annotations__.keys())
-    if unknown:
-        raise TypeError(f"a batch request has no key {', '.join(unknown)}")
-    missing = sorted(BatchRequest.__required_keys__ - given.keys())
-    if missing:
-        raise TypeError(f"a batch request lacks {', '.join(missing)}")
-    whole = dict.fromkeys(BatchRequest.__optional_keys__) | dict(given)
-    return cast(BatchRequest, whole)
-
-
-def plan_batch(*, settings: Settings, **request: Unpack[BatchRequest]) -> BatchPlan:
+def plan_batch(
+    request: BatchRequest | None = None, /, *, settings: Settings, **fields: Any
+) -> BatchPlan:
     """Validate a batch request through the engine registry and return the plan to store.
 
+    The request is a ``BatchRequest``, or its fields as keywords (``plan_batch(settings=...,
+    game=..., agents=..., matches=...)``; a key it does not have is a ``TypeError``).
     ``players`` None means the number of agents given when more than one, else the game's
     minimum. One agent for an n-player game sits in every seat; otherwise one spec per seat.
     Limits come from ``settings`` (the API passes its app's, the command line the
@@ -304,46 +259,46 @@ def plan_batch(*, settings: Settings, **request: Unpack[BatchRequest]) -> BatchP
     (``workers.native_games``): whatever its parameters do there, this process only sees an
     ``OptionError``.
     """
-    whole = _whole_request(request)
-    if not is_native(whole["game"]):
-        return plan_here(whole, settings)
+    if request is None:
+        request = build_request(fields)
+    elif fields:
+        raise TypeError("give a BatchRequest or its fields as keywords, not both")
+    if not is_native(request.game):
+        return plan_here(request, settings)
     # The seed is drawn here, so that the same request planned twice is one check.
-    fixed = _seed(whole["seed"])
-    plan = plan_isolated({**whole, "seed": 0}, settings)
+    fixed = _seed(request.seed)
+    plan = plan_isolated({**request.model_dump(mode="json"), "seed": 0}, settings)
     # A remembered plan is a copy with its own id.
     return plan.model_copy(update={"seed": fixed, "id": new_batch_id()})
 
 
-def plan_here(request: Mapping[str, Any], settings: Settings) -> BatchPlan:
-    """``plan_batch`` in this process: ``request`` holds its keywords but ``settings``."""
-    whole = _whole_request(request)
-    agents = whole["agents"]
-    if not agents:
-        raise OptionError("give at least one agent", field="agents")
+def plan_here(request: BatchRequest | Mapping[str, Any], settings: Settings) -> BatchPlan:
+    """``plan_batch`` in this process: ``request`` is a ``BatchRequest`` or its fields."""
+    asked = build_request(request)
+    agents = asked.agents
     _check_storable(
-        game=whole["game"],
-        options=whole["options"],
+        game=asked.game,
+        options=asked.options,
         agents=agents,
-        stop_rule=whole["stop_rule"],
-        variation=whole["variation"],
+        stop_rule=None if asked.stop_rule is None else asked.stop_rule.request_json(),
+        variation=asked.variation,
     )
-    players = whole["players"]
+    players = asked.players
     if players is None and len(agents) > 1:
         players = len(agents)
-    options, time_control = _time_control(whole["options"])
-    the_game = build_game(whole["game"], players, options)
+    options, time_control = _time_control(asked.options)
+    the_game = build_game(asked.game, players, options)
     specs = _seat_specs(the_game, agents, settings)
     labels = unique_labels([_short_label(the_game, s) for s in specs])
     # Each check raises at once: a request with several mistakes is told of the first one here.
-    matches = _whole(whole["matches"], "matches", 1, settings.max_matches_per_batch)
-    seed = _seed(whole["seed"])
-    policy = _seat_policy(whole["seat_policy"], specs)
-    max_plies = _max_plies(whole["max_plies"], the_game, settings)
-    chunk_size = _chunk_size(whole["chunk_size"])
-    stop_rule = whole["stop_rule"]
-    rule = None if stop_rule is None else _check_stop_rule(stop_rule, labels)
+    matches = _within(asked.matches, "matches", 1, settings.max_matches_per_batch)
+    seed = _seed(asked.seed)
+    policy = _seat_policy(asked.seat_policy, specs)
+    max_plies = _max_plies(asked.max_plies, the_game, settings)
+    chunk_size = _chunk_size(asked.chunk_size)
+    rule = None if asked.stop_rule is None else asked.stop_rule.validate(labels)
     _check_seats_for_rule(rule, policy)
-    varied = _variation(whole["variation"], the_game, specs, labels)
+    varied = _variation(asked.variation, the_game, specs, labels)
     if rule is not None and chunk_size != AUTO_CHUNK_SIZE:
         n = the_game.num_players
         chunk_size = stop_rule_chunk_size(chunk_size, matches, pairs=seat_swapped_pairs(n, policy))
@@ -359,6 +314,6 @@ def plan_here(request: Mapping[str, Any], settings: Settings) -> BatchPlan:
         chunk_size=chunk_size,
         max_plies=max_plies,
         time_control=time_control,
-        stop_rule=rule,
+        stop_rule=None if rule is None else rule.to_json(),
         variation=varied,
     )

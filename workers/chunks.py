@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from analysis.stopping import SprtRule, of_batch
 from engines.core import Ending
 from storage import crud
 from storage.db import get_engine
@@ -48,8 +49,8 @@ def _stop_counts(
     """The stop rule's outcome counts over this chunk, stored with it so the rule's check
     sums chunk rows; None without a rule, or when a seat-swapped pair would straddle this
     chunk's edge (the check then counts from the seat results)."""
-    rule = batch.stop_rule
-    if not rule or rule.get("type", "sprt") != "sprt":
+    rule = of_batch(batch)
+    if not isinstance(rule, SprtRule):
         return None
     # Imported here: NumPy and SciPy load only for batches that carry a stop rule.
     from analysis.sprt import chunk_outcomes, uses_pairs
@@ -57,7 +58,7 @@ def _stop_counts(
     pairs = uses_pairs(batch)
     if pairs and (start % 2 or (stop % 2 and stop != batch.matches)):
         return None
-    a, b = rule["agents"]
+    a, b = rule.agents
     return chunk_outcomes(records, a, b, pairs=pairs)
 
 

@@ -1,6 +1,6 @@
-"""A batch request written as text: agents as typed on a command line, a stop rule's short
-form, a variation (``--openings``, ``--book``, ``--noise``) and a book of openings. One reading
-for ``playtester run``/``submit`` and for study files."""
+"""A batch request written as text: agents as typed on a command line, a stop rule (read by
+``analysis.stopping``), a variation (``--openings``, ``--book``, ``--noise``) and a book of
+openings. One reading for ``playtester run``/``submit`` and for study files."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import stat
 from typing import Any
 
+from analysis.stopping import StopRule, parse
 from engines.core import OptionError
 
 DEFAULT_MATCHES = 100
@@ -35,13 +36,9 @@ def split_agents(text: str) -> list[str]:
     return specs
 
 
-def parse_stop(text: str | None) -> dict[str, Any] | None:
-    """``--stop`` text (JSON, or the short form of ``analysis.sprt.parse_stop_rule``)."""
-    if text is None:
-        return None
-    from analysis.sprt import parse_stop_rule
-
-    return parse_stop_rule(text)
+def parse_stop(text: str | None) -> StopRule | None:
+    """``--stop`` text: JSON or a short form (``analysis.stopping``, the one parser)."""
+    return None if text is None else parse(text)
 
 
 def read_input_file(path: str, what: str, field: str, limit: int = MAX_INPUT_FILE_BYTES) -> str:

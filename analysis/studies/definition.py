@@ -19,11 +19,12 @@ A study is a named set of batches and the questions they answer::
     batch = "hard"
 
 A batch takes the keys of ``playtester run``'s options, written as in a command line
-(``agents = "hard,mcts:iterations=200"``, ``stop = "sprt:0.5,0.55"``, ``noise = "10:0.02"``)
-with ``options`` a table of game options. Every error is ``file:line: field: message``, and
-nothing runs until the whole file is good (``workers.studies.plan`` checks each batch against
-the games and the caps). The definition lives here, below the planner, because the page
-(:mod:`analysis.studies.page`) reads its questions.
+(``agents = "hard,mcts:iterations=200"``, ``stop = "sprt:hard,easy,elo0=0,elo1=20"``,
+``noise = "10:0.02"``) with ``options`` a table of game options. Every error is
+``file:line: field: message``, and nothing runs until the whole file is good
+(``workers.studies.plan`` checks each batch against the games and the caps). The definition
+lives here, below the planner, because the page (:mod:`analysis.studies.page`) reads its
+questions.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from api.cli.common import parse_options
 from engines.clock import FIELD as TIME_CONTROL_FIELD
 from engines.core import OptionError
 from engines.registry import spec_from_text
-from workers.batches import TIME_CONTROL, BatchRequest
+from workers.batches import TIME_CONTROL
+from workers.request import BatchRequest, build_request
 from workers.request_text import DEFAULT_MATCHES as DEFAULT_MATCHES  # the --matches default
 from workers.request_text import parse_stop, parse_variation, split_agents
 
@@ -63,7 +64,11 @@ ChunkSize = Annotated[
 ]
 Stop = Annotated[
     str | None,
-    typer.Option(help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05] or JSON."),
+    typer.Option(
+        help="Stopping rule: sprt:A,B,elo0=0,elo1=5[,alpha=0.05,beta=0.05], "
+        "precision:FIGURE,half_width=H[,min_units=30] (FIGURE first_player_advantage or "
+        "score:LABEL), or JSON."
+    ),
 ]
 
 Openings = Annotated[
@@ -100,9 +105,9 @@ BookUnits = Annotated[
 
 def batch_request(params: Mapping[str, Any]) -> BatchRequest:
     """The batch a command's options ask for, from its parsed parameters
-    (``typer.Context.params``): ``plan_batch``'s keywords, and the body of ``POST /batches``
-    once the unset (None) entries are left out. ``--time-control`` goes among the options, where
-    the request carries it (``options.time_control``)."""
+    (``typer.Context.params``): what ``plan_batch`` plans here, and ``POST /batches`` on a server
+    (``BatchRequest.body``). ``--time-control`` goes among the options, where the request
+    carries it (``options.time_control``)."""
     options = parse_options(params["option"] or [], params["option_file"] or [])
     if params["time_control"] is not None:
         if TIME_CONTROL in options:
@@ -111,24 +116,26 @@ def batch_request(params: Mapping[str, Any]) -> BatchRequest:
                 field=TIME_CONTROL_FIELD,
             )
         options[TIME_CONTROL] = params["time_control"]
-    return {
-        "game": params["game"],
-        "players": params["players"],
-        "options": options,
-        "agents": [spec_from_text(piece) for piece in split_agents(params["agents"])],
-        "matches": params["matches"],
-        "seed": params["seed"],
-        "seat_policy": params["seat_policy"],
-        "chunk_size": params["chunk_size"],
-        "max_plies": params["max_plies"],
-        "stop_rule": parse_stop(params["stop"]),
-        "variation": _with_book_units(
-            parse_variation(
-                params["openings"], params["book"], params["noise"], params["no_variation"]
+    return build_request(
+        {
+            "game": params["game"],
+            "players": params["players"],
+            "options": options,
+            "agents": [spec_from_text(piece) for piece in split_agents(params["agents"])],
+            "matches": params["matches"],
+            "seed": params["seed"],
+            "seat_policy": params["seat_policy"],
+            "chunk_size": params["chunk_size"],
+            "max_plies": params["max_plies"],
+            "stop_rule": parse_stop(params["stop"]),
+            "variation": _with_book_units(
+                parse_variation(
+                    params["openings"], params["book"], params["noise"], params["no_variation"]
+                ),
+                params.get("book_units"),
             ),
-            params.get("book_units"),
-        ),
-    }
+        }
+    )
 
 
 def _with_book_units(variation: dict[str, Any] | None, units: str | None) -> dict[str, Any] | None:

@@ -70,7 +70,7 @@ def run(
     with user_errors(db):
         if workers is not None and workers < 1:
             raise OptionError("--workers must be at least 1", field="workers")
-        plan = plan_batch(**opts.batch_request(ctx.params), settings=settings_for(db))
+        plan = plan_batch(opts.batch_request(ctx.params), settings=settings_for(db))
         engine = open_db(db)
         batch = crud.create_batch(engine, plan=plan)
         err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)

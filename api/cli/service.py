@@ -132,8 +132,7 @@ def submit(
     Idempotency-Key, so a retry never makes a second batch.
     """
     with user_errors():
-        request = opts.batch_request(ctx.params)
-        body = {key: value for key, value in request.items() if value is not None}
+        body = opts.batch_request(ctx.params).body()
     with client_for(server, api_key) as client:
         try:
             batch = client.submit(body, idempotency_key=idempotency_key)

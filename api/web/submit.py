@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
-from analysis.sprt import DEFAULTS as SPRT_DEFAULTS
+from analysis.stopping import SPRT_DEFAULTS
 from api.auth import key_accepted, presented_key
 from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.errors import validation_error_body

@@ -18,6 +18,7 @@ from analysis import stats
 from analysis.formatting import num, pct, span
 from analysis.independence import headline as starter_headline
 from analysis.stop_rule import sprt_status
+from analysis.stopping import SprtRule, of_batch
 from analysis.units import links_openings
 from engines.seating import opening_round
 from storage.crud import progress
@@ -81,7 +82,7 @@ def batch_row(
         done, failed, rate, eta = p.done, p.failed, p.rate, p.eta_seconds
     finished = done + failed
     fpa = first_player_headline(sums, batch.players, batch.seat_policy)
-    if batch.stop_rule and batch.stop_rule.get("type", "sprt") == "sprt":
+    if isinstance(of_batch(batch), SprtRule):
         headline = _sprt_headline(engine, batch)
     elif fpa is not None:
         headline = f"first player {pct(fpa['estimate'])} ({span(fpa['ci_low'], fpa['ci_high'])})"

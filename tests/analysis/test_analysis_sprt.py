@@ -10,11 +10,13 @@ import pytest
 from analysis_data import store_batch, two_player_outcomes
 from scipy.optimize import minimize
 
-from analysis import frames, sprt, stats, stop_rule
+from analysis import frames, sprt, stats, stop_rule, stopping
 from engines.core import OptionError
 from storage import crud
 
-RULE = {"type": "sprt", "agents": ["a", "b"], "elo0": 0.0, "elo1": 5.0, "alpha": 0.05, "beta": 0.05}
+STORED = {"type": "sprt", "agents": ["a", "b"], "elo0": 0.0, "elo1": 5.0, "alpha": 0.05,
+          "beta": 0.05}  # fmt: skip
+RULE = stopping.SprtRule(("a", "b"))
 
 
 def exact_profile_loglik(counts: list[int], values: np.ndarray, mean: float) -> float:
@@ -72,23 +74,23 @@ def test_bounds_and_decisions() -> None:
 
 
 def test_parse_and_validate_stop_rules() -> None:
-    rule = sprt.parse_stop_rule("sprt:a,b,elo0=0,elo1=5")
-    assert sprt.validate_stop_rule(rule, ["a", "b"]) == RULE
-    assert sprt.parse_stop_rule('{"agents": ["a", "b"]}') == {"agents": ["a", "b"]}
+    rule = stopping.parse("sprt:a,b,elo0=0,elo1=5")
+    assert rule.validate(["a", "b"]) == RULE and rule.to_json() == STORED
+    assert stopping.parse('{"agents": ["a", "b"]}') == RULE
     with pytest.raises(OptionError) as info:
-        sprt.validate_stop_rule({"agents": ["a", "c"]}, ["a", "b"])
+        stopping.from_json({"agents": ["a", "c"]}).validate(["a", "b"])
     assert info.value.field == "stop_rule.agents"
     with pytest.raises(OptionError) as info:
-        sprt.validate_stop_rule({"agents": ["a", "b"], "elo0": 5, "elo1": 0}, ["a", "b"])
+        stopping.from_json({"agents": ["a", "b"], "elo0": 5, "elo1": 0})
     assert info.value.field == "stop_rule.elo1"
     with pytest.raises(OptionError) as info:
-        sprt.validate_stop_rule({"agents": ["a", "b"], "alpha": 0.7}, ["a", "b"])
+        stopping.from_json({"agents": ["a", "b"], "alpha": 0.7})
     assert info.value.field == "stop_rule.alpha"
     with pytest.raises(OptionError) as info:
-        sprt.validate_stop_rule({"agents": ["a", "b"], "speed": 1}, ["a", "b"])
+        stopping.from_json({"agents": ["a", "b"], "speed": 1})
     assert info.value.field == "stop_rule.speed"
     with pytest.raises(OptionError):
-        sprt.parse_stop_rule("wait:a,b")
+        stopping.parse("wait:a,b")
 
 
 def test_pair_outcomes_in_sql_match_a_count_in_python(db_url: str) -> None:
@@ -122,7 +124,7 @@ def test_check_stop_rule_decides_on_a_stored_batch(migrated_sqlite_url: str) -> 
         players=2,
         labels=["a", "b"],
         outcomes=outcomes,
-        stop_rule={**RULE, "elo1": 50.0},
+        stop_rule={**STORED, "elo1": 50.0},
     )
     batch = crud.get_batch(engine, bid)
     decision = stop_rule.check_stop_rule(engine, batch)

@@ -16,10 +16,10 @@ from sqlalchemy import text
 from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
-from analysis.precision import precision_state, validate_precision
+from analysis.precision import precision_state
 from analysis.render_html import render_html
 from analysis.report_tables import precision_table
-from analysis.sprt import parse_stop_rule, validate_stop_rule
+from analysis.stopping import PrecisionRule, from_json, parse
 from api.cli import app as cli
 from engines.core import OptionError
 from storage.db import get_engine
@@ -29,16 +29,16 @@ LABELS = ["random", "random#2"]
 
 
 def test_the_short_form_reads_as_the_json_rule() -> None:
-    rule = parse_stop_rule("precision:first_player_advantage,half_width=0.02,min_units=50")
-    assert rule == {
+    rule = parse("precision:first_player_advantage,half_width=0.02,min_units=50")
+    assert rule.request_json() == {
         "type": "precision",
         "figure": "first_player_advantage",
         "half_width": 0.02,
         "min_units": 50.0,
     }
-    checked = validate_stop_rule(rule, LABELS)
+    checked = rule.validate(LABELS).to_json()
     assert checked["min_units"] == 50 and checked["half_width"] == 0.02
-    score = validate_stop_rule(parse_stop_rule("precision:score:random,half_width=0.1"), LABELS)
+    score = parse("precision:score:random,half_width=0.1").validate(LABELS).to_json()
     assert score == {"type": "precision", "figure": "score:random", "half_width": 0.1,
                      "min_units": 30}  # fmt: skip
 
@@ -60,12 +60,12 @@ def test_the_short_form_reads_as_the_json_rule() -> None:
 def test_bad_rules_name_their_field(rule: dict[str, Any], field: str) -> None:
     good = {"type": "precision", "figure": "first_player_advantage", "half_width": 0.05}
     with pytest.raises(OptionError) as caught:
-        validate_precision({**good, **rule}, LABELS)
+        from_json({**good, **rule}).validate(LABELS)
     assert caught.value.field == field
 
 
 def test_the_state_stops_only_when_narrow_enough_after_enough_units() -> None:
-    rule = {"figure": "first_player_advantage", "half_width": 0.05, "min_units": 30}
+    rule = PrecisionRule("first_player_advantage", 0.05, 30)
     lo, hi = proportion_confint(220, 400, method="beta")  # an interval from elsewhere
     half = (hi - lo) / 2
     assert half < 0.05
@@ -149,8 +149,8 @@ def test_a_cli_batch_stops_at_the_precision_asked(sqlite_url: str) -> None:
 
 
 def test_the_precision_table_shows_the_state() -> None:
-    report = {"precision": precision_state(0.05, 0.01, 0.09, 40, {
-        "figure": "first_player_advantage", "half_width": 0.05, "min_units": 30})}  # fmt: skip
+    rule = PrecisionRule("first_player_advantage", 0.05, 30)
+    report = {"precision": precision_state(0.05, 0.01, 0.09, 40, rule)}
     table = precision_table(report)
     assert table is not None and table.title == "Precision stop"
     assert table.rows == [["first_player_advantage", "0.0500", "0.0100–0.0900", "0.0400",

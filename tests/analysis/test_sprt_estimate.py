@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from analysis import frames, sprt, stats
 from analysis.report import build_report
 from analysis.sprt_estimate import Brownian, stopping_aware_elo
+from analysis.stopping import SprtRule
 
 
 def test_the_exit_probabilities_are_the_gambler_s_ruin_ones_in_the_long_run() -> None:
@@ -147,7 +148,7 @@ def test_the_report_s_state_counts_units_and_carries_both_estimates(
     state = build_report(engine, bid)["sprt"]
     assert state["units"] == 4 and state["games"] == 400
     assert state["result"] is None and state["estimate"] is None
-    assert sprt.sprt_state(penta, "pentanomial", state)["result"] == "H1"
+    assert sprt.sprt_state(penta, "pentanomial", SprtRule(("a", "b"), elo1=50.0))["result"] == "H1"
 
 
 def test_a_rule_between_copies_in_fixed_seats_is_labelled_a_seat_effect(

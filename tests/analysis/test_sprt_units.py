@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from analysis import sprt
+from analysis.stopping import SprtRule
 from analysis.tidy import Wide
 from bench import coverage_sprt
 
@@ -32,7 +33,7 @@ def test_units_of_unequal_sizes_count_their_scores_with_both_ends_present() -> N
     assert model == "unit means"
     assert values.tolist() == pytest.approx([0, 0.25, 0.5, 5 / 6, 1])
     assert counts == [0, 1, 2, 1, 0]
-    state = sprt.sprt_state(counts, model, {**sprt.DEFAULTS, "agents": ["a", "b"]}, values)
+    state = sprt.sprt_state(counts, model, SprtRule(("a", "b")), values)
     assert state["score"] == pytest.approx((0.25 + 1 + 5 / 6) / 4) and state["units"] == 4
 
 

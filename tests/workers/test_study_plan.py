@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from storage.records import MatchRecord, SeatRecord
-from workers.studies.calibrate import Target, estimate, precision_stop
+from workers.studies.calibrate import Target, estimate
 
 runner = CliRunner()
 TINY = DATA / "tiny_study.toml"
@@ -70,28 +70,6 @@ def test_a_score_target_takes_the_agent_whose_score_varies_most() -> None:
     assert got.sd == pytest.approx(max(steady, swing))
     one = estimate("x", records, [0.1] * 4, 0.0, Target("score:steady", 0.05, False), 1000)
     assert one.sd == pytest.approx(steady)
-
-
-@pytest.mark.parametrize(
-    ("stop", "expected"),
-    [
-        ("precision:first_player_advantage,half_width=0.02", ("first_player_advantage", 0.02)),
-        (
-            "precision:first_player_advantage,half_width=0.01,min_units=200",
-            (
-                "first_player_advantage",
-                0.01,
-            ),
-        ),
-        ("precision:score:value,half_width=0.03", ("score:value", 0.03)),
-        ("sprt:0.5,0.55", None),
-        (None, None),
-    ],
-)
-def test_a_precision_stop_is_read_from_the_stop_text(
-    stop: str | None, expected: tuple[str, float] | None
-) -> None:
-    assert precision_stop(stop) == expected
 
 
 def test_study_plan_prints_each_batch_and_the_total_against_the_budget(tmp_path: Path) -> None:

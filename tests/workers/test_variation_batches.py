@@ -183,11 +183,11 @@ SEAT_CONFOUNDED = [
 
 @pytest.mark.parametrize("case", SEAT_CONFOUNDED)
 def test_a_stop_rule_on_fixed_seats_is_refused_over_http(api, case: dict[str, Any]) -> None:
-    from analysis.sprt import parse_stop_rule
+    from analysis.stopping import parse
 
     client, url = api
     body = {"game": "alquerque", "matches": 4000, "seed": 502, **case}
-    body["stop_rule"] = parse_stop_rule(case["stop_rule"])
+    body["stop_rule"] = parse(case["stop_rule"]).to_json()
     answer = client.post("/batches", json=body)
     assert answer.status_code == 422, answer.text
     assert answer.json()["field"] == "seat_policy"

@@ -17,7 +17,9 @@ clustered interval is somewhat wider.
 
 A batch with a precision stop (``stop = "precision:<figure>,half_width=<h>..."``) plays until
 its figure's half-width reaches ``h``, at most its ``matches``; any other batch plays its
-``matches``. The study's own ``half_width`` is the target each batch is measured against.
+``matches``, measured against the study's own ``half_width``. The precision stop is read from
+the batch's plan, the very rule it stops by (read by ``analysis.stopping``), so the calibration
+and the batch agree whatever form it was written in.
 """
 
 from __future__ import annotations
@@ -27,18 +29,16 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from analysis.studies.definition import BatchKey, Figure, Study
+from analysis.stopping import FIRST_PLAYER, PrecisionRule, of_batch
+from analysis.studies.definition import Figure, Study
 from storage.records import MatchRecord
 from workers.play import build_game, play_one
 from workers.studies.plan import PlannedBatch
 
 Z95 = 1.959963984540054
 """The standard normal quantile of 0.975."""
-FIRST_PLAYER = "first_player_advantage"
 SCORE = "score"
-PRECISION = "precision:"
 
 
 @dataclass(frozen=True)
@@ -53,28 +53,13 @@ class Target:
     """True when the batch stops at that half-width (a precision stop)."""
 
 
-def precision_stop(stop: Any) -> tuple[str, float] | None:
-    """The figure and half-width of a precision stop written as a study's ``stop`` text (or
-    a table with ``half_width``); None for any other stop rule."""
-    if isinstance(stop, dict):
-        if "half_width" not in stop:
-            return None
-        return str(stop.get("figure", FIRST_PLAYER)), float(stop["half_width"])
-    if not isinstance(stop, str) or not stop.strip().startswith(PRECISION):
-        return None
-    figure, *rest = stop.strip()[len(PRECISION) :].split(",")
-    found = dict(part.split("=", 1) for part in rest if "=" in part)
-    if "half_width" not in found:
-        return None
-    return figure.strip(), float(found["half_width"])
-
-
 def target_of(study: Study, p: PlannedBatch) -> Target:
-    """The batch's target: its precision stop's, else the study's half-width on the figure its
-    first question asks (an agents question: the scores; any other: the first mover's edge)."""
-    stop = precision_stop(p.batch.keys.get(BatchKey.STOP))
-    if stop is not None:
-        return Target(stop[0], stop[1], True)
+    """The batch's target: its precision stop's (the very rule the batch stops by, read from
+    its plan), else the study's half-width on the figure its first question asks (an agents
+    question: the scores; any other: the first mover's edge)."""
+    rule = of_batch(p.plan)
+    if isinstance(rule, PrecisionRule):
+        return Target(rule.figure, rule.half_width, True)
     asked = [q.figure for q in study.questions if q.batch == p.batch.name]
     figure = SCORE if asked and asked[0] is Figure.AGENTS else FIRST_PLAYER
     return Target(figure, study.half_width, False)

@@ -27,10 +27,13 @@ from analysis.studies.definition import (
 )
 from engines.core import GameError, OptionError
 from engines.registry import spec_from_text
-from storage.models import BatchPlan
+from storage.models import BatchPlan, definition_key
 from storage.settings import Settings
-from workers.batches import BatchRequest, plan_batch
-from workers.request_text import DEFAULT_MATCHES, parse_stop, parse_variation, split_agents
+from workers.batches import plan_batch
+from workers.request import BatchRequest, build_request
+from workers.request_text import DEFAULT_MATCHES, parse_variation, split_agents
+
+__all__ = ["definition_key"]  # re-exported: its home is beside the plan, in storage.models
 
 KEY_PREFIX = "study-"
 """Study batches carry ``study-<digest>`` as their idempotency key, here and on a server."""
@@ -45,22 +48,20 @@ class Checker(Protocol):
 
 @dataclass(frozen=True)
 class PlannedBatch:
-    """A study batch ready to run: its request (``POST /batches`` body), plan and key."""
+    """A study batch ready to run: its request, plan and key."""
 
     batch: StudyBatch
-    request: dict[str, Any]
+    asked: BatchRequest
     plan: BatchPlan
+
+    @property
+    def request(self) -> dict[str, Any]:
+        """The request as a ``POST /batches`` body."""
+        return self.asked.body()
 
     @property
     def key(self) -> str:
         return KEY_PREFIX + definition_key(self.plan)
-
-
-def definition_key(plan: BatchPlan) -> str:
-    """The digest a batch is found again by: what decides the matches it plays."""
-    body = plan.model_dump(mode="json", exclude={"id", "chunk_size"})
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _agents(value: Any) -> list[dict[str, Any]]:
@@ -70,10 +71,6 @@ def _agents(value: Any) -> list[dict[str, Any]]:
             'write agents as in --agents: "hard,easy" or ["hard", "easy"]', field="agents"
         )
     return [spec_from_text(piece) for piece in pieces]
-
-
-def _stop(value: Any) -> dict[str, Any] | None:
-    return value if value is None or isinstance(value, dict) else parse_stop(value)
 
 
 def _book(value: str | None, base: Path) -> str | None:
@@ -96,31 +93,35 @@ def _noise(value: str | float | None) -> str | None:
 
 
 def batch_request(keys: Mapping[str, Any], base: Path) -> BatchRequest:
-    """``plan_batch``'s keywords (and a ``POST /batches`` body) from a study batch's keys
-    (their types checked by ``load_study``); ``book`` is read relative to the study file's
-    folder ``base``."""
-    return {
-        "game": keys[BatchKey.GAME],
-        "players": keys.get(BatchKey.PLAYERS),
-        "options": keys.get(BatchKey.OPTIONS, {}),
-        "agents": _agents(keys[BatchKey.AGENTS]),
-        "matches": keys.get(BatchKey.MATCHES, DEFAULT_MATCHES),
-        "seed": keys.get(BatchKey.SEED),
-        "seat_policy": keys.get(BatchKey.SEAT_POLICY),
-        "chunk_size": None,
-        "max_plies": keys.get(BatchKey.MAX_PLIES),
-        "stop_rule": _stop(keys.get(BatchKey.STOP)),
-        "variation": parse_variation(
-            keys.get(BatchKey.OPENINGS),
-            _book(keys.get(BatchKey.BOOK), base),
-            _noise(keys.get(BatchKey.NOISE)),
-            bool(keys.get(BatchKey.NO_VARIATION, False)),
-        ),
-    }
+    """The request of a study batch's keys (their types checked by ``load_study``; the stop
+    rule's text or table read by ``analysis.stopping``); ``book`` is read relative to the
+    study file's folder ``base``."""
+    return build_request(
+        {
+            "game": keys[BatchKey.GAME],
+            "players": keys.get(BatchKey.PLAYERS),
+            "options": keys.get(BatchKey.OPTIONS, {}),
+            "agents": _agents(keys[BatchKey.AGENTS]),
+            "matches": keys.get(BatchKey.MATCHES, DEFAULT_MATCHES),
+            "seed": keys.get(BatchKey.SEED),
+            "seat_policy": keys.get(BatchKey.SEAT_POLICY),
+            "chunk_size": None,
+            "max_plies": keys.get(BatchKey.MAX_PLIES),
+            "stop_rule": keys.get(BatchKey.STOP),
+            "variation": parse_variation(
+                keys.get(BatchKey.OPENINGS),
+                _book(keys.get(BatchKey.BOOK), base),
+                _noise(keys.get(BatchKey.NOISE)),
+                bool(keys.get(BatchKey.NO_VARIATION, False)),
+            ),
+        }
+    )
 
 
-def _derived_seed(request: Mapping[str, Any]) -> int:
-    text = json.dumps(request, sort_keys=True, separators=(",", ":"), default=str)
+def _derived_seed(request: BatchRequest) -> int:
+    """A seed from the rest of the request, as written (``BatchRequest`` dumps its stop rule
+    as written), so that it stays the same from one version to the next."""
+    text = json.dumps(request.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     return int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
 
 
@@ -158,15 +159,15 @@ def plan_one(study: Study, batch: StudyBatch, settings: Settings) -> PlannedBatc
     file, line and field when it is bad."""
     try:
         request = batch_request(batch.keys, study.path.parent)
-        if request["seed"] is None:
-            request["seed"] = _derived_seed(request)
-        plan = plan_batch(**request, settings=settings)
+        if request.seed is None:
+            request = request.model_copy(update={"seed": _derived_seed(request)})
+        plan = plan_batch(request, settings=settings)
     except OptionError as exc:
         key, detail = study_field(batch, exc.field or "batch")
         raise study.error(batch, key, str(exc), detail) from None
     except GameError as exc:
         raise StudyError(study.path, batch.line, batch.name, str(exc)) from None
-    return PlannedBatch(batch, {k: v for k, v in request.items() if v is not None}, plan)
+    return PlannedBatch(batch, request, plan)
 
 
 def plan_study(study: Study, settings: Settings) -> list[PlannedBatch]:

@@ -35,9 +35,9 @@ from analysis.ladder.results import FOLDER, read_results, results_path
 from analysis.studies.definition import Study, StudyError
 from analysis.studies.levels import LevelsInput
 from storage.db import dispose_engine, get_engine, upgrade
-from storage.models import BatchBase, BatchPlan, BatchStatus
+from storage.models import BatchBase, BatchPlan, BatchStatus, definition_key
 from storage.submissions import batch_for_key, remember_submission
-from workers.studies.plan import PlannedBatch, definition_key
+from workers.studies.plan import PlannedBatch
 from workers.studies.runner import LOCAL_SCOPE, Restored, StudyRun, idempotency
 
 if TYPE_CHECKING:

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis.stopping import PrecisionRule, of_batch
 from analysis.studies.definition import Study, StudyBatch, StudyError
+from storage.models import definition_key
 from storage.settings import Settings
-from workers.studies.plan import Checker, PlannedBatch, check_on_server, definition_key, plan_one
+from workers.studies.plan import Checker, PlannedBatch, check_on_server, plan_one
 from workers.studies.tuning import (
     LAYOUT,
     Runner,
@@ -286,14 +288,14 @@ def run_search(
 
 def _extent(planned: PlannedBatch) -> str:
     """How long a batch plays: its matches, or the precision it stops at and its cap."""
-    rule = planned.plan.stop_rule
+    rule = of_batch(planned.plan)
     cap = f"{planned.plan.matches:,} matches"
     if rule is None:
         return cap
-    if rule.get("type") == "precision":
-        figure = str(rule["figure"]).replace("_", "-")
-        return f"until its {figure} interval is ±{rule['half_width'] * 100:g} points, at most {cap}"
-    return f"until its {rule.get('type')} test decides, at most {cap}"
+    if isinstance(rule, PrecisionRule):
+        figure = rule.figure.replace("_", "-")
+        return f"until its {figure} interval is ±{rule.half_width * 100:g} points, at most {cap}"
+    return f"until its {rule.type} test decides, at most {cap}"
 
 
 def _percent(first: dict[str, Any]) -> str:
