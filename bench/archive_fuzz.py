@@ -8,13 +8,13 @@ memory, the time and the rows stored; then every read route, and a genuine round
 Starts a private PostgreSQL cluster and redis-server (``harness.servers``, as ``bench.service``
 does) and the API in uvicorn on a fresh database, with no Celery worker, so the batch the
 server holds part-played stays so. The genuine exports come from that server: small Alquerque
-batches of random agents, played here by ``run_chunk`` (as a worker would), downloaded with
-``GET /batches/{id}/archive`` and removed again; ``bench.archive_forge`` builds each hostile
-kind from them. Each upload is timed, the API's peak memory read from ``/proc`` (its high-water
-mark, reset before each case through ``clear_refs``, plus what its child processes grew by,
-sampled every few milliseconds) above its size just before the case (what earlier cases left
-held is the "held" column's, above its size before the first), and every table's rows counted
-before and after.
+batches of random agents, submitted to it, played here by ``run_chunk`` (as a worker would),
+downloaded with ``GET /batches/{id}/archive`` and removed again; ``bench.archive_forge``
+builds each hostile kind from them. Each upload is timed, the API's peak memory read from
+``/proc`` (its high-water mark, reset before each case through ``clear_refs``, plus what its
+child processes grew by, sampled every few milliseconds) above its size just before the case
+(what earlier cases left held is the "held" column's, above its size before the first), and
+every table's rows counted before and after.
 
 Pass: every hostile kind answered 4xx (or 429) within 2 s, the API's peak under 300 MB above
 idle, no row stored and no batch changed; the concurrent imports of one genuine archive store
@@ -200,26 +200,22 @@ def remove_batch(database_url: str, batch_id: str) -> None:
 # --------------------------------------------------------------------------- the sources
 
 
+def submitted(target: Target, client: httpx.Client, seed: int) -> str:
+    """A batch of ``GAME`` submitted to the server, its start delivered to the broker (where
+    no worker takes it): the id."""
+    answer = client.post("/batches", json=GAME | {"seed": seed})
+    assert answer.status_code == 202, answer.text
+    batch_id: str = answer.json()["id"]
+    wait_for(lambda: counts(target.database_url)["outbox"] == 0, 30, "the start delivered")
+    return batch_id
+
+
 def played_export(target: Target, client: httpx.Client, seed: int) -> Export:
-    """A batch of ``GAME`` played to its end here, downloaded from the server, then removed."""
-    from storage.crud import create_batch
-    from storage.settings import Settings
-    from workers.batches import plan_batch
+    """A batch of ``GAME`` submitted, played to its end here (as a worker would), downloaded
+    from the server, then removed from it."""
     from workers.chunks import run_chunk
 
-    plan = plan_batch(
-        settings=Settings(),
-        game=GAME["game"],
-        players=None,
-        options={},
-        agents=GAME["agents"],
-        matches=MATCHES,
-        seed=seed,
-        seat_policy=None,
-        chunk_size=CHUNK,
-        max_plies=None,
-    )
-    batch_id = create_batch(get_engine(target.database_url), plan=plan).id
+    batch_id = submitted(target, client, seed)
     for start in range(0, MATCHES, CHUNK):
         run_chunk(batch_id, start, start + CHUNK, database_url=target.database_url, worker="fuzz")
     download = client.get(f"/batches/{batch_id}/archive")
@@ -236,13 +232,8 @@ def prepare(target: Target) -> Sources:
         genuine = played_export(target, client, SEEDS["genuine"])
         crowd = played_export(target, client, SEEDS["crowd"])
         twin = played_export(target, client, SEEDS["running"])
-        body = GAME | {"seed": SEEDS["running"]}
-        submitted = client.post("/batches", json=body)
-        assert submitted.status_code == 202, submitted.text
-        running = submitted.json()["id"]
-        run_chunk(running, 0, CHUNK, database_url=target.database_url)
-        # Its start request is delivered (the broker has it): no row changes after this.
-        wait_for(lambda: counts(target.database_url)["outbox"] == 0, 30, "the start delivered")
+        running = submitted(target, client, SEEDS["running"])
+        run_chunk(running, 0, CHUNK, database_url=target.database_url, worker="fuzz")
         sources = Sources(genuine, twin, running_id=running, played=CHUNK, crowd=crowd)
         # A first genuine import warms the route's imports; then it is removed again.
         warm = sources.fresh()
@@ -297,7 +288,8 @@ class Outcome:
                 found.append(f"stored {self.stored} rows, not the archive's {made}")
         else:
             if not all(400 <= code < 500 for code in self.statuses):
-                found.append(f"answered {self.status}")
+                stored_as = f" ({self.message})" if self.message.startswith("stored as") else ""
+                found.append(f"answered {self.status}{stored_as}")
             if any(self.rows.values()):
                 found.append(f"stored {self.stored} rows")
         if self.changed:
@@ -323,9 +315,12 @@ def _send(target: Target, body: bytes, barrier: threading.Barrier | None = None)
             return 0, f"no answer ({type(exc).__name__})"
     try:
         found = answer.json()
-        message = f"{found.get('field')}: {found.get('message')}" if "message" in found else ""
     except ValueError:
-        message = answer.text
+        found = {"message": answer.text}
+    if "message" in found:
+        message = f"{found.get('field')}: {found['message']}"
+    else:  # an import's answer: what the batch is now
+        message = f"stored as {found.get('status')}, {found.get('matches_added')} matches added"
     return answer.status_code, message.replace("\n", " ")[:160]
 
 
