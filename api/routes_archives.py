@@ -6,8 +6,8 @@ them and gives a server the results it lacks.
 Neither holds an archive in memory as bytes: the download is exported and zipped in a temporary
 folder and streamed from disk; an upload is written to disk as it arrives (at most
 ``api.middleware.MAX_ARCHIVE_BYTES``, its length declared) and unpacked there under the checks
-of ``storage.archive.zipped``. The export and the import read the batch's rows in memory, as the
-command line's do.
+of ``storage.archive.zipped``, then imported by ``workers.imports``, as the command line
+imports a folder.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, status
 from fastapi.concurrency import run_in_threadpool
@@ -30,22 +30,21 @@ from api.deps import DispatcherDep, EngineDep, SettingsDep
 from api.errors import error_response
 from api.routes_batches import IdempotencyKeyHeader
 from api.schemas import ERRORS, BatchId, ErrorOut
-from engines.core import OptionError
-from storage.archive import MANIFEST, Archive, ArchiveError, export_batch, import_batch
-from storage.archive import read_archive as read_folder
-from storage.archive.zipped import check_decoded, member_of, pack, unpack
+from storage.archive import MANIFEST, ArchiveError, export_batch
+from storage.archive.zipped import member_of, pack
 from storage.crud import find_batch
-from storage.models import BatchBase, BatchPlan, BatchStatus
+from storage.models import BatchStatus
 from storage.settings import Settings
-from storage.submissions import (
-    Idempotency,
-    batch_for_key,
-    key_scope,
-    remember_submission,
-    request_start,
-)
+from storage.submissions import key_scope, request_start
 from workers.dispatchers import Dispatcher
-from workers.studies.plan import definition_key
+from workers.imports import (
+    RETRY_AFTER_SECONDS,
+    ImportBusyError,
+    ImportConflictError,
+    ImportGate,
+    ImportKey,
+    import_upload,
+)
 
 router = APIRouter(prefix="/batches", tags=["archives"], responses=ERRORS)
 
@@ -64,6 +63,11 @@ class ArchiveImported(BaseModel):
     matches_added: int
     moves_filled: int
     status: str
+    replayed: int
+    """Matches replayed with the agents from their seeds before the import was accepted."""
+    replayed_moves: int
+    """Matches whose stored moves were replayed through the rules (every played one, when
+    the archive holds moves)."""
     links: dict[str, str]
 
 
@@ -116,6 +120,8 @@ def download_archive(
     },
     responses={
         201: {"model": ArchiveImported, "description": "The batch was new here."},
+        409: {"model": ErrorOut, "description": "The batch is queued or running here."},
+        429: {"model": ErrorOut, "description": "Too many imports at once; see Retry-After."},
         411: {"model": ErrorOut, "description": "No Content-Length."},
         413: {"model": ErrorOut, "description": "Larger than MAX_ARCHIVE_BYTES."},
     },
@@ -128,33 +134,48 @@ async def import_archive(
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> ArchiveImported | JSONResponse:
     """Merge a batch archive (``GET /batches/{id}/archive``'s zip) into this server's
-    database as ``playtester import`` does: what it lacks is added, a batch stored here with
-    another definition is refused. With an ``Idempotency-Key``, a later ``POST /batches``
-    with that key and a body planning the same batch answers with this one (how a study's
-    results reach a server). A batch new here and unfinished is started: its missing matches
-    are played. A refused upload stores nothing; the 422 names the archive's file at fault."""
+    database as ``playtester import`` does (``workers.imports``): every row is checked
+    against the batch this server plans from it, its matches replayed (``replayed``: how
+    many, with the agents and through the rules), its state derived from its rows. A batch
+    queued or running here, or made by another key holder, is refused (409). With an
+    ``Idempotency-Key``, ``GET /batches?key=`` finds the batch; a ``POST /batches`` with that
+    key still plays its own. A batch new here and unfinished is started. A refused upload
+    stores nothing; the 422 names the archive's file and field at fault. At most
+    ``IMPORTS_AT_ONCE`` imports run at once: one more is answered 429 with ``Retry-After``."""
     limit = middleware.ROUTE_LIMITS.get(IMPORT_PATH, middleware.MAX_BODY_BYTES)
-    with tempfile.TemporaryDirectory(prefix="playtester-import-") as work:
-        upload = Path(work) / "upload.zip"
-        size = 0
-        with upload.open("wb") as sink:
-            async for piece in request.stream():
-                size += len(piece)
-                if size > limit:
-                    return error_response(
-                        413,
-                        f"request body is larger than {limit} bytes; send a smaller one",
-                        "body",
-                    )
-                sink.write(piece)
-        return await run_in_threadpool(
-            _import, request, engine, settings, dispatcher, upload, idempotency_key
-        )
+    gate = getattr(request.app.state, "import_gate", None)
+    if gate is None:  # one per app, made by its first import (no await in between)
+        gate = request.app.state.import_gate = ImportGate()
+    try:
+        with gate.slot(), tempfile.TemporaryDirectory(prefix="playtester-import-") as work:
+            upload = Path(work) / "upload.zip"
+            size = 0
+            with upload.open("wb") as sink:
+                async for piece in request.stream():
+                    size += len(piece)
+                    if size > limit:
+                        return error_response(
+                            413,
+                            f"request body is larger than {limit} bytes; send a smaller one",
+                            "body",
+                        )
+                    sink.write(piece)
+            return await run_in_threadpool(
+                _import, request, engine, settings, dispatcher, upload, idempotency_key
+            )
+    except ImportBusyError as exc:
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+        return error_response(429, str(exc), "body", headers=headers)
 
 
-def _refused(exc: Exception, folder: Path, fallback: str) -> JSONResponse:
+def _refused(exc: ArchiveError, folder: Path) -> JSONResponse:
     message, member = member_of(str(exc), folder)
-    return error_response(422, message, member or fallback)
+    member = exc.member or member
+    field = exc.field if exc.field == "Idempotency-Key" else None
+    if field is None:
+        field = member if exc.field is None else f"{member or MANIFEST}: {exc.field}"
+    code = 409 if isinstance(exc, ImportConflictError) else 422
+    return error_response(code, message, field or "body")
 
 
 def _import(
@@ -165,35 +186,12 @@ def _import(
     upload: Path,
     key: str | None,
 ) -> ArchiveImported | JSONResponse:
-    folder = upload.with_name("archive")
+    keyed = None if key is None else ImportKey(scope=key_scope(settings.api_key), key=key)
     try:
-        unpack(upload, folder)
-        check_decoded(folder)
-        archive = read_folder(folder)
+        done = import_upload(engine, upload, settings=settings, key=keyed)
     except ArchiveError as exc:
-        return _refused(exc, folder, "body")
-    upload.unlink()
-    try:
-        definition = _definition(archive, settings)
-    except OptionError as exc:
-        return error_response(422, f"{MANIFEST}: {exc}", f"{MANIFEST}: batch.{exc.field}")
-    keyed = None
-    if key is not None:
-        keyed = Idempotency(scope=key_scope(settings.api_key), key=key, fingerprint=definition)
-        held = batch_for_key(engine, keyed.scope, key)
-        if held is not None and held.id != archive.batch_id:
-            return error_response(
-                422,
-                f"Idempotency-Key {key!r} names batch {held.id} here, not the archive's batch "
-                f"{archive.batch_id}",
-                "Idempotency-Key",
-            )
-    try:
-        summary = import_batch(engine, folder, archive=archive)
-    except ArchiveError as exc:
-        return _refused(exc, folder, MANIFEST)
-    if keyed is not None:
-        remember_submission(engine, keyed, summary.batch_id)
+        return _refused(exc, upload.with_name(f"{upload.stem}-archive"))
+    summary = done.summary
     if summary.created and summary.status not in BatchStatus.FINISHED:
         request_start(engine, summary.batch_id)
         dispatcher.start(find_batch(engine, summary.batch_id))
@@ -206,52 +204,9 @@ def _import(
         matches_added=summary.matches_added,
         moves_filled=summary.moves_filled,
         status=summary.status,
+        replayed=done.replayed_agents,
+        replayed_moves=done.replayed_moves,
         links={"self": f"{base}/batches/{summary.batch_id}"},
     )
     code = status.HTTP_201_CREATED if summary.created else status.HTTP_200_OK
     return JSONResponse(answer.model_dump(mode="json"), status_code=code)
-
-
-def _definition(archive: Archive, settings: Settings) -> str:
-    """The archive's batch's definition digest, once this server has planned the batch from it
-    as it would a submission (its games, agents and caps): ``OptionError`` naming the field
-    it refuses, or the field where the archive's batch differs from the plan."""
-    from workers.batches import plan_batch
-
-    row = archive.batch
-    try:
-        stored = BatchPlan(**{name: row[name] for name in BatchBase.model_fields})
-    except ValueError as exc:
-        raise OptionError(f"not a batch's columns ({exc})", field="definition") from None
-    options: dict[str, Any] = dict(stored.options)
-    if stored.time_control is not None:
-        options["time_control"] = stored.time_control
-    # A variation the planner chose (``default``) is asked for as it was: by asking none.
-    variation = stored.variation
-    if variation is not None and variation.get("default"):
-        variation = None
-    planned = plan_batch(
-        game=stored.game,
-        players=stored.players,
-        options=options,
-        agents=stored.agents,
-        matches=stored.matches,
-        seed=stored.seed,
-        seat_policy=stored.seat_policy,
-        chunk_size=stored.chunk_size or None,
-        max_plies=stored.max_plies,
-        stop_rule=stored.stop_rule,
-        variation=variation,
-        settings=settings,
-    )
-    differs = [
-        name
-        for name in BatchBase.model_fields
-        if name not in {"id", "chunk_size"} and getattr(planned, name) != getattr(stored, name)
-    ]
-    if differs:
-        raise OptionError(
-            f"the batch's {', '.join(differs)} differ from what this server plans from its request",
-            field=differs[0],
-        )
-    return definition_key(stored)

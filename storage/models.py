@@ -222,6 +222,24 @@ class IdempotencyKey(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
 
 
+class ImportKey(SQLModel, table=True):
+    """The batch an import sent with an ``Idempotency-Key`` brought in, kept apart from the
+    submissions' keys (``IdempotencyKey``): a later ``POST /batches`` with the same key plays
+    its own batch, never the imported one, while ``GET /batches?key=`` finds either.
+
+    ``definition``: the digest of the batch's definition as this server planned it. No foreign
+    key: a deleted batch leaves a key that names nothing, which reads as no key.
+    """
+
+    __tablename__ = "import_key"
+
+    scope: str = Field(primary_key=True, max_length=64)
+    key: str = Field(primary_key=True, max_length=255)
+    definition: str = Field(max_length=64)
+    batch_id: str = Field(max_length=32)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=DateTime(timezone=True))
+
+
 # Core handles of the tables: the write path and the aggregates build statements on these,
 # without ORM objects.
 BATCH: Table = SQLModel.metadata.tables[Batch.__tablename__]

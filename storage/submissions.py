@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, Table, delete, select
+from sqlalchemy import Connection, Engine, Table, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from storage.crud import get_batch
@@ -26,6 +26,7 @@ from storage.models import (
     BatchPlan,
     BatchStatus,
     IdempotencyKey,
+    ImportKey,
     Outbox,
     SQLModel,
     utcnow,
@@ -34,6 +35,7 @@ from storage.usertext import matches_nothing
 
 OUTBOX: Table = SQLModel.metadata.tables[Outbox.__tablename__]
 IDEMPOTENCY_KEY: Table = SQLModel.metadata.tables[IdempotencyKey.__tablename__]
+IMPORT_KEY: Table = SQLModel.metadata.tables[ImportKey.__tablename__]
 
 
 class IdempotencyConflictError(ValueError):
@@ -96,7 +98,8 @@ def earlier_submission(engine: Engine, idem: Idempotency) -> Submission | None:
 
 
 def batch_for_key(engine: Engine, scope: str, key: str) -> Batch | None:
-    """The batch a submission with this key made, whatever its body; None if there is none."""
+    """The batch a submission with this key made, whatever its body, else the batch an import
+    with this key brought in (how a study finds its batches again); None if there is none."""
     if matches_nothing(key):
         return None
     with engine.connect() as conn:
@@ -105,7 +108,59 @@ def batch_for_key(engine: Engine, scope: str, key: str) -> Batch | None:
                 IDEMPOTENCY_KEY.c.scope == scope, IDEMPOTENCY_KEY.c.key == key
             )
         ).scalar()
+        if batch_id is None:
+            batch_id = conn.execute(
+                select(IMPORT_KEY.c.batch_id).where(
+                    IMPORT_KEY.c.scope == scope, IMPORT_KEY.c.key == key
+                )
+            ).scalar()
     return None if batch_id is None else get_batch(engine, batch_id)
+
+
+def imported_for_key(engine: Engine, scope: str, key: str) -> str | None:
+    """The id of the batch an import with this key brought in; None if there is none."""
+    if matches_nothing(key):
+        return None
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(IMPORT_KEY.c.batch_id).where(
+                IMPORT_KEY.c.scope == scope, IMPORT_KEY.c.key == key
+            )
+        ).scalar()
+    return None if found is None else str(found)
+
+
+def remember_import(
+    conn: Connection, *, scope: str, key: str, definition: str, batch_id: str
+) -> None:
+    """Make the import key (``scope``, ``key``) name ``batch_id``, in the caller's transaction
+    (the import's own), unless it names it already; two concurrent imports with one key
+    meet at its primary key."""
+    known = conn.execute(
+        select(IMPORT_KEY.c.batch_id).where(IMPORT_KEY.c.scope == scope, IMPORT_KEY.c.key == key)
+    ).scalar()
+    if known is None:
+        conn.execute(
+            IMPORT_KEY.insert().values(
+                scope=scope, key=key, definition=definition, batch_id=batch_id, created_at=utcnow()
+            )
+        )
+
+
+def key_holders(engine: Engine, batch_id: str) -> set[str]:
+    """The scopes (whose API keys) of every key, submitted or imported, naming the batch."""
+    with engine.connect() as conn:
+        found = set(
+            conn.execute(
+                select(IDEMPOTENCY_KEY.c.scope).where(IDEMPOTENCY_KEY.c.batch_id == batch_id)
+            ).scalars()
+        )
+        found.update(
+            conn.execute(
+                select(IMPORT_KEY.c.scope).where(IMPORT_KEY.c.batch_id == batch_id)
+            ).scalars()
+        )
+    return found
 
 
 def remember_submission(engine: Engine, idem: Idempotency, batch_id: str) -> str:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from api.cli.common import DbOption, err, fail, open_db, out, user_errors
+from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
 from storage import crud
 
 app = typer.Typer()
@@ -25,7 +25,7 @@ def archive_errors(url: str | None) -> Iterator[None]:
         try:
             yield
         except ArchiveError as exc:
-            fail(str(exc))
+            fail(str(exc).replace("\n", " ")[:2000])
 
 
 @app.command("export")
@@ -96,22 +96,27 @@ def import_(
 ) -> None:
     """Merge exported batches into the database: adds what it lacks, changes nothing twice.
 
-    A batch stored here with a different definition is refused. Import a partial export and
-    then a fuller one of the same batch to add the matches the first lacked.
+    Each archive is checked as the server checks an upload: its batch planned again, every
+    row against that plan, every match's moves replayed through the rules and a sample with
+    the agents. A batch stored here with a different definition, or queued or running here,
+    is refused. Import a partial export and then a fuller one of the same batch to add the
+    matches the first lacked.
     """
-    from storage.archive import import_batch
+    from workers.imports import import_folder
 
     with archive_errors(db):
         engine = open_db(db)
+        settings = settings_for(db)
         for folder in [f for p in paths for f in archive_folders(p)]:
-            got = import_batch(engine, folder)
+            done = import_folder(engine, folder, settings=settings)
+            got = done.summary
             news = "new" if got.created else "merged"
             extra = f", moves filled in for {got.moves_filled}" if got.moves_filled else ""
             skipped = f", {got.chunks_skipped} chunks already here" if got.chunks_skipped else ""
             out.print(
                 f"{got.batch_id} ({news}, {got.status}): {got.matches_added} matches added in "
                 f"{got.chunks_added} chunks{skipped}{extra}"
-                f"{'' if got.moves else '; exported without moves'}",
+                f"{'' if got.moves else '; exported without moves'}; {done.describe()}",
                 highlight=False,
             )
 

@@ -110,7 +110,47 @@ files name as their writer). Statistics are off: nothing reads them, and they ar
 
 
 class ArchiveError(ValueError):
-    """An archive that cannot be read or imported, saying which file and why."""
+    """An archive that cannot be read or imported, saying which file and why; ``member`` (the
+    archive's file at fault) and ``field`` (the column or key in it) when known."""
+
+    def __init__(self, message: str, *, member: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.member = member
+        self.field = field
+
+
+TEXT_LIMITS = {
+    "worker": 200,
+    "ended_by": 32,
+    "moves": 256,
+    "stats": 1 << 16,
+    "error": 1 << 14,
+    "agent": 200,
+    "move_ms": 1 << 18,
+}
+"""The longest text each text column may hold (characters; ``moves``: one move). The longest
+in every committed study is far below: a worker name of 8, a move of 68, stats of 2,737."""
+MAX_PAGE_BYTES = 64 << 20
+"""Largest uncompressed Parquet page read (an export writes pages of about 1 MiB)."""
+READ_ROWS = 256
+"""Rows decoded at a time: with the limits above, one piece holds a few MiB at most."""
+
+
+class Budget:
+    """Bytes of decoded text an archive may still take, spent as its tables are read."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.left = total
+
+    def spend(self, amount: int, path: Path, name: str) -> None:
+        self.left -= amount
+        if self.left < 0:
+            raise ArchiveError(
+                f"{path}: the archive's texts decode to more than {self.total:,} bytes; refused",
+                member=path.name,
+                field=name,
+            )
 
 
 def write_table(columns: dict[str, list[Any]], schema: pa.Schema, path: Path) -> None:
@@ -119,26 +159,145 @@ def write_table(columns: dict[str, list[Any]], schema: pa.Schema, path: Path) ->
     pq.write_table(table, path, **_WRITER_OPTIONS)
 
 
-def read_table(folder: Path, name: str) -> dict[str, list[Any]]:
-    """The columns of one table file, checked against its schema."""
-    path = folder / name
+def _open(path: Path, **options: Any) -> pq.ParquetFile:
     try:
-        table = pq.read_table(path)
+        return pq.ParquetFile(path, **options)
     except FileNotFoundError:
         holds = ", ".join(TABLE_FILES)
-        raise ArchiveError(f"{path}: missing (an archive folder holds {holds})") from None
-    except (pa.ArrowException, OSError) as exc:
-        raise ArchiveError(f"{path}: not a readable Parquet file ({exc})") from exc
-    expected = SCHEMAS[name]
-    if not table.schema.equals(expected, check_metadata=False):
         raise ArchiveError(
-            f"{path}: its columns are {table.schema.names} with types "
-            f"{[str(t) for t in table.schema.types]}; format {VERSION} has {expected.names}"
+            f"{path}: missing (an archive folder holds {holds})", member=path.name
+        ) from None
+    except (pa.ArrowException, OSError) as exc:
+        raise ArchiveError(
+            f"{path}: not a readable Parquet file ({exc})", member=path.name
+        ) from None
+
+
+def _text_columns(schema: pa.Schema) -> list[str]:
+    return [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_list(f.type)]
+
+
+def read_table(
+    folder: Path,
+    name: str,
+    *,
+    max_rows: int | None = None,
+    max_list: int | None = None,
+    budget: Budget | None = None,
+) -> dict[str, list[Any]]:
+    """The columns of one table file, checked before its data is decoded: its footer's schema,
+    at most ``max_rows`` rows, what its page headers declare (``storage.archive.pages``:
+    each value decoded is counted there, a list's items at most ``max_list`` a row), then
+    decoded ``READ_ROWS`` rows at a time with every text's length within ``TEXT_LIMITS``,
+    free of NUL, and counted against ``budget``; a dictionary's texts are checked before any
+    row expands them."""
+    path = folder / name
+    expected = SCHEMAS[name]
+    footer = _open(path)
+    found = footer.schema_arrow
+    if not found.equals(expected, check_metadata=False):
+        raise ArchiveError(
+            f"{path}: its columns are {found.names} with types "
+            f"{[str(t) for t in found.types]}; format {VERSION} has {expected.names}",
+            member=name,
         )
-    return table.to_pydict()
+    rows = footer.metadata.num_rows
+    if max_rows is not None and rows > max_rows:
+        raise ArchiveError(
+            f"{path}: {rows:,} rows; the manifest's batch allows at most {max_rows:,}",
+            member=name,
+            field="rows",
+        )
+    _check_pages(path, rows, max_list)
+    texts = _text_columns(expected)
+    reader = _open(path, read_dictionary=[_leaf(expected, t) for t in texts])
+    out: dict[str, list[Any]] = {n: [] for n in expected.names}
+    checked: set[tuple[str, int, int]] = set()
+    try:
+        for piece in reader.iter_batches(batch_size=READ_ROWS, use_threads=False):
+            for column_name in expected.names:
+                column = piece.column(column_name)
+                if column_name in texts:
+                    _check_texts(path, column_name, column, budget, checked)
+                    column = _plain(column)
+                out[column_name].extend(column.to_pylist())
+    except (pa.ArrowException, OSError) as exc:
+        raise ArchiveError(f"{path}: not a readable Parquet file ({exc})", member=name) from None
+    if len(out[expected.names[0]]) != rows:
+        raise ArchiveError(f"{path}: its rows are not what its footer says", member=name)
+    return out
+
+
+def _plain(column: Any) -> Any:
+    """A dictionary column (or list of them) as plain texts: much quicker to turn into Python
+    than the dictionary's own conversion, once its texts are checked."""
+    if pa.types.is_list(column.type):
+        values = column.values
+        return pa.ListArray.from_arrays(column.offsets, values.dictionary.take(values.indices))
+    return column.dictionary.take(column.indices)
+
+
+def _leaf(schema: pa.Schema, name: str) -> str:
+    return f"{name}.list.element" if pa.types.is_list(schema.field(name).type) else name
+
+
+def _check_pages(path: Path, rows: int, max_list: int | None) -> None:
+    from storage.archive.pages import PageError, page_costs
+
+    try:
+        costs = page_costs(path, max_page_bytes=MAX_PAGE_BYTES)
+    except PageError as exc:
+        raise ArchiveError(f"{path}: {exc}", member=path.name) from None
+    # A page's values count its dictionary's entries too, and an empty list one value.
+    for column, cost in costs.items():
+        per_row = 1 if not column.endswith(".list.element") else (max_list or 0) + 1
+        allowed = 2 * rows * per_row
+        if cost.values > allowed:
+            field = column.removesuffix(".list.element")
+            raise ArchiveError(
+                f"{path}: column {field} declares {cost.values:,} values for {rows:,} rows; "
+                f"at most {allowed:,}",
+                member=path.name,
+                field=field,
+            )
+
+
+def _check_texts(
+    path: Path, name: str, column: Any, budget: Budget | None, checked: set[tuple[str, int, int]]
+) -> None:
+    """Refuse a text past its limit or holding NUL, from the column's dictionary (checked once
+    per dictionary), and spend what its rows expand to."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    values = column.flatten() if pa.types.is_list(column.type) else column
+    dictionary = values.dictionary
+    lengths = pc.binary_length(dictionary).to_numpy(zero_copy_only=False)
+    seen = (name, dictionary.buffers()[-1].address if len(dictionary) else 0, len(dictionary))
+    if seen not in checked:
+        limit = TEXT_LIMITS[name]
+        if len(lengths) and int(lengths.max()) > limit:
+            raise ArchiveError(
+                f"{path}: column {name} holds a text of {int(lengths.max()):,} bytes; at most "
+                f"{limit:,}",
+                member=path.name,
+                field=name,
+            )
+        if len(dictionary) and pc.any(pc.match_substring(dictionary, "\x00")).as_py():
+            raise ArchiveError(
+                f"{path}: column {name} holds a NUL character", member=path.name, field=name
+            )
+        checked.add(seen)
+    if budget is not None and len(values) and len(lengths):
+        indices = values.indices.fill_null(0).to_numpy(zero_copy_only=False)
+        budget.spend(int(np.asarray(lengths)[indices].sum()), path, name)
 
 
 def file_digest(path: Path) -> str:
-    """The sha256 of a file, hex: the manifest names each table file's, so a folder whose files
-    come from different exports is refused."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The sha256 of a file, hex, read 1 MiB at a time: the manifest names each table file's,
+    so a folder whose files come from different exports is refused."""
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        while piece := source.read(1 << 20):
+            digest.update(piece)
+    return digest.hexdigest()

@@ -12,28 +12,28 @@ holds those it covers, and ``resume`` plays any left uncovered.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, DateTime, Engine, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from storage.archive.dump import ExportSummary
 from storage.archive.layout import (
     CHUNKS,
-    FORMAT,
     MANIFEST,
     MATCHES,
     SEATS,
     TABLE_FILES,
-    VERSION,
     ArchiveError,
+    Budget,
     file_digest,
     read_table,
 )
+from storage.archive.manifest import batch_row, read_manifest
+from storage.archive.zipped import MAX_DECODED_BYTES
 from storage.chunking import Range, uncovered
 from storage.crud.writes import insert_rows
 from storage.models import (
@@ -97,24 +97,44 @@ class ImportSummary:
     status: str
 
 
-def read_archive(folder: Path) -> Archive:
-    """Read and check an archive folder; ``ArchiveError`` says what is wrong with it."""
-    manifest = _manifest(folder)
+def read_archive(folder: Path, *, max_matches: int | None = None) -> Archive:
+    """Read and check an archive folder; ``ArchiveError`` says what is wrong with it.
+
+    Structure before content: the manifest (bounded, its batch row checked), each file's
+    digest (hashed in pieces), then each table's footer against the batch's own size (chunks
+    and matches at most its ``matches``, seats at most ``players`` times that, and at most
+    ``max_matches`` when given) before its rows are decoded, in bounded pieces
+    (``layout.read_table``)."""
+    manifest = read_manifest(folder)
     files = manifest.get("files")
     if not isinstance(files, dict) or set(files) != set(TABLE_FILES):
-        raise ArchiveError(f"{folder / MANIFEST}: 'files' must name {', '.join(TABLE_FILES)}")
+        raise ArchiveError(
+            f"{folder / MANIFEST}: 'files' must name {', '.join(TABLE_FILES)}",
+            member=MANIFEST,
+            field="files",
+        )
+    batch = batch_row(folder, manifest.get("batch"))
     for name in TABLE_FILES:
         path = folder / name
         if path.exists() and file_digest(path) != files[name]:
             raise ArchiveError(
                 f"{path}: its content is not what {MANIFEST} describes (a file from another "
-                "export, or changed since)"
+                "export, or changed since)",
+                member=name,
             )
-    tables = {name: read_table(folder, name) for name in TABLE_FILES}
+    matches = batch["matches"] if max_matches is None else min(batch["matches"], max_matches)
+    budget = Budget(MAX_DECODED_BYTES)
+    bounds = {CHUNKS: matches, MATCHES: matches, SEATS: matches * batch["players"]}
+    tables = {
+        name: read_table(
+            folder, name, max_rows=bounds[name], max_list=batch["max_plies"], budget=budget
+        )
+        for name in TABLE_FILES
+    }
     archive = Archive(
         folder=folder,
-        batch=_batch_row(folder, manifest.get("batch")),
-        moves=bool(manifest.get("moves")),
+        batch=batch,
+        moves=manifest.get("moves") is True,
         chunks=tables[CHUNKS],
         matches=tables[MATCHES],
         seats=tables[SEATS],
@@ -126,7 +146,7 @@ def read_archive(folder: Path) -> Archive:
 def read_batch(folder: Path) -> dict[str, Any]:
     """The batch row of an archive folder (times parsed), read and checked from its manifest
     alone: the tables are not opened, nor checked against the manifest (``read_archive``)."""
-    return _batch_row(folder, _manifest(folder).get("batch"))
+    return batch_row(folder, read_manifest(folder).get("batch"))
 
 
 def describe(folder: Path) -> ExportSummary:
@@ -143,47 +163,6 @@ def describe(folder: Path) -> ExportSummary:
         moves=archive.moves,
         bytes=size,
     )
-
-
-def _manifest(folder: Path) -> dict[str, Any]:
-    path = folder / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ArchiveError(f"{folder}: no {MANIFEST}; not an exported batch folder") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ArchiveError(f"{path}: not readable JSON ({exc})") from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ArchiveError(f"{path}: not a {FORMAT} manifest")
-    version = manifest.get("version")
-    if version != VERSION:
-        raise ArchiveError(
-            f"{path}: format version {version!r}; this playtester reads version {VERSION} only"
-        )
-    return manifest
-
-
-def _batch_row(folder: Path, record: Any) -> dict[str, Any]:
-    where = folder / MANIFEST
-    columns = {column.name: column for column in BATCH.columns}
-    if not isinstance(record, dict):
-        raise ArchiveError(f"{where}: 'batch' must be the batch's row")
-    if set(record) != set(columns):
-        missing = sorted(set(columns) - set(record))
-        unknown = sorted(set(record) - set(columns))
-        raise ArchiveError(f"{where}: batch columns missing {missing}, unknown {unknown}")
-    row = dict(record)
-    for name, column in columns.items():
-        if isinstance(column.type, DateTime) and row[name] is not None:
-            try:
-                row[name] = datetime.fromisoformat(row[name])
-            except (TypeError, ValueError):
-                raise ArchiveError(f"{where}: batch.{name} is not an ISO 8601 time") from None
-    if not isinstance(row["id"], str) or not row["id"]:
-        raise ArchiveError(f"{where}: batch.id must be the batch's id")
-    if not isinstance(row["matches"], int) or row["matches"] < 0:
-        raise ArchiveError(f"{where}: batch.matches must be a count")
-    return row
 
 
 def _check_rows(archive: Archive) -> None:
@@ -227,13 +206,29 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _definition_differs(stored: dict[str, Any], archive: Archive) -> list[str]:
+def definition_differs(stored: dict[str, Any], archive: Archive) -> list[str]:
+    """The definition columns in which a stored batch's row and the archive's differ."""
     return [name for name in DEFINITION if not _same(stored[name], archive.batch[name])]
 
 
-def import_batch(engine: Engine, folder: Path, *, archive: Archive | None = None) -> ImportSummary:
+def import_batch(
+    engine: Engine,
+    folder: Path,
+    *,
+    archive: Archive | None = None,
+    state: dict[str, Any] | None = None,
+    within: Callable[[Connection, bool], None] | None = None,
+    frozen: bool = False,
+) -> ImportSummary:
     """Merge the archive in ``folder`` into the database, in one transaction (``archive``:
     the folder as ``read_archive`` read it already).
+
+    ``state``: the batch's state columns (``STATE``) as the caller derived them, stored
+    instead of the archive's whether the batch is new or not (``workers.imports`` derives
+    them from the rows; without it the archive's rules as below). ``within(conn, created)``
+    runs in the same transaction after the rows are written: what it raises stores nothing.
+    ``frozen``: the batch may not change (it is playing): refused with ``ArchiveError`` when
+    the archive would add a chunk or fill in moves, so only a repeated import passes.
 
     Refused with ``ArchiveError`` (and nothing written) when the database holds a batch with
     this id but a different definition. The batch's state (status, finish time, stop
@@ -250,9 +245,9 @@ def import_batch(engine: Engine, folder: Path, *, archive: Archive | None = None
             query = query.with_for_update()
         stored = conn.execute(query).mappings().first()
         if stored is None:
-            conn.execute(insert(BATCH).values(archive.batch))
+            conn.execute(insert(BATCH).values({**archive.batch, **(state or {})}))
         else:
-            differs = _definition_differs(dict(stored), archive)
+            differs = definition_differs(dict(stored), archive)
             if differs:
                 raise ArchiveError(
                     f"{folder}: batch {batch_id} is stored here with a different definition "
@@ -263,8 +258,14 @@ def import_batch(engine: Engine, folder: Path, *, archive: Archive | None = None
         added = _add_chunks(conn, archive, written)
         _add_results(conn, archive, added)
         filled = _fill_moves(conn, archive) if stored is not None and archive.moves else 0
+        if frozen and (added or filled):
+            raise ArchiveError(f"batch {batch_id} may not change here; not imported")
         status = stored["status"] if stored is not None else archive.batch["status"]
-        if stored is not None and _adopts_state(stored, archive, written + added):
+        if state is not None:
+            if stored is not None:
+                conn.execute(update(BATCH).where(BATCH.c.id == batch_id).values(state))
+            status = state.get("status", status)
+        elif stored is not None and _adopts_state(stored, archive, written + added):
             conn.execute(
                 update(BATCH)
                 .where(BATCH.c.id == batch_id)
@@ -272,6 +273,8 @@ def import_batch(engine: Engine, folder: Path, *, archive: Archive | None = None
             )
             status = archive.batch["status"]
         matches_added = _match_count(conn, batch_id) - before
+        if within is not None:
+            within(conn, stored is None)
     return ImportSummary(
         batch_id=batch_id,
         path=folder,

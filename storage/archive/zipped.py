@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -26,9 +27,16 @@ MEMBERS = (MANIFEST, *TABLE_FILES)
 MAX_UNPACKED_BYTES = 1 << 30
 """Largest total size of an archive's files once unpacked (1 GiB): a zip that says or turns
 out to hold more is refused."""
-MAX_DECODED_BYTES = 1 << 30
-"""Largest total size of an archive's table data once decompressed, as the Parquet files
-declare it (1 GiB), checked before a table is read into memory."""
+MAX_DECODED_BYTES = 256 << 20
+"""Largest total size of an archive's table data once decompressed (256 MiB): what the Parquet
+footers declare (:func:`check_decoded`), and what the texts of its rows expand to, counted as
+they are decoded (``layout.Budget``). A committed 10,000-match batch decodes to about 8 MB."""
+MAX_MANIFEST_BYTES = 16 << 20
+"""Largest ``batch.json`` (16 MiB). The largest in every committed study is 3.3 KB; what makes
+a batch row large is a book of openings, held in its ``variation``: at most
+``engines.variation.MAX_BOOK_LINES`` (10,000) lines of at most 20 plies, about 80 bytes a
+move as the manifest is indented, so 16 MiB; a manifest padded past that is refused while it
+is unpacked, after 16 MiB written at most."""
 _PIECE = 1 << 20
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -48,36 +56,42 @@ def _outside(name: str) -> bool:
     return path.is_absolute() or len(path.parts) != 1 or ".." in path.parts or ":" in name
 
 
-def unpack(source: Path | IO[bytes], folder: Path, *, max_bytes: int = MAX_UNPACKED_BYTES) -> None:
+def unpack(
+    source: Path | IO[bytes],
+    folder: Path,
+    *,
+    max_bytes: int = MAX_UNPACKED_BYTES,
+    max_manifest: int = MAX_MANIFEST_BYTES,
+) -> None:
     """Check the zip ``source`` and write its files into ``folder`` (made if need be).
 
     ``ArchiveError`` names what is wrong, and then ``folder`` holds none of the zip's files.
-    The files are not read here: ``read_archive`` checks them (after :func:`check_decoded`
-    when they come from someone else).
+    Every check on the zip's directory is linear in its members, and a zip of more members
+    than an archive has is refused on its count alone. The manifest may hold at most
+    ``max_manifest`` bytes, all files together ``max_bytes``: both counted as they are
+    written, whatever the zip declares. The files are not read here: ``read_archive``
+    checks them.
     """
     try:
         zipped = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise ArchiveError(f"the upload is not a zip file ({exc})") from None
     with zipped:
         infos = zipped.infolist()
-        names = [info.filename for info in infos]
-        for name in names:
-            if _outside(name):
-                raise ArchiveError(
-                    f"member {name[:120]!r} is a path outside the archive's folder; a batch "
-                    f"archive holds {', '.join(MEMBERS)} at its top"
-                )
-            if name not in MEMBERS:
-                raise ArchiveError(
-                    f"member {name[:120]!r} is not a file of a batch archive ({', '.join(MEMBERS)})"
-                )
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            raise ArchiveError(f"member {repeated[0]!r} appears more than once")
-        missing = [name for name in MEMBERS if name not in names]
+        if len(infos) > len(MEMBERS):
+            raise ArchiveError(
+                f"the zip holds {len(infos):,} members; a batch archive holds {len(MEMBERS)} "
+                f"({', '.join(MEMBERS)})"
+            )
+        seen: set[str] = set()
+        for info in infos:
+            _check_member(info, seen)
+        missing = [name for name in MEMBERS if name not in seen]
         if missing:
-            raise ArchiveError(f"{missing[0]} is missing (a batch archive holds {len(MEMBERS)})")
+            raise ArchiveError(
+                f"{missing[0]} is missing (a batch archive holds {len(MEMBERS)})",
+                member=missing[0],
+            )
         declared = sum(info.file_size for info in infos)
         if declared > max_bytes:
             raise ArchiveError(
@@ -85,33 +99,69 @@ def unpack(source: Path | IO[bytes], folder: Path, *, max_bytes: int = MAX_UNPAC
             )
         folder.mkdir(parents=True, exist_ok=True)
         try:
-            _extract(zipped, infos, folder, max_bytes)
+            _extract(zipped, infos, folder, max_bytes, max_manifest)
         except BaseException:
             for name in MEMBERS:
                 (folder / name).unlink(missing_ok=True)
             raise
 
 
+def _check_member(info: zipfile.ZipInfo, seen: set[str]) -> None:
+    name = info.filename
+    if _outside(name):
+        raise ArchiveError(
+            f"member {name[:120]!r} is a path outside the archive's folder; a batch "
+            f"archive holds {', '.join(MEMBERS)} at its top"
+        )
+    if name not in MEMBERS:
+        raise ArchiveError(
+            f"member {name[:120]!r} is not a file of a batch archive ({', '.join(MEMBERS)})"
+        )
+    if name in seen:
+        raise ArchiveError(f"member {name!r} appears more than once", member=name)
+    seen.add(name)
+    if info.flag_bits & 0x1:
+        raise ArchiveError(f"member {name!r} is encrypted; refused", member=name)
+
+
 def _extract(
-    zipped: zipfile.ZipFile, infos: list[zipfile.ZipInfo], folder: Path, max_bytes: int
+    zipped: zipfile.ZipFile,
+    infos: list[zipfile.ZipInfo],
+    folder: Path,
+    max_bytes: int,
+    max_manifest: int,
 ) -> None:
     written = 0
     for info in infos:
+        cap = max_manifest if info.filename == MANIFEST else max_bytes
+        if info.file_size > cap:
+            raise ArchiveError(
+                f"member {info.filename!r} unpacks to {info.file_size:,} bytes; at most {cap:,}",
+                member=info.filename,
+            )
+        own = 0
         try:
             with zipped.open(info) as member, (folder / info.filename).open("wb") as sink:
                 while piece := member.read(_PIECE):
                     written += len(piece)
-                    if written > max_bytes:
+                    own += len(piece)
+                    if own > cap or written > max_bytes:
                         raise ArchiveError(
-                            f"the archive unpacks to more than {max_bytes:,} bytes; refused"
+                            f"member {info.filename!r} unpacks to more than "
+                            f"{min(cap, max_bytes):,} bytes; refused",
+                            member=info.filename,
                         )
                     sink.write(piece)
+        except ArchiveError:
+            raise
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-            if isinstance(exc, ArchiveError):
-                raise
-            raise ArchiveError(f"member {info.filename!r} cannot be unpacked ({exc})") from None
-        except NotImplementedError as exc:
-            raise ArchiveError(f"member {info.filename!r}: {exc}") from None
+            raise ArchiveError(
+                f"member {info.filename!r} cannot be unpacked ({exc})", member=info.filename
+            ) from None
+        except (NotImplementedError, RuntimeError, zlib.error) as exc:
+            raise ArchiveError(
+                f"member {info.filename!r} cannot be unpacked ({exc})", member=info.filename
+            ) from None
 
 
 def check_decoded(folder: Path, *, max_bytes: int = MAX_DECODED_BYTES) -> None:

@@ -86,6 +86,15 @@ def zipped(folder: Path, **changes: bytes) -> bytes:
     return buffer.getvalue()
 
 
+def renamed(folder: Path, name: str, to: str) -> bytes:
+    """The archive folder as a zip with the member ``name`` stored as ``to``."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as out:
+        for member in MEMBERS:
+            out.writestr(to if member == name else member, (folder / member).read_bytes())
+    return buffer.getvalue()
+
+
 def archive_of(tmp_path: Path, batch_id: str) -> Path:
     return export_batch(get_engine(source_url(tmp_path)), batch_id, tmp_path / "archive").path
 
@@ -101,6 +110,7 @@ def stored(url: str) -> tuple[int, int]:
     with get_engine(url).connect() as conn:
         batches = conn.execute(text("SELECT count(*) FROM batch")).scalar_one()
         keys = conn.execute(text("SELECT count(*) FROM idempotency_key")).scalar_one()
+        keys += conn.execute(text("SELECT count(*) FROM import_key")).scalar_one()
     return int(batches), int(keys)
 
 
@@ -123,19 +133,18 @@ def test_an_archive_goes_to_another_server_and_its_key_finds_it(
     assert answer.status_code == 201, answer.text
     imported = answer.json()
     assert (imported["id"], imported["created"], imported["matches_added"]) == (source, True, 4)
-    # Unfinished, it is started here: matches 4 and 5 are still to play.
+    assert (imported["replayed"], imported["replayed_moves"]) == (4, 4)
+    # Unfinished, it is started here: matches 4 and 5 are still to play. Its status is
+    # what its rows say (queued here), not the source's (running there).
     assert dispatcher.started == [source]
-    assert client.get(f"/batches/{source}/report").json() == served_report
+    assert imported["status"] == "queued"
+    report = client.get(f"/batches/{source}/report").json()
+    assert report["batch"].pop("status") == "queued"
+    assert served_report["batch"].pop("status") == "running"
+    assert report == served_report
     assert [b["id"] for b in client.get("/batches", params={"key": KEY}).json()["items"]] == [
         source
     ]
-
-    # Submitted again with the key and a body that plans the same batch: that batch.
-    again = client.post("/batches", json=REQUEST, headers={"Idempotency-Key": KEY})
-    assert again.status_code == 200, again.text
-    assert again.json()["id"] == source
-    other = client.post("/batches", json={**REQUEST, "seed": 5}, headers={"Idempotency-Key": KEY})
-    assert other.status_code == 422 and other.json()["field"] == "Idempotency-Key"
 
     # Sent twice, nothing changes and nothing starts again.
     twice = upload(client, download.content)
@@ -168,8 +177,12 @@ def test_hostile_uploads_are_refused_by_name_and_store_nothing(
 ) -> None:
     folder = archive_of(tmp_path, source)
     refused(api, b"PK\x03\x04 not really", 422, "body", "not a zip file")
-    refused(api, zipped(folder, **{"../batch.json": b"{}"}), 422, "body", "outside the archive")
-    refused(api, zipped(folder, **{"notes.txt": b"hi"}), 422, "body", "'notes.txt' is not a file")
+    outside = zipped(folder, **{"../batch.json": b"{}"})
+    refused(api, outside, 422, "body", "the zip holds 5 members; a batch archive holds 4")
+    refused(api, renamed(folder, "batch.json", "../batch.json"), 422, "body", "outside the archive")
+    refused(
+        api, renamed(folder, "batch.json", "notes.txt"), 422, "body", "'notes.txt' is not a file"
+    )
 
     garbage = zipped(folder, **{"matches.parquet": b"PAR1 garbage PAR1"})
     refused(api, garbage, 422, "matches.parquet", "matches.parquet: its content is not what")

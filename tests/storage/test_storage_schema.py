@@ -9,7 +9,7 @@ from sqlalchemy import inspect, text
 from storage import db
 from storage.models import SQLModel
 
-TABLES = {"batch", "chunk", "match", "seat_result", "outbox", "idempotency_key"}
+TABLES = {"batch", "chunk", "match", "seat_result", "outbox", "idempotency_key", "import_key"}
 
 
 def test_upgrade_creates_exactly_the_model_tables(db_url: str) -> None:
