@@ -26,6 +26,7 @@ from analysis.report import clean
 from analysis.tidy import Wide, by_turn, turn_order_varies
 from engines.core import OptionError
 from storage import crud
+from storage.soundness import check_rows
 
 
 def _meta(batch: Any, w: Wide) -> dict[str, Any]:
@@ -103,13 +104,14 @@ def check_comparable(a: Any, b: Any) -> None:
 
 def compare(engine: Engine, batch_a: str, batch_b: str) -> dict[str, Any]:
     """Compare two stored batches (full ids); ``NotFound`` if either is missing,
-    ``OptionError`` if they are of different games or player counts."""
+    ``OptionError`` if they are of different games or player counts, ``UnsoundBatch`` if
+    either holds a row no match can produce."""
     batches = []
     for name in (batch_a, batch_b):
         batch = crud.get_batch(engine, name)
         if batch is None:
             raise crud.NotFound(f"no batch {name!r}")
-        batches.append(batch)
+        batches.append(check_rows(engine, batch))
     check_comparable(*batches)
     (ba, wa), (bb, wb) = ((batch, load_wide(engine, batch)) for batch in batches)
     result = {

@@ -74,6 +74,7 @@ from engines.registry import game_class
 from engines.seating import opening_round, seating_design
 from storage import crud
 from storage.models import BatchStatus
+from storage.soundness import check_rows
 
 REPORT_KEYS = (
     "batch", "method", "independence", "seats", "turn_positions", "seat_test",
@@ -227,10 +228,12 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
 
 
 def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
-    """The full report of the batch with this full id; ``NotFound`` if there is none."""
+    """The full report of the batch with this full id; ``NotFound`` if there is none,
+    ``UnsoundBatch`` if it holds a row no match can produce (``storage.soundness``)."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")
+    check_rows(engine, batch)
     distinct_games = frames.distinct_games(engine, batch.id)
     w = load_wide(engine, batch, distinct_games)
     ended = frames.ended_by_counts(engine, batch.id)

@@ -1,11 +1,13 @@
 """The API's error policy: every error answer is JSON ``{"message": ..., "field": ...}`` with a
-message a person can act on (422 for bad input, 404 for an unknown batch, 503 when the database
+message a person can act on (422 for bad input, 404 for an unknown batch, 409 for a batch
+whose stored rows cannot be read (``storage.soundness``), 503 when the database
 or the broker does not answer, 500 for a bug); stack traces stay in the server log.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from http import HTTPStatus
 from typing import Any
@@ -17,7 +19,8 @@ from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engines.core import GameError, OptionError
-from storage.crud import NotFound
+from storage.crud import BatchIsLive, NotFound
+from storage.soundness import UnsoundBatch
 from workers.outages import BROKER_DOWN, DATABASE_DOWN
 
 log = logging.getLogger(__name__)
@@ -107,6 +110,12 @@ async def on_not_found(_: Request, exc: Exception) -> JSONResponse:
     return error_response(404, str(exc.args[0]) if exc.args else "not found")
 
 
+async def on_unsound(_: Request, exc: Exception) -> JSONResponse:
+    """409 for a batch whose stored rows no match can produce (the message names the row), or
+    one that cannot be deleted while it is queued or running."""
+    return error_response(409, str(exc))
+
+
 async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     """Starlette's and FastAPI's own errors: the router's 404 and 405, an unreadable body, a
     route's ``HTTPException``."""
@@ -125,15 +134,23 @@ async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse
 
 
 def _allowed(request: Request) -> str:
-    """Every method some route of the app takes at this path. The router's own 405 names only
-    the first route that matched the path (``POST`` on ``/batches``, which takes ``GET`` too)."""
+    """Every method the routes of this path's template take, as the OpenAPI document lists
+    them. The router's own 405 names only the first route that matched the path (``POST`` on
+    ``/batches``, which takes ``GET`` too). Where several templates match, the one with the
+    longest fixed part is the path's, as OpenAPI matches a concrete path before a templated
+    one: ``/batches/check`` is not ``/batches/{batch_id}``."""
     path = request.scope.get("path", "")
-    methods: set[str] = set()
+    by_fixed: dict[int, set[str]] = {}
     for context in iter_route_contexts(request.app.routes):
         pattern = getattr(context, "path_regex", None)
         if pattern is not None and pattern.match(path):
-            methods |= set(context.methods or ())
-    return ", ".join(sorted(methods))
+            fixed = len(PARAMETER.sub("", getattr(context, "path", "")))
+            by_fixed.setdefault(fixed, set()).update(context.methods or ())
+    return ", ".join(sorted(by_fixed[max(by_fixed)])) if by_fixed else ""
+
+
+PARAMETER = re.compile(r"\{[^}]*\}")
+"""A parameter in a route's path template."""
 
 
 async def on_database(_: Request, exc: Exception) -> JSONResponse:
@@ -159,6 +176,8 @@ HANDLERS: tuple[tuple[type[Exception], Handler], ...] = (
     (OptionError, on_option),
     (GameError, on_game),
     (NotFound, on_not_found),
+    (UnsoundBatch, on_unsound),
+    (BatchIsLive, on_unsound),
     # Starlette's class, not only FastAPI's subclass: the router's own 404 and 405 and
     # FastAPI's "error parsing the body" are raised as Starlette exceptions.
     (StarletteHTTPException, on_http),

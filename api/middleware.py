@@ -20,6 +20,9 @@ ROUTE_LIMITS = {"/batches/import": MAX_ARCHIVE_BYTES}
 (``Content-Length``): nothing is held in memory to count them, and the server reads no more
 than the length declared."""
 
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+"""Methods whose requests carry a body (an ``OPTIONS`` or ``DELETE`` needs no length)."""
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -49,7 +52,7 @@ class BodyLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             await self._reject(scope, receive, send, limit)
             return
-        if route in self.routes and declared is None and scope.get("method") != "GET":
+        if route in self.routes and declared is None and scope.get("method") in BODY_METHODS:
             response = error_response(
                 411, f"send the body with a Content-Length (at most {limit} bytes)", "body"
             )
@@ -58,7 +61,7 @@ class BodyLimit:
         # Bodies sent without a length (chunked) are read up to the limit first.
         messages: list[Message] = []
         size = 0
-        if declared is None and scope.get("method") in {"POST", "PUT", "PATCH"}:
+        if declared is None and scope.get("method") in BODY_METHODS:
             while True:
                 message = await receive()
                 messages.append(message)
@@ -160,10 +163,11 @@ class SameOrigin:
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []
         }
         browser = any(name in headers for name in BROWSER_HEADERS)
-        host = headers.get("host")
-        if (host is not None or browser) and not self._served(host or "", scope):
+        sent = headers.get("host")
+        host = sent or ""
+        if (sent is not None or browser) and not self._served(host, scope):
             return (
-                f"request for host {(host or '')[:80]!r} refused: this server answers at its "
+                f"request for host {host[:80]!r} refused: this server answers at its "
                 "own address, loopback names and PUBLIC_URL (set PUBLIC_URL to the address "
                 "you open)"
             )

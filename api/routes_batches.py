@@ -1,4 +1,4 @@
-"""Batch routes: submit, list, read, cancel, browse matches, export results."""
+"""Batch routes: submit, list, read, cancel, delete, browse matches, export results."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from fastapi import (
 )
 from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy import Engine
+from starlette.convertors import PathConvertor, register_url_convertor
 
 from api import exports
 from api.auth import require_read, require_write
@@ -34,13 +35,15 @@ from api.schemas import (
     MatchPublic,
     ProgressPublic,
     SeatPublic,
+    UnreadableBatch,
 )
 from storage import submissions
-from storage.crud import cancel_batch, find_batch, list_batches, progress
+from storage.crud import cancel_batch, delete_batch, find_batch, list_batches, progress
 from storage.models import Batch, BatchPlan, BatchStatus, definition_key
 from storage.queries import StoredMatch, find_match, list_matches
 from storage.records import split_moves
 from storage.settings import Settings
+from storage.soundness import batch_problem, check_rows
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
 
 router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
@@ -200,14 +203,21 @@ def read_batches(
     ] = None,
 ) -> BatchList:
     """Batches, newest first, optionally of one game or in one status, or the one batch a
-    submission's ``Idempotency-Key`` made (how a study finds its batches again)."""
+    submission's ``Idempotency-Key`` made (how a study finds its batches again). A stored
+    batch whose row cannot be shown is listed apart under ``unreadable``, with the problem."""
     if key is not None:
         keyed = submissions.batch_for_key(engine, key_scope(settings.api_key), key)
-        items = [] if keyed is None else [to_public(request, keyed, with_progress=False)]
-        return BatchList(items=items, limit=limit, offset=offset)
-    found = list_batches(engine, game=game, status=status_, limit=limit, offset=offset)
-    items = [to_public(request, b, with_progress=False) for b in found]
-    return BatchList(items=items, limit=limit, offset=offset)
+        found = [] if keyed is None else [keyed]
+    else:
+        found = list_batches(engine, game=game, status=status_, limit=limit, offset=offset)
+    items, unreadable = [], []
+    for batch in found:
+        problem = batch_problem(batch)
+        if problem is None:
+            items.append(to_public(request, batch, with_progress=False))
+        else:
+            unreadable.append(UnreadableBatch(id=batch.id, problem=problem))
+    return BatchList(items=items, limit=limit, offset=offset, unreadable=unreadable)
 
 
 @router.get(
@@ -232,6 +242,42 @@ def cancel(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPubli
     """No chunk starts after this; chunks already running finish and are kept."""
     full = find_batch(engine, batch_id).id
     return to_public(request, cancel_batch(engine, full), engine)
+
+
+class StoredIdConvertor(PathConvertor):
+    """A path parameter that is any stored batch id, slashes included once decoded (an older
+    import stored ``../../x``), and never empty: ``/batches/`` stays the listing's redirect."""
+
+    regex = ".+"
+
+
+register_url_convertor("stored_id", StoredIdConvertor())
+
+
+@router.delete(
+    "/{batch_id:stored_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[Depends(require_write)],
+    summary="Delete a finished or cancelled batch",
+    responses={409: {"model": ErrorOut, "description": "The batch is queued or running."}},
+)
+def remove_batch(
+    batch_id: Annotated[
+        str,
+        Path(
+            min_length=1,
+            max_length=255,
+            description="The batch's full id, percent-encoded (no prefix: nothing is deleted "
+            "on a guess). Any stored id is taken, also one an older import stored that is no "
+            "batch id, e.g. ../../x as ..%2F..%2Fx.",
+        ),
+    ],
+    engine: EngineDep,
+) -> Response:
+    """The batch and every row it owns (chunks, matches, seats, outbox, idempotency keys), in
+    one transaction: 204. A queued or running batch is refused (409): cancel it first."""
+    delete_batch(engine, batch_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 def _match_fields(stored: StoredMatch) -> dict[str, Any]:
@@ -273,11 +319,12 @@ def read_matches(
     batch_id: BatchId, engine: EngineDep, limit: Limit = 100, offset: Offset = 0
 ) -> MatchList:
     """Matches in index order with seats, agents, returns, scores, plies and how they ended."""
-    full = find_batch(engine, batch_id).id
-    items = [
-        MatchPublic(**_match_fields(stored))
-        for stored in list_matches(engine, full, limit=limit, offset=offset)
-    ]
+    batch = find_batch(engine, batch_id)
+    found = list_matches(engine, batch.id, limit=limit, offset=offset)
+    if found:
+        first, last = found[0].match["match_index"], found[-1].match["match_index"]
+        check_rows(engine, batch, start=first, stop=last + 1)
+    items = [MatchPublic(**_match_fields(stored)) for stored in found]
     return MatchList(items=items, limit=limit, offset=offset)
 
 
@@ -293,7 +340,9 @@ def read_match(
     engine: EngineDep,
 ) -> MatchDetail:
     """One match with its full move list: replaying the moves gives the same game."""
-    stored = find_match(engine, find_batch(engine, batch_id).id, index)
+    batch = find_batch(engine, batch_id)
+    stored = find_match(engine, batch.id, index)
+    check_rows(engine, batch, start=index, stop=index + 1)
     row = stored.match
     moves = split_moves(row["moves"])
     return MatchDetail(**_match_fields(stored), moves=moves, stats=row["stats"] or {})
@@ -312,7 +361,7 @@ def export(
     format: Annotated[Literal["csv", "parquet"], Query()] = "csv",
 ) -> StreamingResponse:
     """One row per seat of every stored match, streamed in slices of matches."""
-    full = find_batch(engine, batch_id).id
+    full = check_rows(engine, find_batch(engine, batch_id)).id
     if format == "csv":
         body = exports.csv_stream(engine, full)
         media = "text/csv"

@@ -1,7 +1,8 @@
 """Report routes of the HTTP API: a batch's report as JSON, CSV or HTML, and batch comparison.
 
 Routes are plain functions (run in the thread pool) because a report over millions of matches is
-CPU work. Batch ids (or unique prefixes) are resolved here; unknown batches raise
+CPU work. Errors are JSON on every route, the CSV and HTML reports' too, and their schema says
+so (``JSON_ERRORS``). Batch ids (or unique prefixes) are resolved here; unknown batches raise
 ``storage.crud.NotFound``, which the app answers with 404.
 """
 
@@ -17,7 +18,7 @@ from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
 from api.auth import require_read
 from api.deps import EngineDep
-from api.schemas import BATCH_ID_PATTERN, ERRORS, BatchId
+from api.schemas import BATCH_ID_PATTERN, ERRORS, JSON_ERRORS, BatchId
 from storage.crud import resolve_batch_id
 
 router = APIRouter(tags=["reports"], dependencies=[Depends(require_read)], responses=ERRORS)
@@ -39,6 +40,7 @@ def report_json(batch_id: BatchId, engine: EngineDep) -> dict[str, Any]:
     "/batches/{batch_id}/report.csv",
     response_class=CsvResponse,
     summary="A batch's report (long CSV: section,item,value)",
+    responses=JSON_ERRORS,
 )
 def report_csv(batch_id: BatchId, engine: EngineDep) -> CsvResponse:
     """The report as CSV, one figure a line."""
@@ -56,6 +58,7 @@ def report_csv(batch_id: BatchId, engine: EngineDep) -> CsvResponse:
     "/batches/{batch_id}/report.html",
     response_class=HTMLResponse,
     summary="A batch's report as a self-contained HTML page",
+    responses=JSON_ERRORS,
 )
 def report_html(batch_id: BatchId, engine: EngineDep) -> HTMLResponse:
     """Tables and inline SVG figures; viewing it needs no network."""

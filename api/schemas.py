@@ -81,12 +81,25 @@ class BatchPublic(BatchState):
     links: dict[str, str]
 
 
+class UnreadableBatch(BaseModel):
+    """A stored batch a listing cannot show: its row holds what no run of the service writes
+    (an archive imported by an older version); delete it to clear it."""
+
+    id: str = Field(description="The stored id, as stored (it may not be a batch id at all).")
+    problem: str = Field(description="What in the stored row cannot be read.")
+
+
 class BatchList(BaseModel):
     """One page of batches, newest first."""
 
     items: list[BatchPublic]
     limit: int
     offset: int
+    unreadable: list[UnreadableBatch] = Field(
+        default_factory=list,
+        description="The batches of this page whose stored rows cannot be shown (not in "
+        "items); each can be deleted (DELETE /batches/{id}, the id percent-encoded).",
+    )
 
 
 class SeatPublic(BaseModel):
@@ -159,7 +172,23 @@ class Health(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut, "description": "Missing or wrong API key."},
     404: {"model": ErrorOut, "description": "No such batch or match."},
+    409: {
+        "model": ErrorOut,
+        "description": "The batch holds stored rows no match can produce (an old import); "
+        "the message names one. Delete the batch to clear it.",
+    },
     422: {"model": ErrorOut, "description": "Invalid input; `field` names it."},
     503: {"model": ErrorOut, "description": "Database or broker unreachable."},
 }
 """The error answers of every route that reads or writes batches (``ErrorOut`` each)."""
+
+JSON_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {
+        "description": answer["description"],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+    }
+    for code, answer in ERRORS.items()
+}
+"""``ERRORS`` for a route whose own answer is not JSON (a CSV or HTML report): its errors are
+JSON like every other route's, which a model in ``responses`` would declare in the route's own
+media type."""

@@ -1,5 +1,5 @@
-"""``games``, ``batches``, ``show`` and ``replay``: what can be played, what is stored, one
-batch's figures and one match's moves."""
+"""``games``, ``batches``, ``delete``, ``show`` and ``replay``: what can be played, what is
+stored, deleting a batch, one batch's figures and one match's moves."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from analysis.report import build_report
@@ -20,6 +21,7 @@ from storage import crud
 from storage.queries import find_match
 from storage.records import split_moves
 from storage.settings import get_settings
+from storage.soundness import batch_problem
 
 app = typer.Typer()
 
@@ -142,17 +144,48 @@ def batches(
             table.add_column(name, no_wrap=True)
         table.add_column("agents", overflow="fold", ratio=1, min_width=12)
         for b in found:
+            problem = batch_problem(b)
+            if problem is not None:  # shown as stored, markup escaped, with what is wrong
+                table.add_row(escape(repr(b.id)), "", "", "unreadable", "", escape(problem))
+                continue
             p = crud.progress(engine, b.id)
             failed = f", {p.failed} failed" if p.failed else ""
             table.add_row(
                 b.id,
                 b.created_at.strftime("%m-%d %H:%M"),
-                f"{b.game}/{b.players}",
+                escape(f"{b.game}/{b.players}"),
                 b.status,
                 f"{p.done + p.failed}/{b.matches}{failed}",
-                " vs ".join(b.labels),
+                escape(" vs ".join(b.labels)),
             )
         out.print(table)
+
+
+@app.command()
+def delete(
+    batch_id: Annotated[
+        str,
+        typer.Argument(
+            help="The batch's full id, or a unique prefix of a hexadecimal one; an id an older "
+            "import stored that is no batch id (../../x) is given in full, as stored."
+        ),
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Delete a finished or cancelled batch with all its matches and results (a queued or
+    running batch is refused: cancel it first)."""
+    with user_errors(db):
+        engine = open_db(db)
+        batch = crud.get_batch(engine, batch_id)
+        full = batch.id if batch is not None else crud.resolve_batch_id(engine, batch_id)
+        if not yes and not typer.confirm(f"delete batch {full!r} and all its results?"):
+            fail("nothing deleted", code=1)
+        try:
+            was = crud.delete_batch(engine, full)
+        except crud.BatchIsLive as exc:
+            fail(str(exc))
+        out.print(f"deleted batch {escape(repr(full))} ({was})", highlight=False)
 
 
 @app.command()

@@ -20,6 +20,7 @@ from engines.seating import seating_design
 from storage import crud
 from storage.db import DRIVER_MODULES, ensure_schema, get_engine, safe_url
 from storage.settings import Settings, get_settings
+from storage.soundness import UnsoundBatch
 from workers.request_text import read_input_file
 
 out = Console()
@@ -43,7 +44,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def describe_error(exc: BaseException, url: str | None = None) -> str | None:
     """The one-line message for an error a user can fix, or None for a genuine bug."""
-    if isinstance(exc, GameError | crud.NotFound):
+    if isinstance(exc, GameError | crud.NotFound | UnsoundBatch):
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, ModuleNotFoundError):
         if (exc.name or "").partition(".")[0] not in DRIVER_MODULES:
@@ -63,7 +64,14 @@ def user_errors(url: str | None = None) -> Iterator[None]:
     """Turn input and database errors into one ``error:`` line and exit code 2."""
     try:
         yield
-    except (GameError, crud.NotFound, SQLAlchemyError, ModuleNotFoundError, FileNotFoundError) as e:
+    except (
+        GameError,
+        crud.NotFound,
+        UnsoundBatch,
+        SQLAlchemyError,
+        ModuleNotFoundError,
+        FileNotFoundError,
+    ) as e:
         message = describe_error(e, url)
         if message is None:
             raise

@@ -23,18 +23,18 @@ from api.auth import require_read
 from api.deps import EngineDep
 from api.schemas import BATCH_ID_PATTERN, GAME_NAME_PATTERN, BatchId
 from api.web.errors import error_page
-from api.web.summaries import batch_row, batch_rows, starter_sums_of
+from api.web.summaries import batch_rows
 from api.web.templating import page
 from engines.core import Ending, OptionError
 from engines.registry import game_names
 from storage.crud import NotFound, find_batch, get_batch, list_batches, resolve_batch_id
 from storage.models import Batch, BatchStatus
 from storage.queries import (
-    batch_tallies,
     count_batches,
     list_matches_page,
     match_endings,
 )
+from storage.soundness import check_rows
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)])
 
@@ -93,10 +93,7 @@ def live(
     """The rows of the batches ``ids`` (comma-separated full ids), for the pages' polling."""
     wanted = [i for i in ids.split(",") if i][:BATCHES_PER_PAGE]
     batches = [b for b in (get_batch(engine, i) for i in wanted) if b is not None]
-    tallies = batch_tallies(engine, [b.id for b in batches])
-    sums = starter_sums_of(engine, batches)
-    rows = [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
-    return JSONResponse({"items": rows})
+    return JSONResponse({"items": batch_rows(engine, batches)})
 
 
 @lru_cache(maxsize=32)
@@ -128,6 +125,7 @@ def batch_page(
         batch = find_batch(engine, batch_id)
     except NotFound as exc:
         return not_found(request, str(exc))
+    check_rows(engine, batch)  # a stored row no match can produce: 409 naming it
     row = batch_rows(engine, [batch])[0]
     ended = ended or None
     failed = ended == Ending.FAILED

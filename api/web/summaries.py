@@ -24,6 +24,7 @@ from engines.seating import opening_round
 from storage.crud import progress
 from storage.models import Batch, BatchStatus
 from storage.queries import BatchTally, StarterSums, batch_tallies, starter_sums
+from storage.soundness import batch_problem
 
 LIVE = frozenset({BatchStatus.QUEUED, BatchStatus.RUNNING})
 """Statuses whose rows the pages keep updating."""
@@ -82,6 +83,10 @@ def batch_row(
         done, failed, rate, eta = p.done, p.failed, p.rate, p.eta_seconds
     finished = done + failed
     fpa = first_player_headline(sums, batch.players, batch.seat_policy)
+    if fpa is not None and not _finite(fpa):
+        # Sums over stored results no match can produce (infinite points, shares past 1):
+        # the batch's page and report name the row.
+        return unreadable_row(batch, "its stored results hold values no match can produce")
     if isinstance(of_batch(batch), SprtRule):
         headline = _sprt_headline(engine, batch)
     elif fpa is not None:
@@ -110,15 +115,55 @@ def batch_row(
         "headline": headline,
         "first_player": fpa,
         "created_at": batch.created_at.strftime("%Y-%m-%d %H:%M"),
+        "readable": True,
+    }
+
+
+def _finite(figures: dict[str, Any]) -> bool:
+    return all(math.isfinite(v) for v in figures.values() if isinstance(v, float))
+
+
+def unreadable_row(batch: Batch, problem: str) -> dict[str, Any]:
+    """A batch whose stored rows cannot be read (``storage.soundness``), as the list shows it:
+    its id, game and creation as stored, and the problem in place of a headline."""
+    created = batch.created_at
+    return {
+        "id": str(batch.id),
+        "game": str(batch.game),
+        "players": batch.players if isinstance(batch.players, int) else "?",
+        "labels": [],
+        "agents": "—",
+        "status": "unreadable",
+        "live": False,
+        "stopped_early": False,
+        "matches": 0,
+        "done": 0,
+        "failed": 0,
+        "finished": 0,
+        "fraction": 0.0,
+        "rate": None,
+        "rate_text": "—",
+        "eta_text": "—",
+        "headline": f"cannot be read: {problem}; delete it",
+        "first_player": None,
+        "created_at": created.strftime("%Y-%m-%d %H:%M") if hasattr(created, "strftime") else "—",
+        "readable": False,
     }
 
 
 def batch_rows(engine: Engine, batches: Sequence[Batch]) -> list[dict[str, Any]]:
-    """``batch_row`` of each batch, from two grouped queries over the whole page."""
-    ids = [b.id for b in batches]
-    tallies = batch_tallies(engine, ids)
-    sums = starter_sums_of(engine, batches)
-    return [batch_row(engine, b, tallies.get(b.id), sums.get(b.id)) for b in batches]
+    """``batch_row`` of each batch, from two grouped queries over the whole page; a batch
+    whose row cannot be read gets ``unreadable_row``."""
+    problems = {b.id: batch_problem(b) for b in batches}
+    sound = [b for b in batches if problems[b.id] is None]
+    tallies = batch_tallies(engine, [b.id for b in sound])
+    sums = starter_sums_of(engine, sound)
+    return [
+        batch_row(engine, b, tallies.get(b.id), sums.get(b.id))
+        if problems[b.id] is None
+        else unreadable_row(b, str(problems[b.id]))
+        for b in batches
+    ]
 
 
 def starter_sums_of(engine: Engine, batches: Sequence[Batch]) -> dict[str, StarterSums]:

@@ -5,7 +5,8 @@
   prefix, raising ``NotFound``), list them, move their status;
 - ``tally``: done, failed, rate and ETA from the chunk rows;
 - ``chunks``: written and missing ranges, stop-rule count totals;
-- ``writes``: ``write_chunk``, one chunk's rows in one idempotent transaction.
+- ``writes``: ``write_chunk``, one chunk's rows in one idempotent transaction;
+- ``deletion``: ``delete_batch``, a finished or cancelled batch and every row it owns.
 
 Every function takes the engine first and keyword-only arguments after it where the meaning
 would otherwise be unclear. The names below are the package's public face: callers write
@@ -33,6 +34,7 @@ from storage.crud.chunks import (
     stop_count_totals,
     written_ranges,
 )
+from storage.crud.deletion import BatchIsLive, delete_batch
 from storage.crud.ids import MIN_PREFIX, NotFound, resolve_batch_id
 from storage.crud.tally import Progress, measured_work, progress
 from storage.crud.writes import match_rows, write_chunk
@@ -45,6 +47,7 @@ __all__ = [
     "MIN_PREFIX",
     "SEAT_RESULT",
     "STOP_COLUMNS",
+    "BatchIsLive",
     "NotFound",
     "Progress",
     "StopTotals",
@@ -53,6 +56,7 @@ __all__ = [
     "chunk_ranges",
     "clear_stopped_early",
     "create_batch",
+    "delete_batch",
     "find_batch",
     "first_error",
     "gaps",

@@ -11,6 +11,7 @@ from sqlalchemy import Engine, case, func, select, update
 from storage.crud.ids import NotFound, resolve_batch_id
 from storage.db import session
 from storage.models import BATCH, CHUNK, MATCH, Batch, BatchPlan, BatchStatus, utcnow
+from storage.soundness import check_batch
 from storage.usertext import matches_nothing
 
 
@@ -36,16 +37,17 @@ def get_batch(engine: Engine, batch_id: str) -> Batch | None:
 
 def find_batch(engine: Engine, text: str) -> Batch:
     """The batch a person named: ``text`` is a full id or a unique prefix of one (see
-    ``resolve_batch_id``). Raises ``NotFound``, saying why, when no batch answers to it.
+    ``resolve_batch_id``). Raises ``NotFound``, saying why, when no batch answers to it, and
+    ``UnsoundBatch`` when its stored row cannot be read (``storage.soundness``).
 
     The faces call this (a route's 404, the command line's ``error:`` line); the worker path,
     which has full ids, calls ``get_batch``.
     """
     full = resolve_batch_id(engine, text)
     batch = get_batch(engine, full)
-    if batch is None:  # pragma: no cover - resolved just above; batches are never deleted
+    if batch is None:  # pragma: no cover - resolved just above, deleted since
         raise NotFound(f"no batch {full!r}")
-    return batch
+    return check_batch(batch)
 
 
 def list_batches(
