@@ -276,9 +276,10 @@ def replay_sample(batch: BatchBase, archive: Archive, *, size: int = AGENT_REPLA
         seat_rows = [{name: archive.seats[name][r] for name in archive.seats} for r in seats[index]]
         found, _ = compare_match(row, seat_rows, play_one(game, batch, index))
         if found:
+            what = found[0].what
             raise _refuse(
-                MATCHES,
-                found[0].what.split()[-1],
+                SEATS if what.startswith("seat ") else MATCHES,
+                what.split()[-1],
                 f"match {index} does not replay as stored: {found[0].describe()[:300]}",
             )
     return len(chosen)

@@ -111,8 +111,15 @@ def run_on_service(
     ``polled`` with every batch as it stands after each look (the last one too). Check the
     batches first (``plan.check_on_server``): a refusal here leaves the batches before it."""
     accepted: list[tuple[PlannedBatch, dict[str, Any]]] = []
+    # A batch the server holds by the key (one imported from the results folder among them:
+    # an import's key never answers a submission) is watched, not submitted.
+    held = find_on_service(server, planned)
     for p in planned:
-        answer = server.submit(p.request, idempotency_key=p.key)
+        name = p.batch.name
+        if name in held:
+            answer = server.batch(held[name])
+        else:
+            answer = server.submit(p.request, idempotency_key=p.key)
         announce(StudyRun(p.batch.name, answer["id"], None, answer["status"]))
         accepted.append((p, answer))
     total = sum(p.plan.matches for p in planned)
