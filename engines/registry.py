@@ -40,7 +40,7 @@ OPENSPIEL_AGENT_MODULE = "engines.openspiel_agent"
 """OpenSpiel's ``MCTSBot`` as the agent ``openspiel_mcts`` (any game; needs the extra)."""
 COMPILED_MODULE = "engines.compiled"
 """The agents built on the compiled searches: ``mcts`` and ``alphabeta`` (compiled where the game
-has a kernel, else Python), and the ``expert`` levels."""
+has a kernel, else Python), and the ``expert`` and ``master`` levels."""
 
 
 @cache

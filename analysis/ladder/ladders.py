@@ -61,11 +61,22 @@ LADDERS: dict[str, Ladder] = {
         Ladder(
             "alveoles",
             2,
-            ("random", "greedy", "bonus_builder", "hunter", "value", "cautious", "expert"),
+            (
+                "random",
+                "greedy",
+                "bonus_builder",
+                "hunter",
+                "value",
+                "cautious",
+                "expert",
+                "master",
+            ),
             "greedy",
             200,
         ),
-        Ladder("abalone", 2, ("random", "easy", "medium", "hard", "expert"), "medium", 200),
+        Ladder(
+            "abalone", 2, ("random", "easy", "medium", "hard", "expert", "master"), "medium", 200
+        ),
         Ladder(
             "alhambra",
             3,

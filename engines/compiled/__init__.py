@@ -1,8 +1,8 @@
 """The agents built on the compiled search core: ``mcts`` (a UCT search over the game's numba
 kernel where it has one, else the Python search), ``alphabeta`` (likewise, for two players
-with perfect information), Les Alvéoles' ``expert``, Abalone's ``alphabeta`` (with its
-evaluation's weights) and ``expert``, and Alhambra's information-set ``mcts`` and ``expert``
-(:mod:`engines.compiled.levels_alhambra`).
+with perfect information), Les Alvéoles' ``expert`` and ``master``, Abalone's ``alphabeta``
+(with its evaluation's weights), ``expert`` and ``master``, and Alhambra's information-set
+``mcts`` and ``expert`` (:mod:`engines.compiled.levels_alhambra`).
 
 Each module's role is the first word of its name:
 
@@ -34,7 +34,8 @@ from engines.compiled.choose_mcts import MCTS
 from engines.core import AgentType
 
 AGENTS: tuple[AgentType, ...] = (
-    *(MCTS, ALPHABETA, levels_alveoles.EXPERT, levels_abalone.ALPHABETA, levels_abalone.EXPERT),
+    *(MCTS, ALPHABETA, levels_alveoles.EXPERT, levels_alveoles.MASTER),
+    *(levels_abalone.ALPHABETA, levels_abalone.EXPERT, levels_abalone.MASTER),
     *(levels_alhambra.MCTS, levels_alhambra.EXPERT),
 )
 

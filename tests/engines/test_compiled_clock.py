@@ -82,8 +82,11 @@ def test_every_compiled_agent_keeps_its_first_moves_within_the_clock(
     assert {game for game, _, _ in played} == {"alveoles", "alquerque", "abalone", "alhambra"}
     for expected in [
         ("alveoles", "expert", 2),
+        ("alveoles", "master", 2),
         ("abalone", "expert", 2),
         ("abalone", "expert", 3),
+        ("abalone", "master", 2),
+        ("abalone", "master", 3),
         ("abalone", "alphabeta", 2),
         ("alhambra", "mcts", 2),
         ("alhambra", "expert", 3),

@@ -48,6 +48,10 @@ CASES: dict[str, dict[str, Any]] = {
         "game": "alveoles",
         "agents": [{"name": "expert", "iterations": 400}, {"name": "expert", "iterations": 300}],
     },
+    "alveoles_master": {
+        "game": "alveoles",
+        "agents": [{"name": "master", "iterations": 500}, {"name": "master", "iterations": 350}],
+    },
     "alquerque_mcts": {
         "game": "alquerque",
         "agents": [
@@ -78,6 +82,15 @@ CASES: dict[str, dict[str, Any]] = {
         "game": "abalone",
         "players": 3,
         "agents": [{"name": "expert", "iterations": 300}] * 3,
+    },
+    "abalone_master": {
+        "game": "abalone",
+        "agents": [{"name": "master", "nodes": 4000}, {"name": "master", "nodes": 2500}],
+    },
+    "abalone_master_three_players": {
+        "game": "abalone",
+        "players": 3,
+        "agents": [{"name": "master", "iterations": 350}] * 3,
     },
     "alhambra_mcts": {
         "game": "alhambra",

@@ -72,8 +72,11 @@ EXPECTED = [
     ("alquerque", 2, ["alphabeta", "random"], {"alquerque:negamax"}),
     ("alveoles", 2, ["expert", "alphabeta"], {"alveoles:uct", "alveoles:negamax"}),
     ("alveoles", 3, ["expert", "greedy", "value"], {"alveoles:uct"}),
+    ("alveoles", 3, ["master", "expert", "greedy"], {"alveoles:uct"}),
     ("abalone", 2, ["expert", "hard"], {"abalone:negamax"}),
+    ("abalone", 2, ["master", "expert"], {"abalone:negamax"}),
     ("abalone", 3, ["expert", "greedy", "greedy"], {"abalone:uct"}),
+    ("abalone", 3, ["master", "greedy", "greedy"], {"abalone:uct"}),
     ("alhambra", 3, ["mcts", "greedy", "banker"], {"alhambra:ismcts"}),
     ("alhambra", 2, ["expert", "builder"], {"alhambra:ismcts"}),
 ]
