@@ -141,11 +141,12 @@ async def import_archive(
     ``Idempotency-Key``, ``GET /batches?key=`` finds the batch; a ``POST /batches`` with that
     key still plays its own. A batch new here and unfinished is started. A refused upload
     stores nothing; the 422 names the archive's file and field at fault. At most
-    ``IMPORTS_AT_ONCE`` imports run at once: one more is answered 429 with ``Retry-After``."""
+    ``MAX_CONCURRENT_IMPORTS`` imports run at once: one more is answered 429 with
+    ``Retry-After``."""
     limit = middleware.ROUTE_LIMITS.get(IMPORT_PATH, middleware.MAX_BODY_BYTES)
     gate = getattr(request.app.state, "import_gate", None)
     if gate is None:  # one per app, made by its first import (no await in between)
-        gate = request.app.state.import_gate = ImportGate()
+        gate = request.app.state.import_gate = ImportGate(settings.max_concurrent_imports)
     try:
         with gate.slot(), tempfile.TemporaryDirectory(prefix="playtester-import-") as work:
             upload = Path(work) / "upload.zip"

@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     max_agent_depth: int = Field(
         default=16, ge=1, description="Upper bound on an agent's search depth in plies."
     )
+    max_concurrent_imports: int = Field(
+        default=2,
+        ge=1,
+        description="Archive imports (POST /batches/import) the API runs at once; one more "
+        "is answered 429 with Retry-After.",
+    )
 
     public_url: str | None = Field(
         default=None,

@@ -45,8 +45,6 @@ from workers.import_rows import check_rows, replay_moves, replay_sample
 MAX_IMPORT_MATCHES = 200_000
 """Most matches one archive may bring (its rows are held in memory while they are checked);
 the largest committed batch has 9,674."""
-IMPORTS_AT_ONCE = 2
-"""Imports the API runs at the same time; one more is answered 429 with ``Retry-After``."""
 RETRY_AFTER_SECONDS = 5
 PLAYING = frozenset({BatchStatus.QUEUED, BatchStatus.RUNNING})
 
@@ -86,9 +84,10 @@ class Imported:
 
 
 class ImportGate:
-    """At most ``limit`` imports at once: :meth:`slot` raises ``ImportBusyError`` beyond."""
+    """At most ``limit`` imports at once (the API's ``MAX_CONCURRENT_IMPORTS``): :meth:`slot`
+    raises ``ImportBusyError`` beyond."""
 
-    def __init__(self, limit: int = IMPORTS_AT_ONCE) -> None:
+    def __init__(self, limit: int) -> None:
         self._free = threading.BoundedSemaphore(limit)
 
     @contextmanager

@@ -29,7 +29,7 @@ from storage.models import BatchStatus
 from storage.settings import Settings
 from workers.batches import plan_batch
 from workers.chunks import run_chunk
-from workers.imports import ImportConflictError, ImportGate, import_folder
+from workers.imports import ImportConflictError, import_folder
 
 REQUEST = {"game": "alquerque", "agents": ["random", "random"], "matches": 6, "seed": 4}
 
@@ -398,14 +398,19 @@ def test_an_imports_key_never_answers_a_submission(api: Api, source: str, tmp_pa
     assert submitted.json()["id"] != source
 
 
-def test_imports_beyond_the_limit_are_answered_429(api: Api, source: str, tmp_path: Path) -> None:
-    client, _, url = api
-    client.app.state.import_gate = ImportGate(1)  # type: ignore[attr-defined]
-    with client.app.state.import_gate.slot():  # type: ignore[attr-defined]
-        answer = upload(client, as_zip(exported(tmp_path, source)))
-    assert answer.status_code == 429, answer.text
-    assert int(answer.headers["Retry-After"]) > 0
-    assert stored(url) == NOTHING
+def test_imports_beyond_the_setting_are_answered_429(
+    db_url: str, source: str, tmp_path: Path
+) -> None:
+    app, _ = make_api(db_url, max_concurrent_imports=1)
+    with client_for(app) as client:
+        assert upload(client, b"not a zip").status_code == 422  # the gate is made on first use
+        gate = app.state.import_gate
+        with gate.slot():  # one import running: the setting's one
+            answer = upload(client, as_zip(exported(tmp_path, source)))
+        assert answer.status_code == 429, answer.text
+        assert int(answer.headers["Retry-After"]) > 0
+        assert stored(db_url) == NOTHING
+        assert upload(client, as_zip(exported(tmp_path, source))).status_code == 201
 
 
 def test_concurrent_imports_of_one_new_archive_store_it_once(
