@@ -21,6 +21,7 @@ from storage.archive.layout import CHUNKS, MATCHES, SEATS
 from storage.archive.manifest import EARLIEST, load_json
 from storage.models import BatchBase
 from storage.records import join_moves
+from workers.native_games import is_native
 from workers.play import build_game, play_one, stored_seed
 from workers.verify import compare_match
 
@@ -200,8 +201,10 @@ def _check_move_ms(batch: BatchBase, where: str, seat: int, text: str | None) ->
 
 def replay_moves(batch: BatchBase, archive: Archive) -> int:
     """Replay every played match's stored moves through the rules from its seed, and check
-    its ending, result, points and stats against the rows; the matches replayed."""
-    if not archive.moves:
+    its ending, result, points and stats against the rows; the matches replayed. A game with
+    native code (OpenSpiel) is not replayed here, in the API's process, where a crash would
+    take the server down: none."""
+    if not archive.moves or is_native(batch.game):
         return 0
     game = build_game(batch)
     m = archive.matches
@@ -258,8 +261,9 @@ def _replay_one(game: Game, batch: BatchBase, archive: Archive, i: int, rows: li
 def replay_sample(batch: BatchBase, archive: Archive, *, size: int = AGENT_REPLAYS) -> int:
     """Replay ``size`` played matches drawn unpredictably with the agents from their seeds, as
     ``playtester verify`` does, and refuse on any difference; the matches replayed (none for
-    a batch with clocks, whose matches do not replay from seeds)."""
-    if batch.time_control is not None:
+    a batch with clocks, whose matches do not replay from seeds, nor for a game with native
+    code, as :func:`replay_moves`)."""
+    if batch.time_control is not None or is_native(batch.game):
         return 0
     m = archive.matches
     played = [i for i, ok in enumerate(m["ok"]) if ok]
