@@ -72,6 +72,12 @@ def unpack(
     written, whatever the zip declares. The files are not read here: ``read_archive``
     checks them.
     """
+    declared = _declared_members(source)
+    if declared is not None and declared > len(MEMBERS):
+        raise ArchiveError(
+            f"the zip holds {declared:,} members; a batch archive holds {len(MEMBERS)} "
+            f"({', '.join(MEMBERS)})"
+        )
     try:
         zipped = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
@@ -104,6 +110,31 @@ def unpack(
             for name in MEMBERS:
                 (folder / name).unlink(missing_ok=True)
             raise
+
+
+_END = b"PK\x05\x06"
+_END_SIZE = 22
+
+
+def _declared_members(source: Path | IO[bytes]) -> int | None:
+    """The member count the zip's end record declares, read from its last 64 KiB before the
+    central directory is parsed (a directory of 60,000 members costs a second to parse);
+    None when there is no plain end record (zip64, or no zip: ``ZipFile`` says which)."""
+    stream = source.open("rb") if isinstance(source, Path) else source
+    try:
+        start = stream.tell()
+        size = stream.seek(0, 2)
+        stream.seek(max(0, size - _END_SIZE - 0xFFFF))
+        tail = stream.read()
+        stream.seek(start)
+    finally:
+        if isinstance(source, Path):
+            stream.close()
+    at = tail.rfind(_END)
+    if at < 0 or len(tail) < at + _END_SIZE:
+        return None
+    total = int.from_bytes(tail[at + 10 : at + 12], "little")
+    return None if total == 0xFFFF else total
 
 
 def _check_member(info: zipfile.ZipInfo, seen: set[str]) -> None:
