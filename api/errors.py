@@ -1,6 +1,7 @@
 """The API's error policy: every error answer is JSON ``{"message": ..., "field": ...}`` with a
 message a person can act on (422 for bad input, 404 for an unknown batch, 409 for a batch
-whose stored rows cannot be read (``storage.soundness``), 503 when the database
+whose stored rows cannot be read (``storage.soundness``), 429 with ``Retry-After`` when as
+many OpenSpiel checks run and wait as the server takes, 503 when the database
 or the broker does not answer, 500 for a bug); stack traces stay in the server log.
 """
 
@@ -21,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from engines.core import GameError, OptionError
 from storage.crud import BatchIsLive, NotFound
 from storage.soundness import UnsoundBatch
+from workers.native_games import ChecksBusyError
 from workers.outages import BROKER_DOWN, DATABASE_DOWN
 
 log = logging.getLogger(__name__)
@@ -116,6 +118,13 @@ async def on_unsound(_: Request, exc: Exception) -> JSONResponse:
     return error_response(409, str(exc))
 
 
+async def on_busy(_: Request, exc: ChecksBusyError) -> JSONResponse:
+    """429 for a request naming an OpenSpiel game when the checks' queue is full: it names
+    the game and says when to try again."""
+    headers = {"Retry-After": str(exc.retry_after)}
+    return error_response(429, str(exc), "game", headers=headers)
+
+
 async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     """Starlette's and FastAPI's own errors: the router's 404 and 405, an unreadable body, a
     route's ``HTTPException``."""
@@ -178,6 +187,7 @@ HANDLERS: tuple[tuple[type[Exception], Handler], ...] = (
     (NotFound, on_not_found),
     (UnsoundBatch, on_unsound),
     (BatchIsLive, on_unsound),
+    (ChecksBusyError, on_busy),
     # Starlette's class, not only FastAPI's subclass: the router's own 404 and 405 and
     # FastAPI's "error parsing the body" are raised as Starlette exceptions.
     (StarletteHTTPException, on_http),

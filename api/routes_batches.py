@@ -107,6 +107,13 @@ IdempotencyKeyHeader = Annotated[
 ]
 
 
+BUSY = {
+    "model": ErrorOut,
+    "description": "An OpenSpiel game, and as many checks of one running and waiting as the "
+    "server takes (NATIVE_CHECKS_AT_ONCE, NATIVE_CHECKS_WAITING); see Retry-After.",
+}
+
+
 def plan_request(body: BatchCreate, settings: Settings) -> BatchPlan:
     """The batch ``body`` asks for, validated with this server's limits: what a submission
     stores and what a check answers."""
@@ -119,7 +126,10 @@ def plan_request(body: BatchCreate, settings: Settings) -> BatchPlan:
     "/check",
     dependencies=[Depends(require_write)],
     summary="Check a batch without storing it",
-    responses={200: {"description": "The batch as it would be stored (no id): nothing was."}},
+    responses={
+        200: {"description": "The batch as it would be stored (no id): nothing was."},
+        429: BUSY,
+    },
 )
 def check_batch(body: BatchCreate, settings: SettingsDep) -> dict[str, Any]:
     """Validate a batch exactly as a submission would, with this server's limits, and store
@@ -138,6 +148,7 @@ def check_batch(body: BatchCreate, settings: SettingsDep) -> dict[str, Any]:
     responses={
         200: {"model": BatchPublic, "description": "Same Idempotency-Key and body as before."},
         422: {"model": ErrorOut, "description": "Invalid input, or a key reused for another body."},
+        429: BUSY,
     },
 )
 def submit_batch(

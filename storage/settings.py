@@ -111,6 +111,19 @@ class Settings(BaseSettings):
         description="Archive imports (POST /batches/import) the API runs at once; one more "
         "is answered 429 with Retry-After.",
     )
+    native_checks_at_once: int = Field(
+        default=2,
+        ge=1,
+        description="Requests naming an OpenSpiel game checked at once, each in a child "
+        "process (POST /batches, POST /batches/check, a study's plan).",
+    )
+    native_checks_waiting: int = Field(
+        default=2,
+        ge=0,
+        description="OpenSpiel checks that may wait for a turn beyond those running; one more "
+        "is refused at once (429 with Retry-After), so none waits behind more than "
+        "this many others.",
+    )
 
     public_url: str | None = Field(
         default=None,

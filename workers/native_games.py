@@ -8,7 +8,11 @@ in the layer that runs games and may start processes:
 - ``plan_isolated``: a request naming an OpenSpiel game is planned (``workers.batches``) in a
   child under ``CHECK_LIMITS``. A crash, a limit or an uncaught exception there is a 422 naming
   the options (or the one option given, or the game). Answers are kept per request (seed
-  aside), so a repeated request, good or bad, starts no child.
+  aside), so a repeated request, good or bad, starts no child. At most
+  ``NATIVE_CHECKS_AT_ONCE`` children check at once and ``NATIVE_CHECKS_WAITING`` more requests
+  wait their turn, first come first served (``CheckQueue``); one more is refused at once with
+  ``ChecksBusyError`` (the API's 429), so a flood of slow checks (bridge) costs a cheap one a
+  wait of at most ``ceil(waiting / at_once)`` checks' wall limit, or a prompt refusal.
 - ``iter_isolated``: a chunk of an OpenSpiel batch is played in a child under ``MATCH_LIMITS``
   per match. A match that crashes it or passes a limit is recorded as failed with the reason,
   and the rest of the chunk goes on in a new child: the worker itself never runs the game.
@@ -19,8 +23,9 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from engines.core import Ending, OptionError, match_seed
@@ -34,14 +39,88 @@ CHECK_LIMITS = Limits(memory_bytes=1536 * 2**20, cpu_seconds=10.0, wall_seconds=
 """What checking one OpenSpiel request may use: loading the game, its agents and openings."""
 MATCH_LIMITS = Limits(memory_bytes=2048 * 2**20, cpu_seconds=600.0, wall_seconds=900.0)
 """What one match of an OpenSpiel game may use in a worker."""
-CHECKS_AT_ONCE = 2
-"""Children checking requests at the same time; further requests wait their turn."""
+CHECK_RETRY_SECONDS = 5
+"""The ``Retry-After`` of a check refused because the queue is full: most checks take tens of
+milliseconds, the slowest ``CHECK_LIMITS.wall_seconds``."""
 CACHE_SIZE = 1024
 """Checked requests remembered (the last ones used)."""
 
 _cache: OrderedDict[str, tuple[Any, ...]] = OrderedDict()
 _cache_lock = threading.Lock()
-_checks = threading.BoundedSemaphore(CHECKS_AT_ONCE)
+
+
+class ChecksBusyError(RuntimeError):
+    """As many OpenSpiel checks run and wait as the settings allow (the API's 429): try again
+    in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int = CHECK_RETRY_SECONDS) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class CheckQueue:
+    """Turns to check a request in a child: at most ``at_once`` at a time, and at most
+    ``waiting`` more waiting, served in the order they came; one more raises
+    ``ChecksBusyError`` at once. The bounds are given with each ``turn`` (the settings of the
+    caller); a freed turn goes straight to the first waiter, so no later request overtakes it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._waiters: deque[threading.Event] = deque()
+
+    def counts(self) -> tuple[int, int]:
+        """Checks running and waiting now."""
+        with self._lock:
+            return self._running, len(self._waiters)
+
+    @contextmanager
+    def turn(self, at_once: int, waiting: int) -> Iterator[None]:
+        with self._lock:
+            if self._running < at_once and not self._waiters:
+                self._running += 1
+                mine = None
+            elif len(self._waiters) < waiting:
+                mine = threading.Event()
+                self._waiters.append(mine)
+            else:
+                raise ChecksBusyError(
+                    f"{self._running} OpenSpiel checks are running and {len(self._waiters)} "
+                    "waiting, as many as NATIVE_CHECKS_AT_ONCE and NATIVE_CHECKS_WAITING "
+                    f"allow; try again in {CHECK_RETRY_SECONDS} s"
+                )
+        if mine is not None:
+            try:
+                mine.wait()  # set by a finished check, which hands its turn over
+            except BaseException:  # interrupted while waiting: the turn is given up
+                self._give_up(mine)
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._waiters:
+                self._waiters.popleft().set()  # the turn passes on: _running stays
+            else:
+                self._running -= 1
+
+    def _give_up(self, mine: threading.Event) -> None:
+        with self._lock:
+            if mine in self._waiters:
+                self._waiters.remove(mine)
+                return
+        self._release()  # the turn was handed over meanwhile: pass it on
+
+
+_queue = CheckQueue()
+
+
+def checks_now() -> tuple[int, int]:
+    """OpenSpiel checks running and waiting in this process now."""
+    return _queue.counts()
 
 
 def is_native(game: Any) -> bool:
@@ -94,8 +173,9 @@ def forget_checks() -> None:
 
 def _check(request: Mapping[str, Any], settings: Settings) -> tuple[Any, ...]:
     copied = Settings.model_construct(**settings.model_dump())
+    turn = _queue.turn(settings.native_checks_at_once, settings.native_checks_waiting)
     try:
-        with _checks:
+        with turn:
             plan = call_isolated("workers.batches:plan_here", (dict(request), copied), CHECK_LIMITS)
     except OptionError as exc:
         return ("refused", str(exc), exc.field)

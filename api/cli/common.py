@@ -21,6 +21,7 @@ from storage import crud
 from storage.db import DRIVER_MODULES, ensure_schema, get_engine, safe_url
 from storage.settings import Settings, get_settings
 from storage.soundness import UnsoundBatch
+from workers.native_games import ChecksBusyError
 from workers.request_text import read_input_file
 
 out = Console()
@@ -44,7 +45,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def describe_error(exc: BaseException, url: str | None = None) -> str | None:
     """The one-line message for an error a user can fix, or None for a genuine bug."""
-    if isinstance(exc, GameError | crud.NotFound | UnsoundBatch):
+    if isinstance(exc, GameError | crud.NotFound | UnsoundBatch | ChecksBusyError):
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, ModuleNotFoundError):
         if (exc.name or "").partition(".")[0] not in DRIVER_MODULES:
@@ -68,6 +69,7 @@ def user_errors(url: str | None = None) -> Iterator[None]:
         GameError,
         crud.NotFound,
         UnsoundBatch,
+        ChecksBusyError,
         SQLAlchemyError,
         ModuleNotFoundError,
         FileNotFoundError,

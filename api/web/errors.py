@@ -19,7 +19,7 @@ from api.errors import Handler
 from api.web.templating import page
 
 PAGES_PREFIX = "/ui/"
-KEPT_HEADERS = ("www-authenticate", "allow")
+KEPT_HEADERS = ("www-authenticate", "allow", "retry-after")
 """Headers of the API's error answer that a page answer keeps (they tell the client what to do)."""
 
 

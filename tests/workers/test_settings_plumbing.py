@@ -45,6 +45,8 @@ def unusual(database_url: str) -> dict[str, Any]:
         "max_agent_nodes": 8888,
         "max_agent_depth": 5,
         "max_concurrent_imports": 4,
+        "native_checks_at_once": 3,
+        "native_checks_waiting": 7,
         "public_url": "https://playtester.example.org/lab",
         "trusted_proxies": "10.0.0.2",
         "database_ca_file": "/etc/playtester/db-ca.pem",
