@@ -35,7 +35,7 @@ def spec(client: TestClient) -> dict[str, Any]:
     [
         ("PUT", "/batches", {"GET", "POST"}),
         ("DELETE", "/batches", {"GET", "POST"}),
-        ("PATCH", "/batches/abcd", {"GET"}),
+        ("PATCH", "/batches/abcd", {"GET", "DELETE"}),
         ("GET", "/batches/abcd/cancel", {"POST"}),
         ("POST", "/games", {"GET"}),
     ],

@@ -162,7 +162,7 @@ def test_the_root_command_lists_every_command_in_order() -> None:
 
     root = typer.main.get_command(app)
     assert list(root.commands) == [
-        *("run", "resume", "games", "batches", "show", "replay", "report", "compare"),
+        *("run", "resume", "games", "batches", "delete", "show", "replay", "report", "compare"),
         *("export", "import", "verify"),
         *("serve", "worker", "submit", "status", "tune", "db", "study", "docs"),
     ]

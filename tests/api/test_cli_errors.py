@@ -43,7 +43,10 @@ def check_one_line_error(exit_code: int, stderr: str, expected: str) -> None:
         (["run", "alquerque", "--agents", "random", "-o", "colour=red"], "unknown option 'colour'"),
         (["run", "alquerque", "--agents", "random", "--players", "3"], "2 players, not 3"),
         (["run", "alquerque", "--agents", "random,random,random"], "2 players, not 3"),
-        (["run", "alquerque", "--agents", "random", "--matches", "0"], "matches must be"),
+        (
+            ["run", "alquerque", "--agents", "random", "--matches", "0"],
+            "matches: Input should be greater than or equal to 1",
+        ),
         (["run", "alquerque", "--agents", "random", "-o", "nonsense"], "key=value"),
         (
             ["run", "alquerque", "--agents", "random", "--option-file", "x=/nope.json"],
