@@ -47,7 +47,7 @@ class Idempotency:
     """A client's key for one submission: ``scope`` (whose key), ``key``, request digest.
 
     ``definition``: a digest of the batch the request plans (the study content key's,
-    ``workers.studies.plan.definition_key``). A key remembered for an imported batch
+    ``storage.models.definition_key``). A key remembered for an imported batch
     (:func:`remember_submission`, which has no request body to digest) holds that digest
     instead, and takes any body that plans the same batch.
     """
@@ -108,12 +108,8 @@ def batch_for_key(engine: Engine, scope: str, key: str) -> Batch | None:
                 IDEMPOTENCY_KEY.c.scope == scope, IDEMPOTENCY_KEY.c.key == key
             )
         ).scalar()
-        if batch_id is None:
-            batch_id = conn.execute(
-                select(IMPORT_KEY.c.batch_id).where(
-                    IMPORT_KEY.c.scope == scope, IMPORT_KEY.c.key == key
-                )
-            ).scalar()
+    if batch_id is None:
+        batch_id = imported_for_key(engine, scope, key)
     return None if batch_id is None else get_batch(engine, batch_id)
 
 

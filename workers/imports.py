@@ -37,7 +37,7 @@ from storage.archive.zipped import unpack
 from storage.chunking import uncovered
 from storage.crud import get_batch
 from storage.db import dispose_engine, get_engine, upgrade
-from storage.models import BatchBase, BatchPlan, BatchStatus
+from storage.models import BatchBase, BatchPlan, BatchStatus, definition_key
 from storage.settings import Settings
 from storage.submissions import imported_for_key, key_holders, remember_import
 from workers.import_rows import check_rows, replay_moves, replay_sample
@@ -125,7 +125,7 @@ def import_folder(
     check_rows(plan, archive)
     moves = replay_moves(plan, archive)
     agents = replay_sample(plan, archive)
-    definition = _definition_key(plan)
+    definition = definition_key(plan)
     for attempt in (1, 2):
         stored = get_batch(engine, archive.batch_id)
         playing = stored is not None and stored.status in PLAYING
@@ -157,12 +157,6 @@ def _playing(batch_id: str, status: str) -> ImportConflictError:
         member=MANIFEST,
         field="batch.id",
     )
-
-
-def _definition_key(plan: BatchPlan) -> str:
-    from workers.studies.plan import definition_key
-
-    return definition_key(plan)
 
 
 def _keep(key: ImportKey | None, definition: str, batch_id: str) -> Any:

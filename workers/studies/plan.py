@@ -33,8 +33,6 @@ from workers.batches import plan_batch
 from workers.request import BatchRequest, build_request
 from workers.request_text import DEFAULT_MATCHES, parse_variation, split_agents
 
-__all__ = ["definition_key"]  # re-exported: its home is beside the plan, in storage.models
-
 KEY_PREFIX = "study-"
 """Study batches carry ``study-<digest>`` as their idempotency key, here and on a server."""
 
