@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 MAX_HEADER_BYTES = 1 << 16
 """Largest page header read (statistics included); a genuine one is a few dozen bytes."""
 _MAX_NESTING = 8
+_MAGIC = b"PAR1"
 _DATA_PAGE, _DICTIONARY_PAGE, _DATA_PAGE_V2 = 5, 7, 8
 """Field ids of ``PageHeader``'s data, dictionary and data v2 headers (each's field 1 is its
 ``num_values``)."""
@@ -153,14 +154,27 @@ def page_costs(path: Path, *, max_page_bytes: int) -> dict[str, ColumnCost]:
             for c in range(group.num_columns):
                 column = group.column(c)
                 cost = costs.setdefault(column.path_in_schema, ColumnCost())
-                start = column.data_page_offset
-                if column.has_dictionary_page and column.dictionary_page_offset:
-                    start = min(start, column.dictionary_page_offset)
+                if column.total_compressed_size == 0 and column.num_values == 0:
+                    continue  # an empty table's column without a dictionary: no page at all
+                start = _chunk_start(column)
                 end = start + column.total_compressed_size
                 if not 0 <= start <= end <= size:
                     raise PageError(f"column {column.path_in_schema} lies outside the file")
                 _walk(source, start, end, cost, max_page_bytes)
     return costs
+
+
+def _chunk_start(column: pq.ColumnChunkMetaData) -> int:
+    """Where a column chunk's first page is: its dictionary page or its first data page. A
+    chunk of an empty table has a dictionary page only, and pyarrow writes its data page
+    offset as 0 (the file's magic number, never a page)."""
+    offsets = [column.data_page_offset]
+    if column.has_dictionary_page and column.dictionary_page_offset:
+        offsets.append(column.dictionary_page_offset)
+    pages = [offset for offset in offsets if offset >= len(_MAGIC)]
+    if not pages:
+        raise PageError(f"column {column.path_in_schema} names no page")
+    return min(pages)
 
 
 def _walk(source: BinaryIO, start: int, end: int, cost: ColumnCost, max_page: int) -> None:

@@ -131,3 +131,14 @@ def test_a_manifest_past_its_cap_is_refused_as_it_is_written(tmp_path: Path) -> 
         unpack(io.BytesIO(buffer.getvalue()), tmp_path / "x", max_manifest=4096)
     assert e.value.member == "batch.json"
     assert not (tmp_path / "x" / "batch.json").exists()
+
+
+def test_the_tables_of_a_batch_not_yet_played_read_as_empty(tmp_path: Path) -> None:
+    # pyarrow writes an empty table's columns with a dictionary page and a data page offset of
+    # 0 (the file's magic number), or with no page at all (a boolean column): both read empty.
+    from storage.archive.layout import CHUNK_SCHEMA, CHUNKS, SEAT_SCHEMA, SEATS, write_table
+
+    for name, schema in ((CHUNKS, CHUNK_SCHEMA), (MATCHES, MATCH_SCHEMA), (SEATS, SEAT_SCHEMA)):
+        write_table({field: [] for field in schema.names}, schema, tmp_path / name)
+        costs = page_costs(tmp_path / name, max_page_bytes=1 << 20)
+        assert all(cost.values == 0 for cost in costs.values()), name
