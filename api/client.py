@@ -6,33 +6,44 @@ from __future__ import annotations
 import tempfile
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
 from engines.core import OptionError
 
-TRANSIENT_STATUS = frozenset({502, 503, 504})
-"""Answers that mean "try again": a proxy without its server, a database or broker outage."""
+TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+"""Answers that mean "try again": the server busy (as many imports or OpenSpiel checks as it
+takes at once), a proxy without its server, a database or broker outage."""
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
-"""Seconds before each retry of a submission; one more attempt than delays."""
+"""Seconds before each retry of a submission or an import; one more attempt than delays."""
+MAX_RETRY_AFTER = 30.0
+"""Longest wait before a retry that a server's ``Retry-After`` can ask for."""
+
+T = TypeVar("T")
 
 
 class ServiceError(RuntimeError):
     """The server refused a request or could not be reached; the message says why."""
 
     def __init__(
-        self, message: str, *, status: int | None = None, field: str | None = None
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        field: str | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.field = field
+        self.retry_after = retry_after
 
     @property
     def transient(self) -> bool:
-        """True when trying again later may succeed (no answer, or a 502/503/504)."""
+        """True when trying again later may succeed (no answer, or a 429/502/503/504)."""
         return self.status is None or self.status in TRANSIENT_STATUS
 
 
@@ -46,7 +57,20 @@ def _refusal(response: httpx.Response) -> ServiceError:
         message, field = response.text.strip() or response.reason_phrase, None
     if response.status_code == 401:
         message += " (set API_KEY or pass --api-key)"
-    return ServiceError(message, status=response.status_code, field=field)
+    return ServiceError(
+        message,
+        status=response.status_code,
+        field=field,
+        retry_after=_seconds(response.headers.get("Retry-After")),
+    )
+
+
+def _seconds(text: str | None) -> float | None:
+    """A ``Retry-After`` given in seconds (its date form is not used by this server)."""
+    try:
+        return max(0.0, float(text)) if text is not None else None
+    except ValueError:
+        return None
 
 
 def new_idempotency_key() -> str:
@@ -101,15 +125,23 @@ class ServiceClient:
         risk: a first attempt that was stored but whose answer was lost returns its batch.
         """
         headers = {"Idempotency-Key": idempotency_key or new_idempotency_key()}
+        result: dict[str, Any] = self._retried(
+            lambda: self._call("POST", "/batches", json=body, headers=headers)
+        )
+        return result
+
+    def _retried(self, attempt: Callable[[], T]) -> T:
+        """``attempt()``, tried again after each of ``retry_delays`` (or the server's longer
+        ``Retry-After``, at most ``MAX_RETRY_AFTER``) while it fails transiently."""
         delays = list(self.retry_delays)
         while True:
             try:
-                result: dict[str, Any] = self._call("POST", "/batches", json=body, headers=headers)
-                return result
+                return attempt()
             except ServiceError as exc:
                 if not exc.transient or not delays:
                     raise
-                time.sleep(delays.pop(0))
+                asked = exc.retry_after or 0.0
+                time.sleep(min(max(delays.pop(0), asked), MAX_RETRY_AFTER))
 
     def check_batch(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """POST /batches/check: the batch as the server would store it, nothing stored;
@@ -169,21 +201,26 @@ class ServiceClient:
 
     def import_archive(self, folder: Path, *, idempotency_key: str | None = None) -> dict[str, Any]:
         """POST /batches/import: the archive folder ``folder`` sent as a zip (built in a
-        temporary file); what the import did. With ``idempotency_key``, a later ``submit`` with
-        that key and a body planning the same batch answers with it."""
+        temporary file); what the import did. With ``idempotency_key``, the server keeps that
+        key with the imported batch (``GET /batches?key=`` finds it). A busy server or an
+        outage is tried again as for ``submit``: an import adds nothing twice."""
         from storage.archive.zipped import pack
 
         with tempfile.TemporaryFile() as spool:
             pack(folder, spool)
             size = spool.tell()
-            spool.seek(0)
             headers = {"Content-Type": "application/zip", "Content-Length": str(size)}
             if idempotency_key is not None:
                 headers["Idempotency-Key"] = idempotency_key
-            result: dict[str, Any] = self._call(
-                "POST", "/batches/import", content=spool, headers=headers
-            )
-        return result
+
+            def attempt() -> dict[str, Any]:
+                spool.seek(0)
+                answer: dict[str, Any] = self._call(
+                    "POST", "/batches/import", content=spool, headers=headers
+                )
+                return answer
+
+            return self._retried(attempt)
 
     def games(self) -> list[dict[str, Any]]:
         """GET /games: the server's games and agents, budgets capped at its limits."""

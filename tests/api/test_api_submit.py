@@ -261,3 +261,62 @@ def test_playtester_run_refuses_it_before_storing_anything(
     assert lines[0].startswith("error: agents[0].backend 'compiled'"), result.stderr
     assert "abalone" in lines[0]
     assert batch_count(migrated_sqlite_url) == 0
+
+
+class BusyFirst(httpx.BaseTransport):
+    """Answers the first ``busy`` requests 429 with ``Retry-After`` itself, as a server at its
+    limit of imports or OpenSpiel checks does, then hands requests to ``inner``."""
+
+    def __init__(self, inner: httpx.BaseTransport, busy: int, retry_after: str = "0") -> None:
+        self.inner = inner
+        self.busy = busy
+        self.retry_after = retry_after
+        self.paths: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(request.url.path)
+        if self.busy > 0:
+            self.busy -= 1
+            body = {"message": "as many as allowed are running; retry later", "field": None}
+            return httpx.Response(429, json=body, headers={"Retry-After": self.retry_after})
+        return self.inner.handle_request(request)
+
+
+def test_the_client_waits_out_a_busy_server_and_then_submits_once(api) -> None:
+    from api.client import ServiceClient, ServiceError
+
+    client, dispatcher, url = api
+    transport = BusyFirst(client._transport, busy=2)
+    http = httpx.Client(transport=transport, base_url="http://testserver")
+    service = ServiceClient("http://testserver", http=http, retry_delays=(0.0, 0.0, 0.0))
+    batch = service.submit(dict(GOOD))
+    assert transport.paths == ["/batches"] * 3
+    assert batch_count(url) == 1 and dispatcher.started == [batch["id"]]
+    # Busy for longer than the retries last: the server's own message, its status and its wait.
+    transport.busy = 4
+    with pytest.raises(ServiceError, match="retry later") as busy:
+        service.submit(dict(GOOD))
+    assert busy.value.status == 429 and busy.value.retry_after == 0.0
+    assert batch_count(url) == 1
+
+
+def test_an_import_is_sent_again_whole_after_a_busy_answer(api, tmp_path) -> None:
+    from api.client import ServiceClient
+    from storage.archive import export_batch
+    from storage.db import get_engine
+
+    client, _, url = api
+    made = client.post("/batches", json=GOOD).json()["id"]
+    client.post(f"/batches/{made}/cancel")
+    folder = tmp_path / made
+    export_batch(get_engine(url), made, folder)
+    client.delete(f"/batches/{made}")
+    assert batch_count(url) == 0
+    transport = BusyFirst(client._transport, busy=1)
+    http = httpx.Client(transport=transport, base_url="http://testserver")
+    service = ServiceClient("http://testserver", http=http, retry_delays=(0.0,))
+    answer = service.import_archive(folder)
+    # The second attempt read the zip from its start: the whole archive arrived and was taken.
+    assert transport.paths == ["/batches/import"] * 2
+    assert answer["id"] == made and answer["created"] is True
+    assert batch_count(url) == 1
