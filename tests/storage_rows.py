@@ -51,3 +51,19 @@ def counts(engine, batch_id: str) -> tuple[int, int, int]:
             conn.execute(select(func.count()).where(t.c.batch_id == batch_id)).scalar_one()
             for t in (crud.CHUNK, crud.MATCH, crud.SEAT_RESULT)
         )
+
+
+def wait_for_a_chunk(engine, proc, *, limit: float = 120.0) -> int:
+    """Chunk rows stored once the first appears, while ``proc`` (the process writing them) runs;
+    polled until then or until ``proc`` ends or ``limit`` seconds pass (0 rows then)."""
+    import time
+
+    deadline = time.monotonic() + limit
+    written = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        with engine.connect() as conn:
+            written = conn.execute(select(func.count()).select_from(crud.CHUNK)).scalar_one()
+        if written >= 1:
+            break
+        time.sleep(0.02)
+    return written

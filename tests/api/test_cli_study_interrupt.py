@@ -9,11 +9,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from storage_rows import wait_for_a_chunk
 
 from storage import crud
 from storage.archive import read_archive, read_batch
@@ -64,14 +63,7 @@ def test_an_interrupted_study_run_saves_the_batch_as_stored_and_resumes_from_it(
     engine = get_engine(url)
 
     proc = study_run(path, url)
-    deadline = time.monotonic() + 120
-    written = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        with engine.connect() as conn:
-            written = conn.execute(select(func.count()).select_from(crud.CHUNK)).scalar_one()
-        if written >= 1:
-            break
-        time.sleep(0.02)
+    written = wait_for_a_chunk(engine, proc)
     # The first chunk measures the batch: the rest, seconds of play, is still to come.
     assert written >= 1 and proc.poll() is None, "no chunk was stored while the study ran"
     os.killpg(proc.pid, signal.SIGINT)

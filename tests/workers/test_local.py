@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from sqlalchemy import func, select
+from storage_rows import wait_for_a_chunk
 
 import workers.play
 from engines.core import match_seed
@@ -260,14 +260,7 @@ def test_ctrl_c_stops_cleanly_and_resume_completes(migrated_sqlite_url: str, sta
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     engine = get_engine(url)
-    deadline = time.monotonic() + 120
-    written = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        with engine.connect() as conn:
-            written = conn.execute(select(func.count()).select_from(crud.CHUNK)).scalar_one()
-        if written >= 1:
-            break
-        time.sleep(0.02)
+    written = wait_for_a_chunk(engine, proc)
     assert written >= 1 and proc.poll() is None, "no chunk was stored while the batch ran"
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
