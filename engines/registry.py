@@ -1,8 +1,11 @@
 """Find games and agents by name; validate options and agent specs in one place.
 
-Each game package exposes ``GAME`` (its ``Game`` subclass) and ``AGENTS`` (its own players);
+Games are the entry points of the group ``playtester.games`` (``engines.plugins``): ours,
+declared in playtester's own ``pyproject.toml``, and any installed package's. Each game module
+exposes ``GAME`` (its ``Game`` subclass) and may expose ``AGENTS`` (its own players);
 ``engines.agents`` exposes the players that work on any game. Modules are imported on first use
-so that ``import engines`` stays cheap in worker start-up.
+so that ``import engines`` stays cheap in worker start-up; a package that fails to load is
+listed by ``broken_games`` and never hides the others.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import asdict
 from functools import cache
 from typing import Any
 
-from engines import clock
+from engines import clock, plugins
 from engines.core import (
     Agent,
     AgentType,
@@ -26,12 +29,6 @@ from engines.core import (
     validate_options,
 )
 
-GAME_MODULES: dict[str, str] = {
-    "abalone": "engines.abalone",
-    "alhambra": "engines.alhambra",
-    "alquerque": "engines.alquerque",
-    "alveoles": "engines.alveoles",
-}
 GENERIC_AGENTS_MODULE = "engines.agents"
 SPIEL_MODULE = "engines.openspiel.spiel"
 """Games named ``openspiel:<name>``: any OpenSpiel game (the ``openspiel`` extra)."""
@@ -44,16 +41,42 @@ has a kernel, else Python), and the ``expert`` and ``master`` levels."""
 
 
 @cache
+def _declarations() -> tuple[dict[str, plugins.Declared], tuple[plugins.Refused, ...]]:
+    games, refused = plugins.sort_declarations(plugins.declared_games())
+    return games, tuple(refused)
+
+
+@cache
+def _loaded(name: str) -> plugins.Loaded | plugins.GameLoadError:
+    """A declared game loaded, or the error that stops it (kept: it is not retried)."""
+    try:
+        return plugins.load(_declarations()[0][name])
+    except plugins.GameLoadError as exc:
+        return exc
+
+
+def forget_games() -> None:
+    """Read the installed games again (after a package was installed in this process)."""
+    for cached in (_declarations, _loaded, game_class, _agent_types):
+        cached.cache_clear()
+
+
+@cache
 def game_class(name: str) -> type[Game]:
     key = name.strip().lower() if isinstance(name, str) else name
     if isinstance(key, str) and key.startswith(SPIEL_PREFIX):
         spiel: type[Game] = _spiel_module().spiel_game_class(key)
         return spiel
-    if key not in GAME_MODULES:
-        raise UnknownGameError(str(name), list(GAME_MODULES))
-    module = importlib.import_module(GAME_MODULES[key])
-    cls: type[Game] = module.GAME
-    return cls
+    games, refused = _declarations()
+    if key not in games:
+        for refusal in refused:
+            if refusal.declared.name == key:
+                raise plugins.GameLoadError(refusal.reason)
+        raise UnknownGameError(str(name), game_names())
+    loaded = _loaded(key)
+    if isinstance(loaded, plugins.GameLoadError):
+        raise loaded
+    return loaded.game
 
 
 def has_chance(name: str) -> bool:
@@ -67,7 +90,33 @@ def has_chance(name: str) -> bool:
 
 
 def game_names() -> list[str]:
-    return sorted(GAME_MODULES)
+    """The games that load, sorted (each imported once to know)."""
+    return [n for n in sorted(_declarations()[0]) if isinstance(_loaded(n), plugins.Loaded)]
+
+
+def game_origin(name: str) -> plugins.Origin:
+    """The package and version game ``name`` comes from."""
+    game_class(name)  # the same errors as any use of the name
+    return _declarations()[0][name.strip().lower()].origin
+
+
+def broken_games() -> list[dict[str, str]]:
+    """Declared games that will not load, each with its package, version and error: a package
+    that fails to import or to meet the contract, and refused names (clashes)."""
+    games, refused = _declarations()
+    out = [
+        {**_origin_record(r.declared.origin), "name": r.declared.name, "error": r.reason}
+        for r in refused
+    ]
+    for name in sorted(games):
+        loaded = _loaded(name)
+        if isinstance(loaded, plugins.GameLoadError):
+            out.append({**_origin_record(games[name].origin), "name": name, "error": str(loaded)})
+    return sorted(out, key=lambda b: (b["name"], b["package"]))
+
+
+def _origin_record(origin: plugins.Origin) -> dict[str, str]:
+    return {"package": origin.package, "version": origin.version}
 
 
 def load_game(name: str, players: int | None = None, **options: Any) -> Game:
@@ -107,17 +156,16 @@ def options_record(game: Game) -> dict[str, Any]:
 @cache
 def _agent_types() -> dict[str, AgentType]:
     found: dict[str, AgentType] = {}
-    modules = [
-        GENERIC_AGENTS_MODULE,
-        OPENSPIEL_AGENT_MODULE,
-        COMPILED_MODULE,
-        *GAME_MODULES.values(),
-    ]
-    for path in modules:
-        for agent_type in importlib.import_module(path).AGENTS:
-            # A game's own agent may share a generic name (its tuned ``mcts``): keep both,
-            # keyed by (name, games), and let ``_most_specific`` pick per game.
-            found[f"{agent_type.name}@{','.join(agent_type.games or ('*',))}"] = agent_type
+    modules = [GENERIC_AGENTS_MODULE, OPENSPIEL_AGENT_MODULE, COMPILED_MODULE]
+    declared: list[AgentType] = [a for m in modules for a in importlib.import_module(m).AGENTS]
+    for name in game_names():
+        loaded = _loaded(name)
+        if isinstance(loaded, plugins.Loaded):  # always: game_names lists loaded games only
+            declared.extend(loaded.agents)
+    for agent_type in declared:
+        # A game's own agent may share a generic name (its tuned ``mcts``): keep both,
+        # keyed by (name, games), and let ``_most_specific`` pick per game.
+        found[f"{agent_type.name}@{','.join(agent_type.games or ('*',))}"] = agent_type
     return found
 
 
@@ -232,6 +280,7 @@ def describe_games(*, caps: Mapping[str, int]) -> list[dict[str, Any]]:
         out.append(
             {
                 "name": gt.short_name,
+                **_origin_record(game_origin(name)),
                 "long_name": gt.long_name,
                 "description": gt.description,
                 "players": [gt.min_players, gt.max_players],

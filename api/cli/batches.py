@@ -15,7 +15,7 @@ from analysis.report import build_report
 from api.cli.common import DbOption, fail, open_db, out, user_errors
 from api.cli_tables import agents_table, describe_batch, seat_table, shape_table
 from engines.core import replay as replay_moves
-from engines.registry import describe_games, describe_spiel_games, load_game
+from engines.registry import broken_games, describe_games, describe_spiel_games, load_game
 from engines.seating import seat_agents
 from storage import crud
 from storage.queries import find_match
@@ -47,7 +47,11 @@ def games(
         for g in describe_games(caps=get_settings().agent_budget_limits):
             lo, hi = g["players"]
             span = str(lo) if lo == hi else f"{lo}–{hi}"
-            out.print(f"[bold]{g['name']}[/bold] — {g['long_name']} ({span} players)")
+            out.print(
+                f"[bold]{g['name']}[/bold] — {g['long_name']} ({span} players) "
+                f"from {g['package']} {g['version']}",
+                highlight=False,
+            )
             if g["description"]:
                 out.print(f"  {g['description']}", highlight=False)
             for o in g["options"]:
@@ -72,6 +76,12 @@ def games(
                         f"{p['doc']}",
                         highlight=False,
                     )
+        for b in broken_games():  # a package that fails to load never hides the others
+            out.print(
+                f"[bold red]{escape(b['name'])}[/bold red] — broken, from {escape(b['package'])} "
+                f"{escape(b['version'])}: {escape(b['error'])}",
+                highlight=False,
+            )
         out.print(
             "OpenSpiel's games play as openspiel:<name>: `playtester games --family openspiel`"
         )

@@ -1,0 +1,87 @@
+"""The engine contract: everything a game's author writes against, in one versioned module.
+
+A game is a Python package whose module (named by an entry point in the group
+``playtester.games``) exposes ``GAME``, its ``Game`` subclass, and ``CONTRACT_VERSION``, the
+version of this contract it was written against, as a number written out (``CONTRACT_VERSION =
+1``, never imported from here, or the check would always pass). It may expose ``AGENTS``, a
+tuple of its own ``AgentType``s. playtester refuses to load a package that declares another
+version than ``engines.contract.CONTRACT_VERSION``, naming the package and both versions.
+
+The members, each documented on the object itself:
+
+- ``CONTRACT_VERSION``: this contract's version; it changes only when a game written against
+  the previous one would break.
+- ``Game``: a ruleset with its player count and options fixed; subclass it, set its class
+  attribute ``game_type`` and write ``new_initial_state(seed)``.
+- ``State``: one position. A game writes ``current_player``, ``legal_actions`` (sorted,
+  distinct, empty exactly when the game is over), ``apply`` (unchecked; ``apply_action``
+  checks), ``is_terminal`` (whether the game is over), ``returns`` (each seat's share of the
+  win, summing to 1), ``action_to_string`` / ``string_to_action`` (its notation, which must
+  round-trip), and ``clone`` (an independent copy: playing on it never changes the original).
+  Optional hooks: ``scores``, ``stats``, ``ended_by``, ``resample_from_infostate`` (games with
+  hidden information), ``evaluate``, ``rollout_action``, ``ordered_actions``, ``key``.
+- ``GameType``: what a game is, declared once: players, chance, information, actions, the
+  longest game, its options, its default variation.
+- ``VariationDefaults``: a game's default openings and player noise.
+- ``Option``: one declared option of a game or an agent (validated by playtester).
+- ``Ending``: how a game ended; the rules end a game with ``NORMAL`` or a draw rule of their
+  own (``REPETITION``, ``NO_CAPTURE``, ``NO_MOVE``, ``MOVE_LIMIT``).
+- ``Agent``: what a computer player is (``step(state) -> action``; it never mutates the state).
+- ``SearchAgent``, ``TimedAgent``: the optional abilities of a searching player (root values
+  for player noise; a time allowance for clocked matches).
+- ``AgentType``: a registered player: its name, parameters, games and factory.
+- ``Action``, ``Seat``: the integer types of an action and of a seat (0-based).
+- ``TERMINAL``: what ``current_player`` answers once the game is over (-1).
+- ``GameError``, ``OptionError``, ``IllegalActionError``, ``NotationError``: the errors a
+  game raises about bad input (each a ``ValueError``, safe to show a user).
+- ``play_match``, ``replay``: one whole match between agents; a position from moves in
+  notation (what the service does with a game, usable in an author's own tests).
+"""
+
+from __future__ import annotations
+
+from engines.core import (
+    TERMINAL,
+    Action,
+    Agent,
+    AgentType,
+    Ending,
+    Game,
+    GameType,
+    SearchAgent,
+    Seat,
+    State,
+    TimedAgent,
+    VariationDefaults,
+    play_match,
+    replay,
+)
+from engines.errors import GameError, IllegalActionError, NotationError, OptionError
+from engines.options import Option
+
+CONTRACT_VERSION = 1
+"""The version of this contract. A game package declares the one it was written against
+(``CONTRACT_VERSION = 1`` in its entry module); playtester loads it only when they agree."""
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "TERMINAL",
+    "Action",
+    "Agent",
+    "AgentType",
+    "Ending",
+    "Game",
+    "GameError",
+    "GameType",
+    "IllegalActionError",
+    "NotationError",
+    "Option",
+    "OptionError",
+    "SearchAgent",
+    "Seat",
+    "State",
+    "TimedAgent",
+    "VariationDefaults",
+    "play_match",
+    "replay",
+]
