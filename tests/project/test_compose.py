@@ -169,11 +169,11 @@ def test_flower_asks_for_a_password_and_listens_on_this_machine(compose: dict) -
 
 def test_the_paths_flower_leaves_open_are_documented() -> None:
     """Flower answers /metrics and /healthcheck without its password: whoever publishes its
-    port must be told, where they set it (compose.yaml) and in the README."""
+    port must be told, where they set it (compose.yaml) and where the docs start the service."""
     compose_text = (REPO / "compose.yaml").read_text()
     flower = compose_text[compose_text.index("  flower:") :]
-    readme = (REPO / "README.md").read_text()
-    for text in (flower, readme[readme.index("### On one machine") :]):
+    service = (REPO / "docs" / "service.md").read_text()
+    for text in (flower, service[service.index("## On one machine") :]):
         assert "/metrics" in text and "/healthcheck" in text
         assert "FLOWER_BIND_ADDRESS" in text
 
