@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from engines.alveoles.heuristics import cascade, closing_value, handover, safe_grooves
 from engines.alveoles.notation import GROOVE_SQUARES
+from engines.alveoles.perfect import PERFECT
 from engines.alveoles.rules import AlveolesState
 from engines.alveoles.scoring import BONUS, LINES_OF_SQUARE
 from engines.core import Action, AgentType, Game, Option, Seat, State
@@ -226,4 +227,12 @@ CAUTIOUS = _value_type(
     {"caution": 1.0, "fear_high": 1.0},
 )
 
-AGENTS: tuple[AgentType, ...] = (GREEDY, VALUE, HUNTER, WHITE_PUSHER, BONUS_BUILDER, CAUTIOUS)
+AGENTS: tuple[AgentType, ...] = (
+    GREEDY,
+    VALUE,
+    HUNTER,
+    WHITE_PUSHER,
+    BONUS_BUILDER,
+    CAUTIOUS,
+    PERFECT,
+)

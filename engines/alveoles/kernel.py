@@ -17,9 +17,9 @@ import numpy as np
 from numba import njit
 
 from engines.alveoles.layouts import CELLS
-from engines.alveoles.notation import GROOVE_SQUARES, GROOVE_SUM, NUM_GROOVES
+from engines.alveoles.notation import GROOVE_SQUARES, GROOVE_SUM, NUM_GROOVES, board_grooves
 from engines.alveoles.rules import AlveolesState
-from engines.alveoles.scoring import BLOCK_MASKS, DISJOINT
+from engines.alveoles.scoring import BLOCK_MASKS, DISJOINT, NO_BONUS
 from engines.core import TERMINAL
 from engines.kernel_cache import track
 from engines.kernel_rng import rand_below, rand_unit
@@ -47,8 +47,12 @@ N_FORCED = N_EMPTY + 1
 PLAYER = N_FORCED + 1
 PLAYERS = PLAYER + 1
 BONUS_MODE = PLAYERS + 1
-"""0 = overlapping windows, 1 = disjoint."""
-STATE_SIZE = BONUS_MODE + 1
+"""0 = overlapping windows, 1 = disjoint, 2 = no bonus (decision V6)."""
+ROWS = BONUS_MODE + 1
+"""Rows of squares on the board (decision V5: the lower-left corner of the 8 × 8 numbering)."""
+COLS = ROWS + 1
+"""Columns of squares on the board."""
+STATE_SIZE = COLS + 1
 
 MAX_ACTIONS = NUM_GROOVES
 BONUS = 100
@@ -79,24 +83,32 @@ _Z_OWNER = NUM_GROOVES
 _Z_PLAYER = NUM_GROOVES + 5 * CELLS
 
 
-def new_state(values: tuple[int, ...], players: int, square_bonus: str) -> np.ndarray:
-    """The empty board: ``values`` in square order (a1, b1, …), seat 0 to move."""
+def new_state(
+    values: tuple[int, ...], players: int, square_bonus: str, rows: int = 8, cols: int = 8
+) -> np.ndarray:
+    """The empty ``rows`` × ``cols`` board: ``values`` in square order (a1, b1, …, 64 of them,
+    0 off the board), seat 0 to move. The grooves off the board are never empty."""
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     state[OWNER : OWNER + CELLS] = -1
     state[VALUE : VALUE + CELLS] = values
-    state[EMPTY : EMPTY + NUM_GROOVES] = np.arange(NUM_GROOVES)
-    state[EMPTY_AT : EMPTY_AT + NUM_GROOVES] = np.arange(NUM_GROOVES)
+    grooves = board_grooves(rows, cols)
+    state[EMPTY_AT : EMPTY_AT + NUM_GROOVES] = -1
+    for i, g in enumerate(grooves):
+        state[EMPTY + i] = g
+        state[EMPTY_AT + g] = i
     state[FORCED_AT : FORCED_AT + CELLS] = -1
-    state[N_EMPTY] = NUM_GROOVES
+    state[N_EMPTY] = len(grooves)
     state[PLAYERS] = players
-    state[BONUS_MODE] = 1 if square_bonus == DISJOINT else 0
+    state[BONUS_MODE] = {DISJOINT: 1, NO_BONUS: 2}.get(square_bonus, 0)
+    state[ROWS] = rows
+    state[COLS] = cols
     return state
 
 
 def encode(state: AlveolesState) -> np.ndarray:
     """The kernel position of a rules position (replay counts are not carried over)."""
     game = state.game
-    out = new_state(game.values, game.num_players, game.square_bonus)
+    out = new_state(game.values, game.num_players, game.square_bonus, game.rows, game.cols)
     out[CODE : CODE + CELLS] = state.square_codes
     out[OWNER : OWNER + CELLS] = [state.owner(sq) for sq in range(CELLS)]
     out[EMPTY_AT : EMPTY_AT + NUM_GROOVES] = -1
@@ -392,19 +404,24 @@ def _max_packing(windows: int) -> int:
 def scores(state: np.ndarray, out: np.ndarray) -> None:
     """Each seat's total so far: square points and the bonuses of complete lines (``out[:n]``)."""
     players = state[PLAYERS]
+    rows = state[ROWS]
+    cols = state[COLS]
     for seat in range(players):
+        if state[BONUS_MODE] == 2:
+            out[seat] = state[POINTS + seat]
+            continue
         lines = 0
-        for r in range(8):
+        for r in range(rows):
             full = True
-            for c in range(8):
+            for c in range(cols):
                 if state[OWNER + 8 * r + c] != seat:
                     full = False
                     break
             if full:
                 lines += 1
-        for c in range(8):
+        for c in range(cols):
             full = True
-            for r in range(8):
+            for r in range(rows):
                 if state[OWNER + 8 * r + c] != seat:
                     full = False
                     break

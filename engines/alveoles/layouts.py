@@ -13,8 +13,9 @@ The option value is normalised to a tuple of 64 ints in that printed order, so
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from engines.core import shown
 
@@ -39,10 +40,20 @@ CLASSIC: tuple[tuple[int, ...], ...] = (
 40 white, 500 points."""
 
 NAMED: dict[str, tuple[tuple[int, ...], ...]] = {"classic": CLASSIC}
-"""Layouts that may be passed by name."""
+"""Layouts that may be passed by name (8 × 8; ``classic-RxC`` derives smaller ones)."""
 
-Layout = tuple[int, ...]
-"""A normalised layout: 64 positive ints in printed order (row 8 first)."""
+HALF_TURN = "half_turn"
+NAMED_SYMMETRY: dict[str, str] = {"classic": HALF_TURN}
+"""The symmetry each named layout declares; :func:`check_symmetry` holds it to it."""
+
+MIN_SIDE = 2
+"""The smallest board side in squares (decision V5): a 1-square-wide strip has no interior."""
+
+Layout = tuple[int, ...] | tuple[tuple[int, ...], ...]
+"""A normalised layout, printed order (row 8, the top, first): the classic 8 × 8 board as a flat
+tuple of 64 values (the form batches have always stored), any other size as its rows."""
+
+_NAME = re.compile(r"^([a-z_]+)(?:-(\d+)x(\d+))?$")
 
 
 def _value(raw: Any, where: str) -> int:
@@ -63,24 +74,58 @@ def _value(raw: Any, where: str) -> int:
     return raw
 
 
-def normalise_layout(value: Any) -> Layout:
-    """Check a layout option and return it as 64 ints in printed order (row 8 first): any
-    layout of whole numbers in range is allowed (decision V2, docs/rules/alveoles.md).
+def classic_window(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+    """The classic values on a ``rows`` × ``cols`` board (decision V5): the classic layout seen
+    through a centred window, rows first (row 8 side); when a side cuts an odd number of
+    squares, the extra one comes off the bottom and the right. 8 × 8 gives the classic itself."""
+    top = (SIZE - rows) // 2
+    left = (SIZE - cols) // 2
+    return tuple(tuple(CLASSIC[top + r][left : left + cols]) for r in range(rows))
 
-    Accepts a layout name (``"classic"``), 8 rows of 8 integers (row 8 first) or a flat list of 64
-    integers in the same order. Raises ``ValueError`` naming the row, column and problem.
+
+def _named(value: str) -> Layout:
+    match = _NAME.match(value.strip().lower())
+    name = match.group(1) if match else None
+    if match is None or name not in NAMED:
+        raise ValueError(
+            f"unknown layout {value!r}; give a name ({', '.join(sorted(NAMED))}), a name with a "
+            "board size such as 'classic-3x4' (rows × columns), or rows of positive integers, "
+            "top row first"
+        )
+    if match.group(2) is None:
+        return tuple(v for row in NAMED[name] for v in row)
+    rows, cols = int(match.group(2)), int(match.group(3))
+    _check_side(rows, "rows")
+    _check_side(cols, "columns")
+    return _packed(classic_window(rows, cols))
+
+
+def _check_side(n: int, what: str) -> None:
+    if not MIN_SIDE <= n <= SIZE:
+        raise ValueError(f"a board has {MIN_SIDE} to {SIZE} {what} of squares, not {n}")
+
+
+def _packed(rows: tuple[tuple[int, ...], ...]) -> Layout:
+    """The normalised form: flat for 8 × 8, rows for any other size."""
+    if len(rows) == SIZE and len(rows[0]) == SIZE:
+        return tuple(v for row in rows for v in row)
+    return rows
+
+
+def normalise_layout(value: Any) -> Layout:
+    """Check a layout option and return it normalised (see :data:`Layout`): any layout of whole
+    numbers in range is allowed (decision V2, docs/rules/alveoles.md), on any board of 2 to 8
+    rows and columns of squares (decision V5, docs/rules/alveoles.md); its shape is the board.
+
+    Accepts a layout name (``"classic"``, or ``"classic-3x4"`` for 3 rows of 4), rows of
+    integers (top row first, every row as long) or a flat list of 64 integers (8 × 8, same
+    order). Raises ``ValueError`` naming the row, column and problem.
     """
     if isinstance(value, str):
-        name = value.strip().lower()
-        if name not in NAMED:
-            raise ValueError(
-                f"unknown layout {value!r}; give a name ({', '.join(sorted(NAMED))}) "
-                "or 8 rows of 8 positive integers, row 8 first"
-            )
-        return tuple(v for row in NAMED[name] for v in row)
+        return _named(value)
     if not isinstance(value, Sequence):
         raise ValueError(
-            f"layout must be a name or 8 rows of 8 positive integers, not {type(value).__name__}"
+            f"layout must be a name or rows of positive integers, not {type(value).__name__}"
         )
     items = list(value)
     if len(items) == CELLS and not any(isinstance(x, list | tuple) for x in items):
@@ -88,49 +133,109 @@ def normalise_layout(value: Any) -> Layout:
             _value(x, f"layout value {i + 1} (square {FILES[i % SIZE]}{SIZE - i // SIZE})")
             for i, x in enumerate(items)
         )
-    if len(items) != SIZE:
+    if not MIN_SIDE <= len(items) <= SIZE:
         raise ValueError(
-            f"layout has {len(items)} rows; it needs 8 rows of 8 values (row 8 first), or 64 values"
+            f"layout has {len(items)} rows; a board has {MIN_SIDE} to {SIZE} rows of {MIN_SIDE} "
+            f"to {SIZE} values (top row first), or give 64 values for 8 × 8"
         )
-    out: list[int] = []
+    height = len(items)
+    width: int | None = None
+    out: list[tuple[int, ...]] = []
     for r, row in enumerate(items):
-        board_row = SIZE - r
+        board_row = height - r
         if isinstance(row, str) or not isinstance(row, Sequence):
+            raise ValueError(f"layout row {r + 1} (board row {board_row}) is not a list: {row!r}")
+        if width is None:
+            width = len(row)
+            if not MIN_SIDE <= width <= SIZE:
+                raise ValueError(
+                    f"layout row 1 has {width} values; a board has {MIN_SIDE} to {SIZE} columns"
+                )
+        elif len(row) != width:
             raise ValueError(
-                f"layout row {r + 1} (board row {board_row}) is not a list of 8 values: {row!r}"
+                f"layout row {r + 1} (board row {board_row}) has {len(row)} values; row 1 has "
+                f"{width} and every row needs as many"
             )
-        if len(row) != SIZE:
-            raise ValueError(
-                f"layout row {r + 1} (board row {board_row}) has {len(row)} values; it needs 8"
+        out.append(
+            tuple(
+                _value(raw, f"layout row {r + 1} (board row {board_row}), column {FILES[c]}")
+                for c, raw in enumerate(row)
             )
-        for c, raw in enumerate(row):
-            where = f"layout row {r + 1} (board row {board_row}), column {FILES[c]}"
-            out.append(_value(raw, where))
-    return tuple(out)
+        )
+    return _packed(tuple(out))
+
+
+def layout_rows(layout: Layout) -> tuple[tuple[int, ...], ...]:
+    """A normalised layout's rows, top row first."""
+    if layout and isinstance(layout[0], tuple):
+        return layout
+    flat = cast(tuple[int, ...], layout)
+    return tuple(flat[r * SIZE : (r + 1) * SIZE] for r in range(SIZE))
+
+
+def layout_shape(layout: Layout) -> tuple[int, int]:
+    """(rows, columns) of the board a normalised layout covers."""
+    rows = layout_rows(layout)
+    return len(rows), len(rows[0])
+
+
+def check_symmetry(rows: Sequence[Sequence[int]], symmetry: str) -> None:
+    """Raise ``ValueError`` naming the first square that breaks ``symmetry`` (``half_turn``:
+    each square worth its image under a half-turn about the board's centre)."""
+    if symmetry != HALF_TURN:
+        raise ValueError(f"unknown symmetry {symmetry!r}; known: {HALF_TURN}")
+    height, width = len(rows), len(rows[0])
+    for r in range(height):
+        for c in range(width):
+            image = rows[height - 1 - r][width - 1 - c]
+            if rows[r][c] != image:
+                raise ValueError(
+                    f"layout is not symmetric under a half-turn: square {FILES[c]}{height - r} "
+                    f"is worth {rows[r][c]}, its image {FILES[width - 1 - c]}{r + 1} {image}"
+                )
 
 
 def layout_record(layout: Layout) -> str | list[list[int]]:
-    """How a batch stores a normalised layout: its name when it has one, else 8 rows of 8
-    values, row 8 first (the form the option is given in)."""
+    """How a batch stores a normalised layout: its name when it has one, else its rows, top
+    row first (the form the option is given in)."""
     name = layout_name(layout)
     if name is not None:
         return name
-    return [list(layout[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE)]
+    return [list(row) for row in layout_rows(layout)]
 
 
 def square_values(layout: Layout) -> tuple[int, ...]:
-    """Values in square order (``a1 … h1, a2 … h2, …``) from a normalised printed-order layout."""
-    return tuple(layout[(SIZE - 1 - sq // SIZE) * SIZE + sq % SIZE] for sq in range(CELLS))
+    """The 64 values of the 8 × 8 numbering in square order (``a1 … h1, a2 …``) from a
+    normalised layout: the board is the lower-left corner of that numbering (decision V5), and
+    the squares off the board are worth 0 (no groove of theirs is ever played)."""
+    rows = layout_rows(layout)
+    height, width = len(rows), len(rows[0])
+    out = [0] * CELLS
+    for r in range(height):
+        for c in range(width):
+            out[SIZE * r + c] = rows[height - 1 - r][c]
+    return tuple(out)
 
 
 def value_tiers(values: Sequence[int]) -> list[int]:
-    """The distinct square values, highest first (classic: ``[50, 30, 20, 15, 10, 5, 1]``)."""
-    return sorted(set(values), reverse=True)
+    """The distinct square values, highest first (classic: ``[50, 30, 20, 15, 10, 5, 1]``);
+    the 0 of squares off a small board is no tier."""
+    return sorted({v for v in values if v > 0}, reverse=True)
 
 
 def layout_name(layout: Layout) -> str | None:
-    """The name of a normalised layout if it is a named one, else ``None``."""
-    for name, rows in NAMED.items():
-        if layout == tuple(v for row in rows for v in row):
-            return name
+    """The name of a normalised layout if it is a named one (``classic-3x4`` for the classic
+    values of a smaller board), else ``None``."""
+    rows = layout_rows(layout)
+    height, width = len(rows), len(rows[0])
+    for name, named_rows in NAMED.items():
+        if (height, width) == (SIZE, SIZE):
+            if rows == named_rows:
+                return name
+        elif name == "classic" and rows == classic_window(height, width):
+            return f"{name}-{height}x{width}"
     return None
+
+
+for _name, _rows in NAMED.items():
+    check_symmetry(_rows, NAMED_SYMMETRY[_name])

@@ -117,3 +117,14 @@ def groove_name(groove: Groove) -> str:
     if not 0 <= groove < NUM_GROOVES:
         raise ValueError(f"groove {groove} is outside 0–{NUM_GROOVES - 1}")
     return GROOVE_NAMES[groove]
+
+
+def board_squares(rows: int, cols: int) -> tuple[Square, ...]:
+    """The squares of a ``rows`` × ``cols`` board, ascending: the lower-left corner of the
+    8 × 8 numbering (decision V5), so every square and groove keeps its number and name."""
+    return tuple(SIZE * r + c for r in range(rows) for c in range(cols))
+
+
+def board_grooves(rows: int, cols: int) -> tuple[Groove, ...]:
+    """The grooves of a ``rows`` × ``cols`` board, ascending."""
+    return tuple(sorted({g for sq in board_squares(rows, cols) for g in SQUARE_GROOVES[sq]}))

@@ -24,15 +24,17 @@ from typing import Any
 from engines.alveoles import heuristics
 from engines.alveoles.layouts import (
     CELLS,
+    FILES,
     MAX_VALUE,
     SIZE,
     layout_name,
     layout_record,
+    layout_shape,
     normalise_layout,
     square_values,
+    value_tiers,
 )
 from engines.alveoles.notation import (
-    ALL_GROOVES,
     GROOVE_NAMES,
     GROOVE_SQUARES,
     GROOVE_SUM,
@@ -42,6 +44,7 @@ from engines.alveoles.notation import (
     SQUARE_GROOVE_MASK,
     Groove,
     Square,
+    board_grooves,
     groove_name,
     parse_groove,
 )
@@ -73,9 +76,10 @@ LAYOUT_OPTION = Option(
     kind=list,
     default="classic",
     doc=(
-        "Square values: 'classic' (docs/rules/alveoles.md) or 8 rows of 8 whole numbers from 1 to "
-        f"{MAX_VALUE:,}, row 8 (top) first, columns a–h left to right (a flat list of 64 "
-        "reads the same way)."
+        "Square values, and with them the board's size: 'classic' (docs/rules/alveoles.md), "
+        "'classic-RxC' for its values on R rows of C squares (2–8 each, decision V5), or rows "
+        f"of whole numbers from 1 to {MAX_VALUE:,}, top row first, columns a, b, … left to right "
+        "(a flat list of 64 reads as 8 × 8)."
     ),
     check=normalise_layout,
     record=layout_record,
@@ -87,7 +91,8 @@ SQUARE_BONUS_OPTION = Option(
     default=OVERLAPPING,
     doc=(
         "How 3 × 3 blocks score: 'overlapping' (every owned window of the 36, default) or "
-        "'disjoint' (the largest number of non-overlapping owned windows)."
+        "'disjoint' (the largest number of non-overlapping owned windows), or 'none' (no "
+        "bonus at all: square points only, decision V6)."
     ),
     choices=SQUARE_BONUS_MODES,
 )
@@ -126,7 +131,11 @@ class Alveoles(Game):
         opts["layout"] = normalise_layout(opts["layout"])
         super().__init__(players, opts)
         self.values: tuple[int, ...] = square_values(opts["layout"])
-        """Square values in square order (a1, b1, …, h8)."""
+        """Square values in square order (a1, b1, …, h8); 0 off a smaller board."""
+        self.rows, self.cols = layout_shape(opts["layout"])
+        self.grooves: tuple[int, ...] = board_grooves(self.rows, self.cols)
+        """The board's grooves, ascending (all 144 on the classic 8 × 8 board)."""
+        self.groove_mask = sum(1 << g for g in self.grooves)
         self.square_bonus: str = opts["square_bonus"]
         self.next_seat: tuple[int, ...] = tuple((s + 1) % players for s in range(players))
         self.layout_name = layout_name(opts["layout"])
@@ -160,7 +169,7 @@ class AlveolesState(State):
     def __init__(self, game: Alveoles) -> None:
         self.game = game
         self._code = [0] * CELLS
-        self._empty = list(range(NUM_GROOVES))
+        self._empty = list(game.grooves)
         self._filled = 0
         self._unsafe = 0
         self._forced: dict[int, int] = {}
@@ -245,8 +254,11 @@ class AlveolesState(State):
 
     def seat_scores(self) -> list[SeatScore]:
         """Each seat's square points and bonuses, from the squares owned so far."""
-        values, mode = self.game.values, self.game.square_bonus
-        return [seat_score(mask, values, mode) for mask in self._owned]
+        game = self.game
+        return [
+            seat_score(mask, game.values, game.square_bonus, (game.rows, game.cols))
+            for mask in self._owned
+        ]
 
     def scores(self) -> list[float]:
         """Total points (squares + bonuses) of each seat; bonuses only count complete lines."""
@@ -274,6 +286,11 @@ class AlveolesState(State):
             raise NotationError("alveoles", str(text), NOTATION_HELP)
         if self.is_terminal():
             raise IllegalActionError("alveoles", text, str(self), "the game is over")
+        if not self.game.groove_mask >> groove & 1:
+            reason = (
+                f"{GROOVE_NAMES[groove]} is not on the {self.game.rows} × {self.game.cols} board"
+            )
+            raise IllegalActionError("alveoles", text, str(self), reason)
         if self._filled >> groove & 1:
             reason = f"{GROOVE_NAMES[groove]} already has a plate"
             raise IllegalActionError("alveoles", text, str(self), reason)
@@ -286,7 +303,7 @@ class AlveolesState(State):
     def stats(self) -> dict[str, Any]:
         """Per-seat points, squares by value, bonuses and replays; owners of the 64 squares."""
         values = self.game.values
-        tiers = sorted(set(values), reverse=True)
+        tiers = value_tiers(values)
         per_seat = []
         for seat, score in enumerate(self.seat_scores()):
             by_value = {str(t): 0 for t in tiers}
@@ -312,6 +329,7 @@ class AlveolesState(State):
             "value_tiers": tiers,
             "layout": self.game.layout_name or "custom",
             "square_bonus": self.game.square_bonus,
+            "board": f"{self.game.rows}x{self.game.cols}",
             "placements": self.placements,
         }
 
@@ -367,8 +385,8 @@ class AlveolesState(State):
 
     @property
     def placements(self) -> int:
-        """Plates placed so far (the game ends at 144)."""
-        return NUM_GROOVES - len(self._empty)
+        """Plates placed so far (the game ends when the board's grooves are full: 144 on 8 × 8)."""
+        return len(self.game.grooves) - len(self._empty)
 
     def forced_moves(self) -> dict[int, int]:
         """A copy of {3-sided square: its missing groove} (``forced`` is the live view)."""
@@ -384,7 +402,7 @@ class AlveolesState(State):
 
     def safe_mask(self) -> int:
         """Empty grooves that give no square its third plate (as a bitmask)."""
-        return ~self._filled & ~self._unsafe & ALL_GROOVES
+        return ~self._filled & ~self._unsafe & self.game.groove_mask
 
     def play(self, names: Sequence[str]) -> AlveolesState:
         """Play grooves given by name, each one checked; returns ``self`` for chaining."""
@@ -418,7 +436,7 @@ class AlveolesState(State):
             return grooves[0] if len(grooves) == 1 else rng.choice(grooves)
         empty = self._empty
         unsafe = self._unsafe
-        if ALL_GROOVES & ~(unsafe | self._filled):
+        if self.game.groove_mask & ~(unsafe | self._filled):
             # Some safe groove exists: sample a few, then fall back to listing them.
             n = len(empty)
             for _ in range(ROLLOUT_SAMPLES):
@@ -440,15 +458,16 @@ class AlveolesState(State):
 
 def render(state: AlveolesState) -> str:
     """The board as text: plates as ``---``/``|``, each square its value and owner (``:seat``)."""
-    values = state.game.values
-    width = max(len(str(v)) for v in values) + 2
+    game = state.game
+    values, rows, cols = game.values, game.rows, game.cols
+    width = max(len(str(values[sq])) for sq in range(CELLS) if values[sq] > 0) + 2
     lines = []
-    header = "   " + "".join(f" {f:^{width}}" for f in "abcdefgh")
+    header = "   " + "".join(f" {f:^{width}}" for f in FILES[:cols])
     lines.append(header)
-    for r in range(SIZE, -1, -1):
-        # Horizontal line r (top border first when r == SIZE).
+    for r in range(rows, -1, -1):
+        # Horizontal line r (top border first when r == rows).
         row = "   +"
-        for c in range(SIZE):
+        for c in range(cols):
             plate = state.has_plate(SIZE * r + c)
             row += ("-" * width if plate else " " * width) + "+"
         lines.append(row)
@@ -456,10 +475,10 @@ def render(state: AlveolesState) -> str:
             break
         cells = f"{r:>2} "
         sq_row = r - 1
-        for c in range(SIZE + 1):
+        for c in range(cols + 1):
             g = SIZE * (SIZE + 1) + (SIZE + 1) * sq_row + c
             cells += "|" if state.has_plate(g) else " "
-            if c < SIZE:
+            if c < cols:
                 sq = SIZE * sq_row + c
                 owner = state.owner(sq)
                 text = f"{values[sq]}" + (f":{owner}" if owner >= 0 else "")
@@ -468,5 +487,6 @@ def render(state: AlveolesState) -> str:
     mover = state.current_player()
     status = "game over" if mover == TERMINAL else f"seat {mover} to move"
     points = ", ".join(str(p) for p in state.square_points())
-    lines.append(f"{status}; plates {state.placements}/{NUM_GROOVES}; square points [{points}]")
+    total = len(game.grooves)
+    lines.append(f"{status}; plates {state.placements}/{total}; square points [{points}]")
     return "\n".join(lines)

@@ -16,7 +16,10 @@ BONUS = 100
 BLOCK = 3
 OVERLAPPING = "overlapping"
 DISJOINT = "disjoint"
-SQUARE_BONUS_MODES = (OVERLAPPING, DISJOINT)
+NO_BONUS = "none"
+SQUARE_BONUS_MODES = (OVERLAPPING, DISJOINT, NO_BONUS)
+"""How 3 × 3 blocks count (decision V4, docs/rules/alveoles.md), or ``none``: no bonus of any
+kind (decision V6, docs/rules/alveoles.md)."""
 
 ROW_MASKS: tuple[int, ...] = tuple(((1 << SIZE) - 1) << (SIZE * r) for r in range(SIZE))
 COL_MASKS: tuple[int, ...] = tuple(
@@ -61,6 +64,8 @@ def block_bonuses(mask: int, mode: str = OVERLAPPING) -> int:
     """How many 3 × 3 bonuses a player owning the squares in ``mask`` earns under ``mode``:
     every owned window, overlapping ones included, or the most that do not overlap (decision
     V4, docs/rules/alveoles.md)."""
+    if mode == NO_BONUS:
+        return 0
     windows = owned_blocks(mask)
     if mode == DISJOINT:
         return _max_packing(windows)
@@ -85,11 +90,30 @@ class SeatScore:
         return self.square_points + self.bonus_points
 
 
-def seat_score(mask: int, values: Sequence[int], mode: str = OVERLAPPING) -> SeatScore:
-    """Score the squares in ``mask`` (bit ``sq`` set = owned) on a board of ``values``."""
+@lru_cache(maxsize=64)
+def board_lines(rows: int, cols: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The row and column masks of a ``rows`` × ``cols`` board in the lower-left corner of
+    the 8 × 8 numbering (decision V5): a whole row is ``cols`` squares, a column ``rows``."""
+    row_masks = tuple(((1 << cols) - 1) << (SIZE * r) for r in range(rows))
+    col_masks = tuple(sum(1 << (SIZE * r + c) for r in range(rows)) for c in range(cols))
+    return row_masks, col_masks
+
+
+def seat_score(
+    mask: int,
+    values: Sequence[int],
+    mode: str = OVERLAPPING,
+    board: tuple[int, int] = (SIZE, SIZE),
+) -> SeatScore:
+    """Score the squares in ``mask`` (bit ``sq`` set = owned) on a board of ``values`` and
+    ``board`` = (rows, columns). The 3 × 3 windows that leave a smaller board are never owned,
+    so the 36 of the 8 × 8 numbering serve every size."""
     points = sum(values[sq] for sq in range(len(values)) if mask >> sq & 1)
-    rows = sum(1 for m in ROW_MASKS if mask & m == m)
-    cols = sum(1 for m in COL_MASKS if mask & m == m)
+    if mode == NO_BONUS:
+        return SeatScore(points, 0, 0, 0)
+    row_masks, col_masks = board_lines(*board)
+    rows = sum(1 for m in row_masks if mask & m == m)
+    cols = sum(1 for m in col_masks if mask & m == m)
     return SeatScore(points, rows, cols, block_bonuses(mask, mode))
 
 
