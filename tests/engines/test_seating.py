@@ -99,7 +99,7 @@ FOUR_PLAYER_TABLE = (
     "0213 2031 1320 3102 | 0123 1032 2301 3210 | 0231 2013 1302 3120 | "
     "0312 3021 1230 2103 | 0132 1023 2310 3201 | 0321 3012 1203 2130"
 )
-"""The table printed in the module docstring and the README."""
+"""The table printed in the module docstring and in docs/batches.md."""
 
 
 def test_four_players_follow_the_documented_table() -> None:

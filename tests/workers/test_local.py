@@ -86,7 +86,7 @@ def chunk_rows(url: str, batch_id: str) -> list[tuple[int, int, int, float]]:
 
 
 def test_chunks_without_a_size_follow_the_measured_work(migrated_sqlite_url: str) -> None:
-    """One process: each chunk is sized from the chunks before it, as the README states:
+    """One process: each chunk is sized from the chunks before it, as docs/batches.md states:
     about CHUNK_SECONDS of work at the rate measured so far, at most 8 times the matches
     measured."""
     url = migrated_sqlite_url

@@ -86,7 +86,7 @@ def assert_refused(answer: Any, route: APIRoute, what: str) -> None:
 def test_every_dashboard_parameter_refuses_hostile_values(site: Any) -> None:
     client, app, good = site
     routes = dashboard_routes(app)
-    # The walk covers what the app has, and the app has what the README lists.
+    # The walk covers what the app has, and the app has what docs/dashboard.md lists.
     assert {path for _, path, _ in routes} >= {
         "/",
         "/ui/live",
