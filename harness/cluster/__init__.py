@@ -1,7 +1,7 @@
 """A playtester cluster on one machine: a broker host, a database host, an API host and worker
 hosts, each a network namespace with its own hostname and address, joined by virtual links.
 
-The layout is the README's "Across machines": Redis (password, protected mode, its link
+The layout is that of docs/across-machines.md: Redis (password, protected mode, its link
 address only) on ``broker``, PostgreSQL (scram-sha-256 passwords, its link address only) on
 ``db``, ``playtester serve`` (with the sweeper) on ``api``, and ``celery -A workers worker`` on
 each ``w<n>``, started with nothing but the connection settings in its environment and its own

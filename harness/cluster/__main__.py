@@ -1,6 +1,6 @@
 """``scripts/cluster up|down|status``: the test cluster, kept up for a person to try.
 
-``up`` builds the README's "Across machines" layout on this machine (a broker host, a database
+``up`` builds the layout of docs/across-machines.md on this machine (a broker host, a database
 host, an API host and worker hosts, each a network namespace) and prints how to reach it; the
 secrets go to a file only root reads, never to the terminal. ``down`` removes every cluster
 ``up`` made. Needs root.
