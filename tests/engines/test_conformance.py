@@ -1,9 +1,10 @@
 """One contract suite run over every registered game, each of its player counts and each text
 choice of its options (an Abalone layout, an Alvéoles bonus rule).
 
-Random playouts to the end, legal actions sorted and non-empty until then, clone independence,
-notation round trips for every legal action met, replay determinism from (seed, match index),
-returns that share out 1.0, and clear errors for illegal or unreadable actions.
+The conformance kit (``engines.conformance``, what ``playtester check-game`` runs) plays a few
+hundred random games of each game over its player counts, and a few of each option variant;
+beside it, replay determinism from (seed, match index) through ``play_match``, and clear
+errors for illegal or unreadable actions.
 """
 
 from __future__ import annotations
@@ -12,15 +13,14 @@ import random
 
 import pytest
 
+from engines.conformance import check_games
 from engines.core import (
-    TERMINAL,
     Ending,
     Game,
     IllegalActionError,
     MatchResult,
     NotationError,
     OptionError,
-    State,
     agent_rng,
     match_seed,
     play_match,
@@ -28,7 +28,13 @@ from engines.core import (
 )
 from engines.registry import game_class, game_names, load_game, make_agent
 
-PLAYOUTS = 3
+KIT_GAMES = {"abalone": 120, "alhambra": 120, "alquerque": 400, "alveoles": 300}
+"""Random games per built-in game in the suite: a few hundred, fewer where a game is long
+(``playtester check-game`` plays more); a game not named here plays 200."""
+KIT_SAMPLE_EVERY = {"abalone": 25, "alhambra": 25, "alveoles": 6}
+"""The long games' costlier checks at one ply in this many (about 15 a game; 24 in Les
+Alvéoles, whose every ply has dozens of actions to read back)."""
+VARIANT_GAMES = 4
 
 
 def _variants(name: str, players: int) -> list[dict[str, object]]:
@@ -71,57 +77,23 @@ def _game(name: str, players: int, options: dict[str, object]) -> Game:
     return load_game(name, players=players or None, **options)
 
 
-def _check_returns(state: State, players: int) -> None:
-    returns = state.returns()
-    assert len(returns) == players
-    assert sum(returns) == pytest.approx(1.0)
-    assert all(0.0 <= r <= 1.0 for r in returns)
+@pytest.mark.parametrize("name", game_names())
+def test_the_conformance_kit_passes_every_game(name: str) -> None:
+    game_type = game_class(name).game_type
+    games = [load_game(name, n) for n in range(game_type.min_players, game_type.max_players + 1)]
+    report = check_games(
+        games, count=KIT_GAMES.get(name, 200), sample_every=KIT_SAMPLE_EVERY.get(name, 3)
+    )
+    assert [str(f) for f in report.failures] == []
+    assert report.games == KIT_GAMES.get(name, 200) and report.plies > report.games
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)
-def test_random_playouts_follow_the_contract(
+def test_every_option_variant_passes_the_kit(
     name: str, players: int, options: dict[str, object]
 ) -> None:
-    game = _game(name, players, options)
-    cap = game.game_type.max_game_length
-    for seed in range(PLAYOUTS):
-        rng = random.Random(seed)
-        state = game.new_initial_state(seed)
-        plies = 0
-        while not state.is_terminal() and plies < cap:
-            seat = state.current_player()
-            assert 0 <= seat < game.num_players
-            legal = state.legal_actions()
-            assert legal, f"no legal action before the end:\n{state}"
-            assert legal == sorted(set(legal)), "legal actions must be sorted and distinct"
-            for action in legal:
-                text = state.action_to_string(action)
-                assert state.string_to_action(text) == action, text
-            action = rng.choice(legal)
-            if plies % 7 == 0:
-                _check_clone_independence(state, action)
-            state.apply_action(action)
-            plies += 1
-        if state.is_terminal():
-            assert state.legal_actions() == []
-            assert state.current_player() == TERMINAL
-            assert isinstance(state.ended_by(), Ending)
-            assert state.ended_by() not in {Ending.MAX_PLIES, Ending.FAILED}
-            with pytest.raises(IllegalActionError):
-                state.apply_action(0)
-        _check_returns(state, game.num_players)
-        assert len(state.scores()) == game.num_players
-
-
-def _check_clone_independence(state: State, action: int) -> None:
-    before = (str(state), state.key(), state.legal_actions(), state.current_player())
-    copy = state.clone()
-    assert (str(copy), copy.key(), copy.legal_actions()) == before[:3]
-    copy.apply(action)
-    assert (str(state), state.key(), state.legal_actions(), state.current_player()) == before
-    again = state.clone()
-    again.apply(action)
-    assert str(again) == str(copy) and again.key() == copy.key()
+    report = check_games([_game(name, players, options)], count=VARIANT_GAMES, sample_every=5)
+    assert [str(f) for f in report.failures] == []
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CASES, ids=IDS)
