@@ -14,7 +14,7 @@ from engines.alveoles.heuristics import cascade, closing_value, handover, safe_g
 from engines.alveoles.notation import GROOVE_SQUARES
 from engines.alveoles.perfect import PERFECT
 from engines.alveoles.rules import AlveolesState
-from engines.alveoles.scoring import BONUS, LINES_OF_SQUARE
+from engines.alveoles.scoring import BONUS, lines_of_square
 from engines.core import Action, AgentType, Game, Option, Seat, State
 
 HIGH = 20
@@ -125,10 +125,16 @@ class ValueAgent:
         values = st.game.values
         closures, _ = cascade(st, groove)
         owned = st.owned_masks()
+        game = st.game
+        lines = lines_of_square(game.rows, game.cols, game.square_bonus)
         total = 0.0
         for who, sq in closures:
             value = values[sq]
-            gain = self.bonus_weight * _bonus_potential(owned, who, sq) if self.bonus_weight else 0
+            gain = (
+                self.bonus_weight * _bonus_potential(owned, who, sq, lines)
+                if self.bonus_weight
+                else 0
+            )
             if who == seat:
                 total += self.want(value) + gain
             else:
@@ -150,15 +156,18 @@ class ValueAgent:
         return score
 
 
-def _bonus_potential(owned: list[int], seat: Seat, sq: int) -> float:
-    """Bonus points ``seat`` may expect from taking ``sq``: squared share of each open line."""
+def _bonus_potential(
+    owned: list[int], seat: Seat, sq: int, lines: tuple[tuple[int, ...], ...]
+) -> float:
+    """Bonus points ``seat`` may expect from taking ``sq``: squared share of each open line
+    (``lines``: the board's bonus lines through each square)."""
     others = 0
     for s, mask in enumerate(owned):
         if s != seat:
             others |= mask
     mine = owned[seat]
     total = 0.0
-    for line in LINES_OF_SQUARE[sq]:
+    for line in lines[sq]:
         if line & others:
             continue  # someone else already holds a square of it
         share = ((line & mine).bit_count() + 1) / line.bit_count()

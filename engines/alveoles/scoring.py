@@ -99,6 +99,24 @@ def board_lines(rows: int, cols: int) -> tuple[tuple[int, ...], tuple[int, ...]]
     return row_masks, col_masks
 
 
+@lru_cache(maxsize=64)
+def lines_of_square(rows: int, cols: int, mode: str) -> tuple[tuple[int, ...], ...]:
+    """Every bonus line of a ``rows`` × ``cols`` board containing each of the 64 squares of the
+    8 × 8 numbering (none off the board, none at all under ``none``): the
+    :data:`LINES_OF_SQUARE` of that board and bonus rule."""
+    if mode == NO_BONUS:
+        return ((),) * (SIZE * SIZE)
+    row_masks, col_masks = board_lines(rows, cols)
+    board = 0
+    for m in row_masks:
+        board |= m
+    blocks = tuple(m for m in BLOCK_MASKS if m & board == m)
+    return tuple(
+        tuple(m for m in (*row_masks, *col_masks, *blocks) if m >> sq & 1)
+        for sq in range(SIZE * SIZE)
+    )
+
+
 def seat_score(
     mask: int,
     values: Sequence[int],

@@ -13,7 +13,15 @@ from engines import IllegalActionError, OptionError, load_game
 from engines.alveoles import kernel as alv
 from engines.alveoles.layouts import CELLS, check_symmetry, classic_window, normalise_layout
 from engines.alveoles.rules import Alveoles, AlveolesState
-from engines.alveoles.scoring import DISJOINT, NO_BONUS, OVERLAPPING, seat_score
+from engines.alveoles.scoring import (
+    DISJOINT,
+    NO_BONUS,
+    OVERLAPPING,
+    lines_of_square,
+    seat_score,
+)
+from engines.core import play_match
+from engines.registry import make_agent
 
 
 def _game(players: int = 2, **options: object) -> Alveoles:
@@ -155,3 +163,26 @@ def test_kernel_equals_rules_on_smaller_boards(players: int) -> None:
         alv.scores(ks, totals)
         assert totals[:players].tolist() == [int(s) for s in state.scores()]
         assert returns[:players].tolist() == state.returns()
+
+
+def test_a_squares_bonus_lines_are_the_boards_own() -> None:
+    def squares(*names: str) -> int:
+        return sum(1 << (8 * (int(n[1]) - 1) + "abcdefgh".index(n[0])) for n in names)
+
+    row = squares("a1", "b1", "c1", "d1")
+    column = squares("a1", "a2", "a3")
+    block = squares("a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3")
+    assert sorted(lines_of_square(3, 4, OVERLAPPING)[0]) == sorted((row, column, block))
+    assert lines_of_square(3, 4, NO_BONUS)[0] == ()
+    assert lines_of_square(3, 4, OVERLAPPING)[63] == ()  # h8 is off the board
+
+
+@pytest.mark.parametrize(
+    "names", [("greedy", "value"), ("hunter", "bonus_builder"), ("white_pusher", "cautious")]
+)
+def test_the_games_own_players_finish_a_small_board(names: tuple[str, str]) -> None:
+    game = _game(layout="classic-3x4")
+    agents = [make_agent(game, name, random.Random(seat)) for seat, name in enumerate(names)]
+    result = play_match(game, agents, 5)
+    assert result.plies == _grooves(3, 4)
+    assert sum(result.stats["per_seat"][s]["square_points"] for s in (0, 1)) == 246
