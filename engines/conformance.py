@@ -34,11 +34,13 @@ import math
 import pickle
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engines.core import TERMINAL, Action, Ending, Game, State, derive_seed
+from engines.errors import OptionError
+from engines.registry import build_game, game_class
 
 CHECKS = (
     "legal",
@@ -171,6 +173,37 @@ def check_games(
         report.games += 1
     _judge_run(games, first_seed, report, seen)
     return report
+
+
+def check_game(
+    name: str,
+    *,
+    count: int,
+    first_seed: int = 0,
+    players: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    sample_every: int = SAMPLE_EVERY,
+) -> ConformanceReport:
+    """The kit over a registered game: ``count`` games spread over every player count it
+    allows (or ``players`` alone), with ``options`` (validated as a batch's are)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise OptionError(f"the number of games must be at least 1, not {count!r}", field="games")
+    if isinstance(sample_every, bool) or not isinstance(sample_every, int) or sample_every < 1:
+        raise OptionError(
+            f"sample_every must be at least 1, not {sample_every!r}", field="sample_every"
+        )
+    game_type = game_class(name).game_type
+    counts = (
+        range(game_type.min_players, game_type.max_players + 1) if players is None else [players]
+    )
+    games = [build_game(name, n, options or {}) for n in counts]
+    return check_games(
+        games,
+        count=count,
+        first_seed=first_seed,
+        name=game_type.short_name,
+        sample_every=sample_every,
+    )
 
 
 def _judge_run(

@@ -6,6 +6,7 @@
 - ``archive``: ``export``, ``import`` (batches as files), ``verify`` (replay from seeds)
 - ``service``: ``serve``, ``worker``, ``submit``, ``status`` (the HTTP API and its workers)
 - ``tune``: ``tune`` (search a game's options for the fairest variant)
+- ``authoring``: ``check-game``, ``new-game`` (a designer's own game package)
 - ``db``: ``db upgrade``
 - ``study``: ``study check``, ``study run``, ``study report`` (study files)
 - ``docs``: ``docs serve``, ``docs build`` (the documentation site)
@@ -22,7 +23,7 @@ import sys
 import typer
 from rich.markup import escape
 
-from api.cli import archive, batches, db, docs, reports, run, service, study, tune
+from api.cli import archive, authoring, batches, db, docs, reports, run, service, study, tune
 from api.cli.common import describe_error, err
 
 app = typer.Typer(
@@ -32,7 +33,15 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
-for commands in (run.app, batches.app, reports.app, archive.app, service.app, tune.app):
+for commands in (
+    run.app,
+    batches.app,
+    reports.app,
+    archive.app,
+    service.app,
+    tune.app,
+    authoring.app,
+):
     app.add_typer(commands)  # no name: the commands sit at the top level
 app.add_typer(db.app, name="db")
 app.add_typer(study.app, name="study")
