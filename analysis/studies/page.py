@@ -21,7 +21,7 @@ from analysis.studies.definition import Figure, Question, Study
 from analysis.studies.families import Adjusted, adjust
 from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, interval, p_clause, p_text, pct
-from analysis.studies.search_page import SearchInput, search_section
+from analysis.studies.search_page import SearchInput, search_page
 from analysis.studies.twin import page_data
 
 
@@ -260,15 +260,19 @@ def render_page(
         if plot is not None:
             out += plot(page, study, number, q, report)
         out.append("")
-    searched: dict[str, Any] | None = None
-    if search is not None:
-        lines, searched = search_section(search, source)
-        out += lines
+    # A search's confirmations are questions too, numbered on from the study's own.
+    searched = None if search is None else search_page(search, source, len(study.questions) + 1)
+    if searched is not None:
+        out += searched.questions + searched.section
     measured: dict[str, Any] | None = None
     if levels is not None:
         lines, measured = levels_section(study, levels)
         out += lines
-    out += ["## Batches", "", *_batch_table(names, ids, reports), ""]
+    listed = {**ids, **(searched.batches if searched else {})}
+    listed_reports = {
+        n: reports[n] if n in reports else source.report(i) for n, i in listed.items()
+    }
+    out += ["## Batches", "", *_batch_table(list(listed), listed, listed_reports), ""]
     method = reports[names[0]].get("method") or {}
     if method:
         out += ["## Methods", "", f"As the report of **{names[0]}** states them:", ""]
@@ -277,7 +281,8 @@ def render_page(
     page.markdown = "\n".join(out).rstrip() + "\n"
     page.data = page_data(study, ids, reports, comparisons, seconds or {}, adjusted)
     if searched is not None:
-        page.data["search"] = searched
+        page.data["questions"] += searched.question_data
+        page.data["search"] = searched.data
     if measured is not None:
         page.data["levels"] = measured
     return page

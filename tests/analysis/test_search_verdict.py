@@ -1,11 +1,12 @@
-"""The sentence a search's page ends on: which confirmed variant is closer to an even game,
-read from the two first-player advantages and their difference."""
+"""The sentences a search's page ends on: which confirmed variant is closer to an even game,
+read from the two first-player advantages and their difference, and how much closer to even
+than the base any replayed variant can be."""
 
 from __future__ import annotations
 
 import pytest
 
-from analysis.studies.search_page import verdict
+from analysis.studies.search_page import closer_at_most, verdict
 
 
 def figure(estimate: float, low: float, high: float) -> dict[str, float]:
@@ -76,3 +77,29 @@ def test_the_two_differ_only_when_the_differences_interval_leaves_out_zero(
     assert answer.differ is differ
     assert answer.even == ()
     assert "Neither interval holds zero." in answer.sentence("layout")
+
+
+@pytest.mark.parametrize(
+    ("base", "others", "most"),
+    [
+        # The base at most 1.3 from zero; the nearer replayed variant at least 0.8: 0.5 closer.
+        (figure(0.003, -0.007, 0.013), [figure(0.03, 0.008, 0.053), figure(0.046, 0.024, 0.068)],
+         0.005),
+        # A variant whose interval holds zero may be at zero: as close as the base can be far.
+        (figure(0.003, -0.007, 0.013), [figure(0.01, -0.002, 0.02)], 0.013),
+        # Distance, not sign: [-5, -2] is at least 2 from zero; the base's far end is -3.
+        (figure(-0.01, -0.03, 0.01), [figure(-0.035, -0.05, -0.02)], 0.01),
+        # Every variant farther than the base can be: negative, by at least 1.5 points.
+        (figure(0.0, -0.005, 0.005), [figure(0.025, 0.02, 0.03), figure(-0.03, -0.04, -0.025)],
+         -0.015),
+    ],
+)  # fmt: skip
+def test_closer_at_most_reads_the_intervals_far_end_against_each_variants_near_end(
+    base: dict[str, float], others: list[dict[str, float]], most: float
+) -> None:
+    assert closer_at_most(base, others) == pytest.approx(most)
+
+
+def test_closer_at_most_needs_a_variant_to_compare() -> None:
+    with pytest.raises(ValueError, match=r"^others: "):
+        closer_at_most(figure(0.0, -0.01, 0.01), [])

@@ -99,6 +99,7 @@ def test_study_plan_counts_a_searchs_trials_rerankings_and_confirmations(tmp_pat
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
     assert "search trials: 3 × at most 8 matches each, at random;" in flat, flat
+    assert "search control: 1 × 8 matches each;" in flat, flat
     assert "search re-rankings: 2 × 12 matches each;" in flat, flat
     found = re.search(
         r"search confirmations: 2 × (\d+) matches each \(±25\.0 pt, its precision", flat
@@ -106,7 +107,8 @@ def test_study_plan_counts_a_searchs_trials_rerankings_and_confirmations(tmp_pat
     assert found, flat
     confirm = int(found.group(1))
     assert 1 <= confirm <= 200
-    # The base batch's 16 matches, then every stage of the search.
-    total = 16 + 3 * 8 + 2 * 12 + 2 * confirm
+    # The base batch's 16 matches, then every stage of the search (the control screens as a
+    # trial does).
+    total = 16 + 3 * 8 + 8 + 2 * 12 + 2 * confirm
     assert f"study search: {total:,} matches," in flat, flat
     assert "CPU hours" in flat and "within its budget of 1 CPU hours" in flat

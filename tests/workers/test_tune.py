@@ -124,7 +124,8 @@ def test_a_small_search_runs_confirms_and_resumes_without_replaying(
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     made = batch_count(sqlite_url)
-    assert made == 3 + 2  # three trials, then the best and the base confirmed
+    # Three trials, the base screened as they are (a control), the best and the base confirmed.
+    assert made == 3 + 1 + 2
     result = json.loads(result_file.read_text())
     best = [v for row in result["best"]["value"] for v in row]
     assert Counter(best) == Counter(CLASSIC_VALUES)
@@ -289,17 +290,28 @@ def test_a_search_screens_cheaply_reranks_the_best_at_full_strength_and_confirms
     args = ["tune", str(study), "--db", sqlite_url, "--workers", "1", "--out", str(result_file)]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
-    # Three screening trials, the two best re-ranked, the winner and the base confirmed.
-    assert batch_count(sqlite_url) == 3 + 2 + 2
+    # Three screening trials and the base screened beside them as a control, the two best
+    # re-ranked, the winner and the base confirmed.
+    assert batch_count(sqlite_url) == 3 + 1 + 2 + 2
     with get_engine(sqlite_url).connect() as conn:
         rows = conn.execute(select(BATCH.c.agents, BATCH.c.matches, BATCH.c.seed)).all()
     by_matches = Counter((str(agents), matches) for agents, matches, _seed in rows)
-    assert sum(n for (agents, m), n in by_matches.items() if m == 8 and "random" in agents) == 3
+    assert sum(n for (agents, m), n in by_matches.items() if m == 8 and "random" in agents) == 4
     assert sum(n for (agents, m), n in by_matches.items() if m == 12 and "greedy" in agents) == 2
-    # Common openings: trials and re-rankings keep the base batch's seed (3).
+    # Common openings: trials, the control and re-rankings keep the base batch's seed (3).
     assert all(seed == 3 for _agents, matches, seed in rows if matches in (8, 12))
 
     result = json.loads(result_file.read_text())
+    # The control is the base layout at the screening level, and what its batch reports.
+    control = result["control"]
+    assert control["value"] == "classic"
+    engine = get_engine(sqlite_url)
+    report = build_report(engine, control["batch_id"])
+    assert report["batch"]["options"]["layout"] == "classic"
+    assert (report["batch"]["matches"], report["batch"]["seed"]) == (8, 3)
+    assert all("random" in str(agent) for agent in report["batch"]["agents"])
+    assert control["first_player_advantage"] == report["first_player_advantage"]
+    assert "the base variant screened as a control" in " ".join(first.output.split())
     reranked = result["reranked"]
     assert len(reranked) == 2
     screened = [abs(r["screened"]["estimate"]) for r in reranked]
@@ -315,7 +327,7 @@ def test_a_search_screens_cheaply_reranks_the_best_at_full_strength_and_confirms
 
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
-    assert batch_count(sqlite_url) == 7
+    assert batch_count(sqlite_url) == 8
     assert json.loads(result_file.read_text())["best"] == result["best"]
 
 
@@ -338,13 +350,14 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
     saved = json.loads((results / "tune-trials.json").read_text())
     assert [t["state"] for t in saved["trials"]] == ["COMPLETE"] * 3
     kept = sorted(p.name for p in results.iterdir() if p.is_dir())
-    assert len(kept) == 4 and "tune-confirm-best" in kept and "tune-confirm-base" in kept
+    assert len(kept) == 5 and "tune-confirm-best" in kept and "tune-confirm-base" in kept
+    assert "tune-screen-base" in kept
     assert sum(name.startswith("tune-rerank-") for name in kept) == 2
 
     again = runner.invoke(app, [*args, "--db", second_db])
     assert again.exit_code == 0, again.output
     # Only the kept batches came in, from their files; no trial was played again.
-    assert batch_count(second_db) == 4
+    assert batch_count(second_db) == 5
     assert "3 trials read from" in " ".join(again.output.split())
     # Folders that hold their batch finished are not saved again.
     assert not [line for line in again.output.splitlines() if line.startswith("kept ")]
@@ -376,6 +389,19 @@ def test_a_search_goes_on_from_its_files_in_a_new_database_without_playing_again
     assert f"Closer to an even game: **the {closer} layout**" in page
     grid = [line for line in page.split("### The best layout")[1].splitlines() if line[:3] == "| 8"]
     assert grid == ["| 8 | " + " | ".join(str(v) for v in best["value"][0]) + " |"]
+    # The confirmations are the page's questions, and every kept batch is in its table.
+    questions = json.loads((pages / "multi.json").read_text())["questions"]
+    assert [(q["batch"], q["against"]) for q in questions] == [
+        ("tune-confirm-best", None),
+        ("tune-confirm-base", None),
+        ("tune-confirm-best", "tune-confirm-base"),
+    ]
+    table = page.split("## Batches")[1]
+    for name in kept:
+        assert f"| {name} | `{twin['batches'][name]['id']}` |" in table
+    # The screen's test covers the three trials and the control.
+    assert twin["screen"]["count"] == 4 and twin["control"]["value"] == "classic"
+    assert "| control (`classic`) |" in page
 
     # study verify replays the batches the page quotes, the search's kept ones too.
     verified = runner.invoke(app, ["study", "verify", str(study), "--sample", "2"])

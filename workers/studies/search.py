@@ -10,10 +10,12 @@ from typing import Any
 
 from analysis.stopping import PrecisionRule, of_batch
 from analysis.studies.definition import Study, StudyBatch, StudyError
+from analysis.studies.search_page import CONTROL
 from storage.models import definition_key
 from storage.settings import Settings
 from workers.studies.plan import Checker, PlannedBatch, check_on_server, plan_one
 from workers.studies.tuning import (
+    CELLS,
     LAYOUT,
     Runner,
     Sampler,
@@ -78,7 +80,12 @@ def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
         from engines.alveoles.layouts import normalise_layout
 
         try:
-            values = tuple(normalise_layout(base.plan.options.get(LAYOUT)))
+            layout = normalise_layout(base.plan.options.get(LAYOUT))
+            # An 8 × 8 layout is normalised flat; another size comes as rows, which the
+            # permutation's 64 keys cannot place.
+            if len(layout) != CELLS or not all(isinstance(v, int) for v in layout):
+                raise ValueError("permute places the 64 values of an 8 × 8 layout")
+            values = tuple(v for v in layout if isinstance(v, int))
             sample: Any = decode_layout([0.5] * key_count(spec), values, spec.symmetry)
         except (ValueError, TypeError) as exc:
             raise tune_error(study, TuneKey.SPACE, f"{spec.batch}'s layout: {exc}") from None
@@ -92,6 +99,8 @@ def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
     # A trial's faults are the screening keys' when it screens, else the space's.
     trial_key = TuneKey.SCREEN_AGENTS if spec.screen_agents is not None else TuneKey.CHOICES
     keyed = [(trial_key, batch) for batch in trials]
+    base_value = base.plan.options.get(spec.option)
+    keyed.append((trial_key, screen_batch(base_batch, spec, CONTROL, base_value)))
     if spec.rerank:
         keyed.append((TuneKey.RERANK_MATCHES, rerank_batch(base_batch, spec, "rerank", sample)))
     confirm = confirm_batch(base_batch, spec, "confirm", sample, study.half_width)
@@ -156,11 +165,14 @@ class SearchResult:
     best: Confirmed
     base: Confirmed | None
     reranked: tuple[Reranked, ...] = ()
+    control: Confirmed | None = None
+    """The base variant screened as the trials are (:data:`CONTROL`)."""
 
     def document(self, study: str, option: str) -> dict[str, Any]:
-        """The result as JSON data: the best value and the base one, with their figures, and
-        the re-ranked variants."""
+        """The result as JSON data: the best value and the base one, with their figures, the
+        re-ranked variants and the base's screening control."""
         return {
+            "control": None if self.control is None else self.control.document(),
             "study": study,
             "option": option,
             "best": self.best.document(),
@@ -249,6 +261,7 @@ def run_search(
     if not complete:
         raise SearchError("every trial was stopped as clearly unfair: widen prune_outside")
     best_value = stored.best_trial.user_attrs["value"]
+    control = _screen_control(search, settings, runner, announce)
     reranked: list[Reranked] = []
     if spec.rerank:
         leaders = sorted(complete, key=lambda t: (t.value, t.number))[: spec.rerank]
@@ -283,7 +296,22 @@ def run_search(
     if confirm_base:
         base_confirmed = confirm("confirm-base", "base", search.base.plan.options.get(spec.option))
     pruned = len([t for t in stored.trials if t.state == optuna.trial.TrialState.PRUNED])
-    return SearchResult(len(stored.trials), pruned, best, base_confirmed, tuple(reranked))
+    return SearchResult(len(stored.trials), pruned, best, base_confirmed, tuple(reranked), control)
+
+
+def _screen_control(
+    search: SearchPlan, settings: Settings, runner: Runner, announce: Callable[[str], None]
+) -> Confirmed:
+    """The base variant played as a trial is (same agents, matches and openings), outside
+    Optuna: what the screen says of the variant the search must beat, so that the trials'
+    figures can be read against it and the sampler learns nothing from it."""
+    study, spec = search.study, search.spec
+    value = search.base.plan.options.get(spec.option)
+    batch = screen_batch(study.batch(spec.batch), spec, CONTROL, value)
+    outcome = runner(plan_one(study, batch, settings), lambda _report: False)
+    first = outcome.report["first_player_advantage"]
+    announce(f"the base variant screened as a control: batch {outcome.batch_id}, {_percent(first)}")
+    return Confirmed(value, outcome.batch_id, outcome.report)
 
 
 def _extent(planned: PlannedBatch) -> str:

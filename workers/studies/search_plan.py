@@ -1,8 +1,9 @@
 """What a study's ``[tune]`` search will cost, from the same short calibration as its batches.
 
-A search plays three kinds of batch: its trials at the screening level (``screen_matches``
+A search plays four kinds of batch: its trials at the screening level (``screen_matches``
 each at most: a trial found clearly unfair stops sooner, so this is the most it can take),
-the ``rerank`` best played again at the base batch's level (``rerank_matches`` each), and the
+the base variant screened the same way as a control (one batch at a trial's cost), the
+``rerank`` best played again at the base batch's level (``rerank_matches`` each), and the
 best variant and the base confirmed at that level (each to the study's ``half_width`` when it
 states one, else ``confirm_matches``). One trial and one confirmation are calibrated; a
 re-ranking batch plays at the confirmation's level, so it costs what a confirmation's match
@@ -24,6 +25,7 @@ from workers.studies.tuning import TuneKey, TuneSpec, parse_tune
 
 class StageKind(StrEnum):
     TRIALS = "trials"
+    CONTROL = "control"
     RERANKINGS = "re-rankings"
     CONFIRMATIONS = "confirmations"
 
@@ -71,7 +73,11 @@ def estimate_search(
     search = plan_search(study, spec, settings)
     confirm = next(p for key, p in search.checks if key is TuneKey.CONFIRM_MATCHES)
     trial, confirmed = calibrate(study, [search.trial, confirm], calibration, announce)
-    stages = [Stage(StageKind.TRIALS, spec.trials, search.trial.plan.matches, trial.cpu_per_match)]
+    screen = search.trial.plan.matches
+    stages = [
+        Stage(StageKind.TRIALS, spec.trials, screen, trial.cpu_per_match),
+        Stage(StageKind.CONTROL, 1, screen, trial.cpu_per_match),
+    ]
     if spec.rerank:
         rerank = next(p for key, p in search.checks if key is TuneKey.RERANK_MATCHES)
         stages.append(

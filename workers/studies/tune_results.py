@@ -3,7 +3,9 @@ outlives its database as a study does (:mod:`workers.studies.results`).
 
 - **Trials**: every finished trial (its proposal, state, objective and figures) is written to
   ``results/<study>/tune-trials.json`` after each trial (:mod:`workers.studies.trials`).
-- **Re-rankings and confirmations** (the batches a page quotes) are saved as archive folders,
+- **The control, re-rankings and confirmations** (the batches a page quotes: the base variant
+  screened as the trials are, the variants played again, the best and the base confirmed) are
+  saved as archive folders,
   ``results/<study>/tune-<batch>/``, every few minutes while they play and when they end, and
   imported again before one is played, so a stopped confirmation of 10,000 matches goes on
   from its checkpoint. Trial batches are not kept: their figures are in the trials file.
@@ -20,7 +22,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from analysis.studies.definition import Study, StudyError, TopKey, header_line
-from analysis.studies.search_page import SearchInput
+from analysis.studies.search_page import KEPT_PREFIX, SearchInput
 from workers.studies.plan import PlannedBatch
 from workers.studies.results import (
     Checkpoints,
@@ -36,7 +38,6 @@ from workers.studies.results import (
 from workers.studies.tuning import Runner, TrialOutcome
 
 TRIALS_FILE = "tune-trials.json"
-KEPT_PREFIX = "tune-"
 TRIAL_PREFIX = "trial-"
 """The search's trial batches are named ``trial-N``; the others are kept as folders."""
 
