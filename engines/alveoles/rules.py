@@ -1,4 +1,5 @@
-"""Les Alvéoles (R.T., 1910): dots and boxes on a valued 8 × 8 board, for 2–4 players.
+"""Les Alvéoles (R.T., 1910): dots and boxes on a valued 8 × 8 board (or smaller), for 2–4
+players.
 
 Rules as on ``docs/rules/alveoles.md``. Geometry and action numbering: see
 :mod:`engines.alveoles.notation`. The position is kept incrementally so that ``apply`` is a
@@ -118,7 +119,8 @@ class Alveoles(Game):
             opening_plies=4, noise_plies=10, noise_margin=0.02, max_plies=40
         ),
         description=(
-            "Dots and boxes on an 8 × 8 board of valued squares: closing a numbered square "
+            "Dots and boxes on an 8 × 8 board of valued squares (or a smaller one, by its "
+            "layout): closing a numbered square "
             "earns a replay, 3-sided squares must be closed, rows, columns and 3 × 3 blocks "
             "earn 100-point bonuses."
         ),
