@@ -398,6 +398,7 @@ def _within(
             f"from an even game than the confirmed base, by at least {_points(-most)} points"
         )
         parts[-1] += " (by their 95 % intervals and the base's)."
+        parts.append(_picked_means(data["trials"], reranked, base))
     if answer.closer == "base":
         picked = ""
         if reranked:
@@ -411,6 +412,28 @@ def _within(
             "exist among the rest."
         )
     return ["### Within what was tested", "", " ".join(parts), ""] if parts else []
+
+
+def _picked_means(
+    rows: Sequence[Mapping[str, Any]],
+    reranked: Mapping[int, Mapping[str, Any]],
+    base: Mapping[str, Any],
+) -> str:
+    """What the replayed variants were picked on and what they gave: their mean screen figure
+    against the whole screen's, and their mean when played again beside the base's."""
+    screened = [r["screened"]["estimate"] for r in rows if r["state"] == "COMPLETE"]
+    picked = [r["screened"]["estimate"] for r in rows if r["trial"] in reranked]
+    again = [f["estimate"] for f in reranked.values()]
+    return (
+        f"They were picked for their screen figures (mean {pct(_mean(picked), True)}, against "
+        f"{pct(_mean(screened), True)} over all {len(screened)} screened) and averaged "
+        f"{pct(_mean(again), True)} when played again, where the confirmed base stands at "
+        f"{pct(base['estimate'], True)}."
+    )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 @dataclass(frozen=True)

@@ -144,4 +144,13 @@ def test_the_verdict_bounds_how_much_fairer_a_replayed_layout_can_be(
     else:
         wording = f"by at least {-most * 100:.1f} points"
     assert wording in verdict
+    # What the replayed were picked on and what they gave again: means of the twin's figures.
+    complete = [t for t in search["trials"] if t["state"] == "COMPLETE"]
+    picked = np.mean([t["screened"]["estimate"] for t in complete if t["reranked"]])
+    everyone = np.mean([t["screened"]["estimate"] for t in complete])
+    again = np.mean([f["estimate"] for f in replayed])
+    assert (
+        f"(mean {picked * 100:+.1f} %, against {everyone * 100:+.1f} % over all "
+        f"{len(complete)} screened) and averaged {again * 100:+.1f} % when played again"
+    ) in verdict
     assert re.search(r"The screen did(?: not)? tell its 41 variants apart", verdict)
