@@ -57,7 +57,14 @@ def pairing_name(a: str, b: str) -> str:
 LADDERS: dict[str, Ladder] = {
     ladder.game: ladder
     for ladder in (
-        Ladder("alquerque", 2, ("random", "easy", "medium", "hard"), "easy", 200),
+        Ladder(
+            "alquerque",
+            2,
+            ("random", "easy", "medium", "hard", "expert"),
+            "easy",
+            200,
+            extra=(("expert", "medium"),),
+        ),
         Ladder(
             "alveoles",
             2,

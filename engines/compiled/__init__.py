@@ -1,8 +1,8 @@
 """The agents built on the compiled search core: ``mcts`` (a UCT search over the game's numba
 kernel where it has one, else the Python search), ``alphabeta`` (likewise, for two players
 with perfect information), Les Alvéoles' ``expert`` and ``master``, Abalone's ``alphabeta``
-(with its evaluation's weights), ``expert`` and ``master``, and Alhambra's information-set
-``mcts`` and ``expert`` (:mod:`engines.compiled.levels_alhambra`).
+(with its evaluation's weights), ``expert`` and ``master``, Alhambra's information-set
+``mcts`` and ``expert`` (:mod:`engines.compiled.levels_alhambra`), and Alquerque's ``expert``.
 
 Each module's role is the first word of its name:
 
@@ -17,8 +17,8 @@ Each module's role is the first word of its name:
   agent contract;
 - ``choose_mcts``, ``choose_alphabeta``: the generic ``mcts`` and ``alphabeta`` agents, which
   choose the compiled search or the Python one;
-- ``levels_alveoles``, ``levels_abalone``, ``levels_alhambra``: each game's own agents built on
-  the compiled searches;
+- ``levels_alveoles``, ``levels_abalone``, ``levels_alhambra``, ``levels_alquerque``: each
+  game's own agents built on the compiled searches;
 - ``warm``: fills numba's cache (``python -m engines.compiled.warm``).
 
 numba is loaded only when a compiled agent is first made (the ``choose_`` and ``levels_``
@@ -28,7 +28,7 @@ modules import the ``agent_`` ones inside their factories), so a process that ne
 
 from __future__ import annotations
 
-from engines.compiled import levels_abalone, levels_alhambra, levels_alveoles
+from engines.compiled import levels_abalone, levels_alhambra, levels_alquerque, levels_alveoles
 from engines.compiled.choose_alphabeta import ALPHABETA
 from engines.compiled.choose_mcts import MCTS
 from engines.core import AgentType
@@ -36,7 +36,7 @@ from engines.core import AgentType
 AGENTS: tuple[AgentType, ...] = (
     *(MCTS, ALPHABETA, levels_alveoles.EXPERT, levels_alveoles.MASTER),
     *(levels_abalone.ALPHABETA, levels_abalone.EXPERT, levels_abalone.MASTER),
-    *(levels_alhambra.MCTS, levels_alhambra.EXPERT),
+    *(levels_alhambra.MCTS, levels_alhambra.EXPERT, levels_alquerque.EXPERT),
 )
 
 __all__ = ["AGENTS"]

@@ -33,9 +33,12 @@ class CompiledAlphaBetaAgent(CompiledAgent):
 
     ``weights`` are the evaluation's, in the order of the kernel's ``WEIGHT_NAMES`` (empty for
     a game whose evaluation has none); a draw is worth ``-contempt`` to the agent (0: a draw is
-    a draw). Each search is seeded from the agent's generator, which
-    breaks ties among equal moves; with a node budget and no move time, a position and a seed
-    give one move. After a search, ``completed_depth`` and ``nodes_spent`` say how far it went.
+    a draw). ``extend_single`` and ``compulsory`` are the search's rules for forcing moves
+    (:mod:`engines.compiled.search_negamax`): a forced reply spends no depth, and a side with a
+    forcing move must play one, so the quiescence step does not stand there. Each search is
+    seeded from the agent's generator, which breaks ties among equal moves; with a node budget
+    and no move time, a position and a seed give one move. After a search, ``completed_depth``
+    and ``nodes_spent`` say how far it went.
     """
 
     def __init__(
@@ -47,6 +50,8 @@ class CompiledAlphaBetaAgent(CompiledAgent):
         quiescence: int = QUIESCENCE,
         weights: Sequence[float] = (),
         contempt: float = 0.0,
+        extend_single: bool = False,
+        compulsory: bool = False,
     ) -> None:
         if game.num_players != 2:
             raise ValueError(f"{game.name} with {game.num_players} players has no 2-player kernel")
@@ -56,6 +61,8 @@ class CompiledAlphaBetaAgent(CompiledAgent):
         self.quiescence = quiescence
         self.weights = np.asarray(weights, dtype=np.float64)
         self.contempt = contempt
+        self.extend_single = extend_single
+        self.compulsory = compulsory
         self.table_bits = table_bits(nodes)
         self.completed_depth = 0
         self.nodes_spent = 0
@@ -94,5 +101,7 @@ class CompiledAlphaBetaAgent(CompiledAgent):
             spread,
             self.table_bits,
             self.contempt,
+            self.extend_single,
+            self.compulsory,
         )
         return moves, values

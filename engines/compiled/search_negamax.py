@@ -13,6 +13,11 @@ seat to move is the parent's keeps the parent's sign and window.
 - **Depth** counts plies of full width. Where it runs out, the quiescence step searches the
   forcing moves (``action_class`` 2: captures, ejections, closed squares) for up to
   ``quiescence`` more plies, the side to move free to stand on the evaluation instead.
+- **Rules of the game's forcing moves** (both off unless asked): with ``compulsory`` a side
+  that has a forcing move must make one (Alquerque's captures: where one exists, every legal
+  move is one), so the quiescence step never stands on the evaluation there; with
+  ``extend_single`` a move that is the only legal one spends no depth (within ``MAX_DEPTH``
+  full-width plies), so forced sequences are followed to their end.
 - **Transposition table**: fixed-size arrays indexed by the position's key, entries replaced
   always. An entry settles a node only when it was searched to the same remaining depth, so
   the value of a search of depth *d* is exactly the minimax value of depth *d* (tests compare
@@ -212,6 +217,8 @@ def _value(
     buf: np.ndarray,
     root: int,
     contempt: float,
+    extend_single: bool,
+    compulsory: bool,
 ) -> float:
     """Value of ``stack[start]`` for ``seat`` (the seat to move there, or the mover into a
     finished game) within ``alpha``–``beta``: ``depth`` full-width plies, then ``quiet`` plies
@@ -241,15 +248,24 @@ def _value(
                 value = _terminal_value(game, state, seat_here, ply, buf, root, contempt)
                 done = True
             elif frames[ply, _F_DEPTH] <= 0:
-                stand = evaluate_weighted(game, state, mover, weights)
                 quiet_left = frames[ply, _F_QUIET]
-                if quiet_left <= 0 or stand >= bounds[ply, _B_BETA] or not may_force(game, state):
-                    value = stand
-                    done = True
-                else:
-                    bounds[ply, _B_BEST] = stand
-                    bounds[ply, _B_ALPHA] = max(bounds[ply, _B_ALPHA], stand)
+                if compulsory and quiet_left > 0 and may_force(game, state):
+                    # Every legal move is forcing: the side to move may not stand.
+                    bounds[ply, _B_BEST] = -math.inf
                     frames[ply, _F_COUNT] = legal_actions(game, state, moves[ply])
+                else:
+                    stand = evaluate_weighted(game, state, mover, weights)
+                    if (
+                        quiet_left <= 0
+                        or stand >= bounds[ply, _B_BETA]
+                        or not may_force(game, state)
+                    ):
+                        value = stand
+                        done = True
+                    else:
+                        bounds[ply, _B_BEST] = stand
+                        bounds[ply, _B_ALPHA] = max(bounds[ply, _B_ALPHA], stand)
+                        frames[ply, _F_COUNT] = legal_actions(game, state, moves[ply])
             else:
                 key = key_of(game, state)
                 slot = _slot(key, bits)
@@ -352,7 +368,9 @@ def _value(
         mover = frames[ply, _F_MOVER]
         nxt = current_player(game, child)
         if depth_left > 0:
-            frames[ply + 1, _F_DEPTH] = depth_left - 1
+            # A forced reply spends no depth, within the stack's full-width plies.
+            single = extend_single and n == 1 and ply + depth_left < MAX_DEPTH
+            frames[ply + 1, _F_DEPTH] = depth_left if single else depth_left - 1
             frames[ply + 1, _F_QUIET] = frames[ply, _F_QUIET]
         else:
             frames[ply + 1, _F_DEPTH] = 0
@@ -384,6 +402,8 @@ def search(
     spread: float,
     table_bits: int,
     contempt: float,
+    extend_single: bool,
+    compulsory: bool,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Search ``root_state`` (left untouched) by iterative deepening to ``depth`` plies.
 
@@ -396,7 +416,8 @@ def search(
     earlier move, in an order shuffled by ``seed`` and then sorted by the previous depth, comes
     first. A finished game has no moves. A draw is worth ``-contempt`` to the seat to move
     at the root (0.0: the plain minimax value), so that a side that thinks itself level or a
-    little behind plays on instead of repeating the position.
+    little behind plays on instead of repeating the position. ``extend_single`` and
+    ``compulsory`` are the forcing-move rules of the module's description.
     """
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
@@ -455,13 +476,13 @@ def search(
                 value = _value(
                     game, stack, 1, current - 1, quiescence, floor, math.inf, mover, weights,
                     frames, bounds, moves, scores, table, table_bits, killers, history, ctl,
-                    deadline, buf, mover, contempt,
+                    deadline, buf, mover, contempt, extend_single, compulsory,
                 )  # fmt: skip
             else:
                 value = -_value(
                     game, stack, 1, current - 1, quiescence, -math.inf, -floor, nxt, weights,
                     frames, bounds, moves, scores, table, table_bits, killers, history, ctl,
-                    deadline, buf, mover, contempt,
+                    deadline, buf, mover, contempt, extend_single, compulsory,
                 )  # fmt: skip
             if ctl[_ABORTED]:
                 break

@@ -113,8 +113,9 @@ def compiled(
     game_name: str, encoded: np.ndarray, depth: int, quiet: int, spread: float, seed: int = 0
 ) -> tuple[list[int], list[float], int, int]:
     moves, values, completed, nodes = search_negamax.search(
-        kernel_id(game_name), encoded, depth, 0, quiet, NO_WEIGHTS, 0.0, seed, spread, 14, 0.0
-    )
+        kernel_id(game_name), encoded, depth, 0, quiet, NO_WEIGHTS, 0.0, seed, spread, 14, 0.0,
+        False, False,
+    )  # fmt: skip
     return moves.tolist(), values.tolist(), completed, nodes
 
 
@@ -207,7 +208,7 @@ def test_abalone_values_are_the_plain_minimax_at_fixed_depth(
         encoded = abalone_kernel.encode(state)
         moves, values, _, _ = search_negamax.search(
             kernel_id("abalone"), encoded, depth, 0, quiet, abalone_kernel.DEFAULT_WEIGHTS,
-            0.0, index, math.inf, 14, 0.0,
+            0.0, index, math.inf, 14, 0.0, False, False,
         )  # fmt: skip
         assert dict(zip(moves.tolist(), values.tolist(), strict=True)) == pytest.approx(
             want, abs=1e-9

@@ -1,0 +1,64 @@
+"""Alquerque's ``expert``: the compiled alpha-beta on the Alquerque kernel, above the Python
+levels of :mod:`engines.alquerque.agents`, with the rules' default evaluation (the kernel's
+``evaluate``: ``hard``'s capture-aware evaluation, compiled, measured no stronger here).
+
+Two rules of the search are the game's: captures are compulsory, so the quiescence step never
+stands on the evaluation where the side to move must capture; and a move that is the only legal
+one (a forced capture, mostly) spends no depth, as in ``hard``.
+
+Declared here, above the games, because it chooses the compiled search; numba is loaded only
+when one is made. Its budget is counted in nodes, not time, so a match replays exactly from
+its seed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engines.compiled.choose_alphabeta import depth_param
+from engines.core import Agent, AgentType, Game, Option
+
+EXPERT_DEPTH = 16
+"""Deepest iteration (the service's bound on an agent's depth): the node budget ends the
+deepening first."""
+EXPERT_NODES = 100_000
+"""About 7 plies of full width in the middle game, 0.1 CPU s a searched move and 1.5 CPU s a
+game against ``hard`` on the shared machine (the level's bound is 2)."""
+EXPERT_QUIESCENCE = 8
+"""Plies of captures followed past the horizon: exchanges of several captures each way."""
+
+
+def _expert(
+    game: Game, rng: random.Random, depth: int = EXPERT_DEPTH, nodes: int = EXPERT_NODES
+) -> Agent:
+    from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
+
+    return CompiledAlphaBetaAgent(
+        game,
+        rng,
+        depth=depth,
+        nodes=nodes,
+        quiescence=EXPERT_QUIESCENCE,
+        extend_single=True,
+        compulsory=True,
+    )
+
+
+EXPERT = AgentType(
+    name="expert",
+    description=(
+        f"Compiled alpha-beta within {EXPERT_NODES:,} nodes a move: iterative deepening, a "
+        "transposition table, forced replies searched without spending depth and captures "
+        "past the horizon (compulsory, as in the rules); the strongest level."
+    ),
+    factory=_expert,
+    params=(
+        depth_param(EXPERT_DEPTH),
+        Option("nodes", int, EXPERT_NODES, "node budget a move", minimum=100, maximum=100_000_000),
+    ),
+    games=("alquerque",),
+    min_players=2,
+    max_players=2,
+)
+
+__all__ = ["EXPERT"]
