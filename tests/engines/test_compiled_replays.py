@@ -66,6 +66,11 @@ CASES: dict[str, dict[str, Any]] = {
             {"name": "alphabeta", "depth": 2},
         ],
     },
+    "alquerque_expert": {
+        # Budgets small enough that the agents' seeds break ties within the 30 plies.
+        "game": "alquerque",
+        "agents": [{"name": "expert", "nodes": 400}, {"name": "expert", "nodes": 300}],
+    },
     "abalone_mcts": {
         "game": "abalone",
         "agents": [{"name": "mcts", "iterations": 150, "max_rollout_plies": 20}] * 2,
