@@ -63,7 +63,7 @@ def test_an_error_of_compiled_code_that_ran_is_its_own() -> None:
     assert not isinstance(caught.value, KernelCompileError)
 
 
-# What each agent plays, as docs/games.md and the rules pages state it.
+# What each agent plays, as docs/games.md and docs/rules/<game>.md state it.
 EXPECTED = [
     ("alveoles", 2, ["random", "greedy"], set()),
     ("alquerque", 2, ["random", "easy"], set()),
