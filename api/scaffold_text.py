@@ -28,6 +28,10 @@ $name = "$package"
 
 [tool.setuptools]
 packages = ["$package"]
+
+# Its own pytest settings, so a run here never takes up a surrounding project's.
+[tool.pytest.ini_options]
+testpaths = ["tests"]
 """
 
 INIT = '''\
