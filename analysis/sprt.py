@@ -169,8 +169,9 @@ def sprt_state(
 
 def verdict(result: str | None, rule: SprtRule, estimate: Mapping[str, Any] | None = None) -> str:
     """The decision in words: which hypothesis the test accepted, and, given the stopping-aware
-    ``estimate`` (``analysis.sprt_estimate``: ``elo``, ``elo_low``, ``elo_high``), how far
-    apart the agents are by that estimate, never by the hypothesis alone."""
+    ``estimate`` (``analysis.sprt_estimate``: ``elo_median``, ``elo_low``, ``elo_high``), how
+    far apart the agents are by its median-unbiased estimate and 95 % interval, never by the
+    hypothesis alone (the median-unbiased estimate always lies inside the interval)."""
     a, b = rule.agents
     if result is None:
         return "continue: no bound crossed yet"
@@ -180,12 +181,12 @@ def verdict(result: str | None, rule: SprtRule, estimate: Mapping[str, Any] | No
         if result == "H1"
         else f"accept H0: the data favour {h0} Elo over {h1} for {a} against {b}"
     )
-    if not estimate or not math.isfinite(float(estimate.get("elo", math.nan))):
+    if not estimate or math.isnan(float(estimate.get("elo_median", math.nan))):
         return which
     return (
-        f"{which}; {a} is an estimated {float(estimate['elo']):+.1f} Elo against {b} "
-        f"(95 % {_elo_text(estimate['elo_low'])} to {_elo_text(estimate['elo_high'])}, "
-        "adjusted for the stop)"
+        f"{which}; {a} is an estimated {_elo_text(estimate['elo_median'])} Elo against {b} "
+        f"(median-unbiased, 95 % {_elo_text(estimate['elo_low'])} to "
+        f"{_elo_text(estimate['elo_high'])}, adjusted for the stop)"
     )
 
 

@@ -1,37 +1,46 @@
-"""The Elo of an SPRT after it stopped: bias-adjusted, with an interval from the stopping
-distribution.
+"""The Elo of an SPRT after it stopped: bias-adjusted, median-unbiased, with a 95 % interval
+from the stopping distribution.
 
 The mean score of the matches a sequential test played is biased: a test stops when its
 log-likelihood ratio has wandered to a bound, so tests that accept H1 stop on a lucky run and
 those that accept H0 on an unlucky one (an SPRT with elo0 = 0 on equal agents reports about
-−9 to −12 Elo on average, depending on its bounds and chunks). The method is the classical one
-for sequential trials (Whitehead, "The Design and Analysis of Sequential Clinical Trials", 2nd
-ed., 1997, ch. 5), as fishtest applies it to engine tests:
+−9 to −12 Elo on average, depending on its bounds and chunks). The methods are the classical
+ones for sequential trials (Whitehead, "The Design and Analysis of Sequential Clinical Trials",
+2nd ed., 1997, ch. 5; Jennison and Turnbull, "Group Sequential Methods", 2000, ch. 8):
 
-- The LLR is approximated by a Brownian motion in the counted units t (pairs or games) with
-  drift ``μ(elo)`` and variance ``σ²(elo)`` per unit: ``μ`` and ``σ²`` are the mean and
-  variance of one unit's LLR increment ``log(p₁ᵢ/p₀ᵢ)`` when the outcomes follow the
-  distribution closest to the observed frequencies whose mean score is that of ``elo`` (the
-  same constrained fit the generalised LLR uses), absorbed at the bounds ``a < 0 < b``.
-- **Estimate** (``elo``): bias-adjusted (Whitehead, "On the bias of maximum likelihood
-  estimation following a sequential test", Biometrika 73 (1986)): the Elo at which the
-  expected LLR per unit at the stop, ``b·E[1/τ; upper] + a·E[1/τ; lower]``, equals the observed
-  ``LLR/T`` (the fixed-sample estimate is a monotone function of that ratio). ``E[1/τ; ·]``
-  is the integral over λ of the Laplace transform of the exit time,
+- **Interval** (``elo_low``, ``elo_high``) and the **median-unbiased estimate**
+  (``elo_median``), the one the verdict quotes: the outcomes of the test are ordered
+  stage-wise (Siegmund, "Estimation following sequential tests", Biometrika 65 (1978);
+  Tsiatis, Rosner and Mehta, Biometrics 40 (1984)): accepting H1 earlier is better than later,
+  which is better than accepting H0 later, then earlier; two tests that stop at the same look
+  on the same side are ordered by their mean score. The test is modelled through the sum of its
+  unit scores ``S_t``, a Gaussian random walk with drift ``s`` (the true mean score) and the
+  observed variance of a unit's score per unit, looked at up to ``MAX_LOOKS`` times evenly
+  until the stop; at each look its LLR is ``t·G(S_t/t)``, with ``G(m)`` the generalised LLR
+  per unit of the observed outcome frequencies moved to mean ``m`` (the same constrained fit
+  the test uses), made non-decreasing. The bound crossed is moved to where the LLR stopped and
+  the other outwards by the same distance (the test is checked after each chunk, so it
+  overshoots its bound). With the LLR non-decreasing in ``S_t`` and the variance fixed, a
+  path with a larger drift dominates the same path with a smaller one, so its outcome is
+  never worse: ``P_s(an outcome no better than the observed one)`` falls as ``s`` rises, and
+  the set of scores where it lies between 0.025 and 0.975 is one interval, a true 95 %
+  confidence set under the model. Each simulated path of a fixed, seeded set of
+  ``PATHS`` (common to every score) turns from worse to better at one drift, found in closed
+  form; the ends and the median are the 2.5 %, 97.5 % and 50 % points of those drifts. The
+  earlier construction put the LLR itself in a Brownian motion whose variance changed with
+  the Elo; its tail probability was not monotone, and the interval could exclude its own
+  estimate (−178.7 to +558.2 around +484.9).
+- **Bias-adjusted estimate** (``elo``, Whitehead, "On the bias of maximum likelihood
+  estimation following a sequential test", Biometrika 73 (1986)): the LLR as a Brownian
+  motion in the counted units with drift ``μ(elo)`` and variance ``σ²(elo)`` per unit (the mean
+  and variance of one unit's LLR increment ``log(p₁ᵢ/p₀ᵢ)`` under the distribution closest to
+  the observed frequencies whose mean score is that of ``elo``), absorbed at the bounds
+  ``a < 0 < b`` moved as above; the Elo at which the expected LLR per unit at the stop,
+  ``b·E[1/τ; upper] + a·E[1/τ; lower]``, equals the observed ``LLR/T``. ``E[1/τ; ·]`` is the
+  integral over λ of the Laplace transform of the exit time,
   ``E[e^{−λτ}; upper] = e^{θb}·sinh(κ|a|)/sinh(κ(b − a))``, κ = √(θ² + 2λ/σ²), θ = μ/σ²
-  (Cox & Miller, "The Theory of Stochastic Processes", 1965, §5.7).
-- **Interval** (``elo_low``, ``elo_high``) and the median-unbiased estimate (``elo_median``):
-  outcomes are ordered stage-wise (Siegmund, "Estimation following sequential tests",
-  Biometrika 65 (1978)): accepting H1 earlier is better than later, which is better than still
-  running, which is better than accepting H0 later, then earlier. For the observed outcome
-  (stopped at ``T`` units with LLR ``y``), ``P_elo(an outcome no better)`` is
-  ``P(absorbed at a by T) + P(alive at T with LLR ≤ y)``, in closed form from the method of
-  images for a Brownian motion killed at two bounds, with Girsanov's factor for the drift.
-  The Elo values at which it is 0.975, ½ and 0.025 are the lower end, the median-unbiased
-  estimate and the upper end.
-- Overshoot: the test is checked after each chunk, not after each unit, so it stops beyond its
-  bound. The crossed bound is moved to where the LLR stopped and the other bound outwards by
-  the same distance (the continuous process then stops exactly where the batch did).
+  (Cox & Miller, "The Theory of Stochastic Processes", 1965, §5.7). Not bound to lie inside
+  the interval; the report shows it beside the median-unbiased one.
 """
 
 from __future__ import annotations
@@ -39,84 +48,44 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
-from scipy.special import log_ndtr
 
 from analysis import stats
 from analysis.sprt import EMPTY_CELL, constrained_mle
 
 METHOD = (
-    "bias-adjusted estimate (Whitehead 1986) and 95 % interval with the median-unbiased "
-    "estimate from the stopping distribution (Brownian approximation of the LLR, stage-wise "
-    "ordering; Siegmund 1978)"
+    "median-unbiased estimate and 95 % interval from the stopping distribution (stage-wise "
+    "ordering, Siegmund 1978; the unit scores' sum as a Gaussian random walk), beside the "
+    "bias-adjusted estimate (Whitehead 1986)"
 )
 SCORE_EDGE = 1e-6
 """Scores searched lie in [SCORE_EDGE, 1 − SCORE_EDGE] (Elo within about ±2,400)."""
-MAX_IMAGES = 5_000
-"""Images on each side; beyond, a path has long left the strip (its terms are below 1e-300)."""
+PATHS = 10_000
+"""Simulated paths of the score sum: the ends' Monte-Carlo error is about ±0.0016 in
+probability (√(0.025·0.975/PATHS))."""
+MAX_LOOKS = 250
+"""Looks at the simulated test, evenly spaced until the stop (every unit below 250 units)."""
+MEAN_GRID = 201
+"""Means at which ``G`` is computed, across the range of a unit's score."""
+BISECTIONS = 100
+"""Halvings of the multiplier's interval: past float precision from any starting width."""
+PATHS_SEED = 20_260_101
+"""The paths are the same for every test, so a report is reproducible."""
 
 
 @dataclass(frozen=True)
 class Brownian:
     """A Brownian motion from 0 with ``drift`` and ``variance`` per unit, absorbed at
-    ``lower < 0 < upper``."""
+    ``lower < 0 < upper`` (the bias-adjusted estimate's model of the LLR)."""
 
     drift: float
     variance: float
     lower: float
     upper: float
-
-    def _images(self, rate: float, time: float, lo: float, hi: float) -> float:
-        """``∫_lo^hi p(x) e^{(rate − θ) x} dx`` for the killed density ``p`` at ``time``,
-        θ = drift/variance and ``rate`` = ±θ (the two integrals the ordering needs)."""
-        s = math.sqrt(self.variance * time)
-        width = self.upper - self.lower
-        shift = rate * s * s
-        reach = min(math.ceil((abs(shift) + 10 * s) / (2 * width)) + 2, MAX_IMAGES)
-        k = np.arange(-reach, reach + 1)
-        centres = np.concatenate([2 * k * width, 2 * self.upper - 2 * k * width])
-        signs = np.concatenate([np.ones(k.size), -np.ones(k.size)])
-        u_hi = (hi - centres - shift) / s
-        u_lo = (lo - centres - shift) / s
-        logs = rate * centres + _log_normal_mass(u_hi, u_lo)
-        top = float(logs.max())
-        if not math.isfinite(top):
-            return 0.0
-        return float(np.dot(signs, np.exp(logs - top))) * math.exp(top)
-
-    def _hit_lower_from(self, theta: float) -> tuple[float, float, float]:
-        """``h(x) = P(reach lower before upper | start x) = (e^{−2θx}·c₁ − c₂)/c₀``: the
-        constants (c₀, c₁, c₂) scaled so that no exponent is positive."""
-        a, b = self.lower, self.upper
-        if theta == 0:
-            return (b - a, math.nan, math.nan)
-        if theta > 0:
-            return (-math.expm1(-2 * theta * (b - a)), math.exp(2 * theta * a), math.exp(
-                -2 * theta * (b - a)))  # fmt: skip
-        return (math.expm1(-2 * theta * (a - b)), math.exp(2 * theta * b), 1.0)
-
-    def worse_or_equal(self, time: float, position: float) -> float:
-        """P(absorbed at the lower bound by ``time``, or alive then at or below ``position``)."""
-        a, b = self.lower, self.upper
-        y = min(max(position, a), b)
-        theta = self.drift / self.variance
-        if abs(theta) < 1e-9:
-            theta = 0.0
-        alive_below = self._images(theta, time, a, y)
-        alive = self._images(theta, time, a, b)
-        c0, c1, c2 = self._hit_lower_from(theta)
-        if theta == 0:
-            # h(x) = (b − x)/(b − a): the mean position of the living paths is needed.
-            mean_alive = self._first_moment(time)
-            lower_by_t = b / c0 - (b * alive - mean_alive) / c0
-        else:
-            tilted = self._images(-theta, time, a, b)  # ∫ p(x) e^{−2θx} dx
-            lower_by_t = (c1 - c2) / c0 - (c1 * tilted - c2 * alive) / c0
-        return float(min(1.0, max(0.0, lower_by_t + alive_below)))
 
     def mean_inverse_time(self) -> tuple[float, float]:
         """(E[1/τ; exit at upper], E[1/τ; exit at lower]) for the exit time τ from 0."""
@@ -142,24 +111,6 @@ class Brownian:
         lower = side(b, -a, a)
         return (self.variance * upper, self.variance * lower)
 
-    def _first_moment(self, time: float) -> float:
-        """``∫ x p(x) dx`` for the driftless killed density (used only when the drift is 0)."""
-        step = 1e-4 * (self.upper - self.lower)
-        # d/dr of ∫ p(x) e^{r x} dx at r = 0, by a central difference.
-        return (self._images(step, time, self.lower, self.upper)
-                - self._images(-step, time, self.lower, self.upper)) / (2 * step)  # fmt: skip
-
-
-def _log_normal_mass(u_hi: np.ndarray, u_lo: np.ndarray) -> np.ndarray:
-    """log(Φ(u_hi) − Φ(u_lo)) for u_hi ≥ u_lo, accurate in both tails."""
-    upper_tail = u_lo > 0
-    a = np.where(upper_tail, -u_lo, u_hi)
-    b = np.where(upper_tail, -u_hi, u_lo)
-    la, lb = log_ndtr(a), log_ndtr(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = la + np.log1p(-np.exp(lb - la))
-    return np.where(u_hi > u_lo, out, -np.inf)
-
 
 @dataclass(frozen=True)
 class StoppedTest:
@@ -174,38 +125,41 @@ class StoppedTest:
     llr: float
 
     @cached_property
-    def _cells(self) -> np.ndarray:
+    def cells(self) -> np.ndarray:
+        """The counts, an outcome never seen given a pseudo-count (``EMPTY_CELL``)."""
         c = np.asarray(self.counts, dtype=float)
         return np.where(c > 0, c, EMPTY_CELL)
 
     @cached_property
     def _step(self) -> np.ndarray:
         """One unit's LLR increment for each outcome, ``log(p₁ᵢ/p₀ᵢ)``."""
-        p1 = constrained_mle(self._cells, self.values, self.score1)
-        return np.asarray(np.log(p1) - np.log(constrained_mle(self._cells, self.values,
+        p1 = constrained_mle(self.cells, self.values, self.score1)
+        return np.asarray(np.log(p1) - np.log(constrained_mle(self.cells, self.values,
                                                                self.score0)))  # fmt: skip
 
     def increments(self, score: float) -> tuple[float, float]:
         """Mean and variance of one unit's LLR increment when the true mean score is
         ``score`` (outcomes: the distribution closest to the observed one with that mean)."""
-        p = constrained_mle(self._cells, self.values, score)
+        p = constrained_mle(self.cells, self.values, score)
         mean = float(p @ self._step)
         return mean, max(float(p @ self._step**2) - mean * mean, 1e-12)
+
+    @cached_property
+    def moved_bounds(self) -> tuple[float, float]:
+        """The bounds with the crossed one moved to where the LLR stopped and the other
+        outwards by the same distance (the continuous process then stops where the batch did)."""
+        lower, upper = self.lower, self.upper
+        if self.llr >= upper:
+            return lower - (self.llr - upper), self.llr
+        if self.llr <= lower:
+            return self.llr, upper + (lower - self.llr)
+        return lower, upper
 
     def process(self, score: float) -> Brownian:
         """The Brownian approximation of the LLR if the true mean score is ``score``, with the
         bounds moved by the observed overshoot."""
-        lower, upper = self.lower, self.upper
-        if self.llr >= upper:
-            lower, upper = lower - (self.llr - upper), self.llr
-        elif self.llr <= lower:
-            lower, upper = self.llr, upper + (lower - self.llr)
         drift, variance = self.increments(score)
-        return Brownian(drift, variance, lower, upper)
-
-    def worse_or_equal(self, score: float) -> float:
-        """P(an outcome no better than the observed one) if the true mean score is ``score``."""
-        return self.process(score).worse_or_equal(float(sum(self.counts)), self.llr)
+        return Brownian(drift, variance, *self.moved_bounds)
 
     def rate_gap(self, score: float) -> float:
         """Expected LLR per unit at the stop if the true score is ``score``, minus the observed."""
@@ -223,6 +177,122 @@ def _root(gap: Callable[[float], float]) -> float:
     if gap(hi) >= 0:
         return 1.0
     return float(brentq(gap, lo, hi, xtol=1e-9, maxiter=200))
+
+
+def fits_to_means(freqs: np.ndarray, values: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """``analysis.sprt.constrained_mle`` for many rows at once: row ``k`` of ``freqs`` fitted
+    to mean ``means[k]``, ``p = f / (1 + λ (x − mean))``, λ found by bisection (the equation's
+    left side falls as λ rises) to the precision of a float."""
+    f = freqs / freqs.sum(axis=1, keepdims=True)
+    d = values[None, :] - means[:, None]
+    lo = -1.0 / d.max(axis=1)
+    hi = -1.0 / d.min(axis=1)
+    for _ in range(BISECTIONS):
+        mid = (lo + hi) / 2
+        positive = (f * d / (1.0 + mid[:, None] * d)).sum(axis=1) > 0
+        lo, hi = np.where(positive, mid, lo), np.where(positive, hi, mid)
+    p = f / (1.0 + ((lo + hi) / 2)[:, None] * d)
+    return np.asarray(p / p.sum(axis=1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class ScoreWalk:
+    """The test as a walk of its unit scores' sum (the interval's model, module docstring)."""
+
+    test: StoppedTest
+
+    @cached_property
+    def rate_curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """(means, G): the LLR per unit of the observed frequencies moved to each mean,
+        made non-decreasing so that the LLR never falls as the score sum rises."""
+        x = self.test.values
+        lo, hi = float(x.min()), float(x.max())
+        edge = 1e-6 * (hi - lo)
+        means = np.linspace(lo + edge, hi - edge, MEAN_GRID)
+        q = fits_to_means(np.tile(self.test.cells, (MEAN_GRID, 1)), x, means)
+        p0 = fits_to_means(q, x, np.full(MEAN_GRID, self.test.score0))
+        p1 = fits_to_means(q, x, np.full(MEAN_GRID, self.test.score1))
+        rates = (q * (np.log(p1) - np.log(p0))).sum(axis=1)
+        return means, np.maximum.accumulate(rates)
+
+    def first_mean_reaching(self, rate: np.ndarray) -> np.ndarray:
+        """The least mean whose LLR per unit is at least ``rate`` (−inf when every mean's is,
+        +inf when none is)."""
+        means, rates = self.rate_curve
+        k = np.searchsorted(rates, rate, side="left")
+        return _between(means, rates, rate, k)
+
+    def last_mean_below(self, rate: np.ndarray) -> np.ndarray:
+        """The greatest mean whose LLR per unit is at most ``rate`` (−inf when none is, +inf
+        when every mean's is)."""
+        means, rates = self.rate_curve
+        k = np.searchsorted(rates, rate, side="right")
+        return _between(means, rates, rate, k)
+
+    @cached_property
+    def score_variance(self) -> float:
+        """The variance of a unit's score, with half a unit added at each end of the range so
+        that units which all scored alike still leave some (as a Jeffreys prior would)."""
+        x = self.test.values
+        weights = np.asarray(self.test.counts, dtype=float).copy()
+        weights[int(np.argmin(x))] += 0.5
+        weights[int(np.argmax(x))] += 0.5
+        mean = float(weights @ x) / weights.sum()
+        return float(weights @ (x - mean) ** 2) / weights.sum()
+
+    def turning_drifts(self) -> np.ndarray:
+        """For each simulated path, the drift (true mean score) below which its outcome is no
+        better than the observed one and above which it is better (stage-wise ordering)."""
+        units = float(sum(self.test.counts))
+        looks = int(min(max(units, 1), MAX_LOOKS))
+        times = units * np.arange(1, looks + 1) / looks
+        walk = walk_paths(looks) * math.sqrt(self.score_variance * units / looks)
+        noise = walk / times  # the mean score at each look is s + noise
+        lower, upper = self.test.moved_bounds
+        observed = float(np.dot(self.test.counts, self.test.values)) / units
+        # Drifts at or above ``up`` cross the upper bound at that look, at or below ``down``
+        # the lower one; at the last look the paths are ordered by their mean score.
+        up = self.first_mean_reaching(upper / times) - noise
+        down = self.last_mean_below(lower / times) - noise
+        if self.test.llr >= self.test.upper:
+            up[:, -1] = observed - noise[:, -1]
+            earlier = np.maximum.accumulate(down, axis=1)
+            earlier = np.concatenate([np.full((PATHS, 1), -np.inf), earlier[:, :-1]], axis=1)
+            return np.asarray(np.maximum(up, earlier).min(axis=1))
+        down[:, -1] = observed - noise[:, -1]
+        earlier = np.minimum.accumulate(up, axis=1)
+        earlier = np.concatenate([np.full((PATHS, 1), np.inf), earlier[:, :-1]], axis=1)
+        return np.asarray(np.minimum(down, earlier).max(axis=1))
+
+
+def _between(means: np.ndarray, rates: np.ndarray, rate: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The mean at ``rate`` by linear interpolation between grid points ``k − 1`` and ``k``;
+    −inf before the grid, +inf past it."""
+    inside = (k > 0) & (k < len(means))
+    j = np.clip(k, 1, len(means) - 1)
+    g0, g1, m0, m1 = rates[j - 1], rates[j], means[j - 1], means[j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = np.where(g1 > g0, (rate - g0) / (g1 - g0), 1.0)
+    found = m0 + np.clip(frac, 0.0, 1.0) * (m1 - m0)
+    return np.where(inside, found, np.where(k == 0, -np.inf, np.inf))
+
+
+@lru_cache(maxsize=4)
+def walk_paths(looks: int) -> np.ndarray:
+    """``PATHS`` standard random walks at ``looks`` evenly spaced looks (unit steps), the same
+    for every test so that a report is reproducible (read-only: shared between calls)."""
+    rng = np.random.default_rng(PATHS_SEED)
+    walks = np.cumsum(rng.standard_normal((PATHS, looks)), axis=1)
+    walks.flags.writeable = False
+    return walks
+
+
+def _elo(score: float) -> float:
+    if score <= SCORE_EDGE:
+        return -math.inf
+    if score >= 1 - SCORE_EDGE:
+        return math.inf
+    return stats.elo_from_score(score)
 
 
 @dataclass(frozen=True)
@@ -243,10 +313,15 @@ def stopping_aware_elo(
     or 1 is infinite."""
     test = StoppedTest(counts, np.asarray(values, dtype=float), stats.score_from_elo(elo0),
                        stats.score_from_elo(elo1), bounds[0], bounds[1], llr)  # fmt: skip
+    turns = ScoreWalk(test).turning_drifts()
+    # P(no better) at drift s is the share of paths turning above s: its 0.975, ½ and 0.025
+    # points are the turning drifts' 2.5 %, 50 % and 97.5 % points.
+    low, median, high = (float(q) for q in np.quantile(turns, [0.025, 0.5, 0.975],
+                                                       method="inverted_cdf"))  # fmt: skip
+    return StoppedEstimate(bias_adjusted_elo(test), _elo(median), _elo(low), _elo(high))
 
-    def at_level(level: float) -> float:
-        return stats.elo_from_score(_root(lambda s: test.worse_or_equal(s) - level))
 
+def bias_adjusted_elo(test: StoppedTest) -> float:
+    """Whitehead's bias-adjusted Elo of a stopped test (module docstring)."""
     # The expected rate rises with the score; the gap is negated to decrease like the others.
-    adjusted = stats.elo_from_score(_root(lambda s: -test.rate_gap(s)))
-    return StoppedEstimate(adjusted, at_level(0.5), at_level(0.975), at_level(0.025))
+    return stats.elo_from_score(_root(lambda s: -test.rate_gap(s)))

@@ -142,6 +142,6 @@ def test_check_stop_rule_decides_on_a_stored_batch(migrated_sqlite_url: str) -> 
     assert est is not None and "warning" not in status
     assert status["verdict"] == (
         f"accept H1: the data favour 50 Elo over 0 for a against b; a is an estimated "
-        f"{est['elo']:+.1f} Elo against b (95 % {est['elo_low']:+.1f} to {est['elo_high']:+.1f}, "
-        "adjusted for the stop)"
+        f"{est['elo_median']:+.1f} Elo against b (median-unbiased, 95 % {est['elo_low']:+.1f} "
+        f"to {est['elo_high']:+.1f}, adjusted for the stop)"
     )
