@@ -1,6 +1,7 @@
 """The files ``playtester new-game`` writes, as templates (``string.Template``: ``$name`` the
 game's registry name, ``$title`` its long name, ``$cls`` its class-name prefix, ``$package``
-the import package, ``$dist`` the distribution, ``$letter`` the rules page's decision prefix).
+the import package, ``$dist`` the distribution, ``$letter`` the letter of the decisions in
+docs/rules.md).
 
 The game they make is a trivial but complete one (take one to three counters from a pile,
 taking the last wins) so that the package installs, passes the conformance kit and plays at
@@ -212,7 +213,7 @@ counters, never more than are left.
 """
 
 TESTS = '''\
-"""$title against the engine contract and its own rules page."""
+"""$title against the engine contract and its own docs/rules.md."""
 
 from __future__ import annotations
 

@@ -92,8 +92,8 @@ def test_new_game_writes_a_package_that_plays_and_conforms(
     entry = project["project"]["entry-points"]["playtester.games"]
     assert entry == {"race_to_zero": "race_to_zero_game"}
     assert (target / "race_to_zero_game" / "rules.py").is_file()
-    rules_page = (target / "docs" / "rules.md").read_text(encoding="utf-8")
-    assert "**R1 — The pile.**" in rules_page and "**R4 — Notation.**" in rules_page
+    decisions = (target / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert "**R1 — The pile.**" in decisions and "**R4 — Notation.**" in decisions
     assert (target / "tests" / "test_race_to_zero_rules.py").is_file()
     # What pip install -e would do: the package's folder on the path, its entry point read.
     monkeypatch.syspath_prepend(str(target))

@@ -164,7 +164,8 @@ def test_the_root_command_lists_every_command_in_order() -> None:
     assert list(root.commands) == [
         *("run", "resume", "games", "batches", "delete", "show", "replay", "report", "compare"),
         *("export", "import", "verify"),
-        *("serve", "worker", "submit", "status", "tune", "db", "study", "docs"),
+        *("serve", "worker", "submit", "status", "tune", "check-game", "new-game"),
+        *("db", "study", "docs"),
     ]
     db = root.commands["db"]
     assert list(db.commands) == ["upgrade"]

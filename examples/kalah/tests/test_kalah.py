@@ -1,4 +1,4 @@
-"""Kalah against its rules page (docs/rules.md), the engine contract, and hand-solved boards.
+"""Kalah against its docs/rules.md, the engine contract, and hand-solved boards.
 
 Every expected value here is worked out by hand from the rules, move by move, in the comments.
 """
