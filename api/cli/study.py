@@ -461,9 +461,15 @@ def _require_all(study: Study, planned: list[PlannedBatch], ids: dict[str, str])
 def verify(
     path: StudyFile,
     sample: Annotated[
-        int,
-        typer.Option("--sample", "-n", min=1, help="Matches to replay per batch, drawn at random."),
-    ] = 3,
+        int | None,
+        typer.Option(
+            "--sample",
+            "-n",
+            min=1,
+            help="Matches to replay per batch, drawn at random among all "
+            "[default: 10 decided and 10 drawn].",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random sample.")] = 0,
 ) -> None:
     """Replay a random sample of each batch's matches from the study's results, its search's
@@ -492,12 +498,14 @@ def verify(
         raise typer.Exit(1)
 
 
-def _replays(engine: Engine, name: str, batch_id: str, sample: int, seed: int) -> bool:
-    """Replay ``sample`` of the batch's matches and say what was found; False on a mismatch."""
-    from workers.verify import verify_batch
+def _replays(engine: Engine, name: str, batch_id: str, sample: int | None, seed: int) -> bool:
+    """Replay ``sample`` of the batch's matches (by default ``workers.verify``'s sample by
+    result) and say what was found; False on a mismatch."""
+    from workers.verify import DEFAULT_SAMPLE, verify_batch
 
     batch = crud.find_batch(engine, batch_id)
-    verdict = verify_batch(engine, batch, sample=sample, seed=seed)
+    verdict = verify_batch(engine, batch, sample=DEFAULT_SAMPLE if sample is None else sample,
+                           seed=seed)  # fmt: skip
     if verdict.ok:
         out.print(
             f"{name} ({batch.id}): {len(verdict.sampled)} of {verdict.played} played "

@@ -367,8 +367,8 @@ def test_every_committed_batch_replays_as_stored(folder: Path, migrated_sqlite_u
 
     engine = get_engine(migrated_sqlite_url)
     summary = import_batch(engine, folder)
-    verdict = verify_batch(
-        engine, find_batch(engine, summary.batch_id), sample=2, seed=31, matches=_quick(folder)
-    )
+    # The default sample (ten decided and ten drawn matches), or the one quick match of a
+    # batch whose matches take long.
+    verdict = verify_batch(engine, find_batch(engine, summary.batch_id), matches=_quick(folder))
     assert verdict.sampled, f"{folder}: no played match to replay"
     assert verdict.ok, verdict.mismatches[0].describe()

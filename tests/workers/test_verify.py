@@ -136,3 +136,41 @@ def test_a_batch_of_the_compiled_search_verifies(migrated_sqlite_url: str) -> No
     result = verify(migrated_sqlite_url, batch_id, "--all")
     assert result.exit_code == 0, result.output
     assert "4 of 4 played matches replayed as stored" in result.stdout
+
+
+def test_the_default_sample_catches_every_decided_result_flipped_among_many_draws(
+    migrated_sqlite_url: str,
+) -> None:
+    # Random players cut at 25 plies: most matches are drawn by the move limit.
+    batch_id = played(migrated_sqlite_url, ["random"], matches=60, max_plies=25)
+    engine = get_engine(migrated_sqlite_url)
+    seat = crud.SEAT_RESULT
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(seat.c.match_index, seat.c.win_share).where(seat.c.batch_id == batch_id)
+        ).all()
+    shares: dict[int, list[float]] = {}
+    for index, share in rows:
+        shares.setdefault(int(index), []).append(float(share))
+    decided = sorted(i for i, s in shares.items() if max(s) > min(s))
+    drawn = sorted(i for i, s in shares.items() if max(s) == min(s))
+    assert len(drawn) > 20 and 0 < len(decided) < len(drawn), (len(decided), len(drawn))
+    batch = crud.find_batch(engine, batch_id)
+    clean = verify_batch(engine, batch)
+    assert clean.ok
+    # Ten of each kind, or all of a kind with fewer.
+    sampled = set(clean.sampled)
+    assert len(sampled & set(decided)) == min(10, len(decided))
+    assert len(sampled & set(drawn)) == min(10, len(drawn))
+    # Every decided result flipped (two players: the winner's share becomes the loser's).
+    with engine.begin() as conn:
+        conn.execute(
+            update(seat)
+            .where(seat.c.batch_id == batch_id, seat.c.match_index.in_(decided))
+            .values(win_share=1 - seat.c.win_share)
+        )
+    for seed in range(5):
+        verdict = verify_batch(engine, batch, seed=seed)
+        caught = {m.match_index for m in verdict.mismatches}
+        assert caught == set(verdict.sampled) & set(decided), seed
+        assert caught
