@@ -75,7 +75,7 @@ def game_class(name: str) -> type[Game]:
         raise UnknownGameError(str(name), game_names())
     loaded = _loaded(key)
     if isinstance(loaded, plugins.GameLoadError):
-        raise loaded
+        raise plugins.GameLoadError(str(loaded))  # a fresh one: no traceback piles up on it
     return loaded.game
 
 

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from api.cli.common import fail, out, parse_options, user_errors
 from api.scaffold import write_package
+from engines.conformance import SAMPLE_EVERY
 from engines.conformance import check_game as run_kit
 
 app = typer.Typer()
@@ -32,13 +33,27 @@ def check_game(
         list[str] | None,
         typer.Option("--option", "-o", help="Game option key=value (JSON values allowed)."),
     ] = None,
+    sample_every: Annotated[
+        int,
+        typer.Option(
+            help="Run the costlier checks (clone, pickle, every action's notation, hidden "
+            "views) at one ply in this many; more for long games."
+        ),
+    ] = SAMPLE_EVERY,
 ) -> None:
     """Play random games from many seeds and check every promise the service relies on:
     legal actions, clones, determinism, notation, returns, chance, hidden information, game
     length, pickling. Each failure names the seed and ply that show it; exit code 1 if any."""
     with user_errors():
         options = parse_options(option or [], [])
-        report = run_kit(name, count=games, first_seed=seed, players=players, options=options)
+        report = run_kit(
+            name,
+            count=games,
+            first_seed=seed,
+            players=players,
+            options=options,
+            sample_every=sample_every,
+        )
     out.print(report.speed_line(), highlight=False, soft_wrap=True)
     if report.ok:
         out.print(f"[green]ok[/green]: {report.games:,} games met every check")
