@@ -4,15 +4,18 @@ Scores between two agents come from the game result (``returns()``, stored as wi
 from points: in a meeting of two seats of one match, the larger win share wins (1), equal
 shares draw (½), a smaller one loses (0). With two players this is exactly the win share.
 
-**Units, not matches.** Matches that share an opening or a round of the seating design are one
-unit of sampling (``Wide.unit``, ``analysis.units``), and a seat-swapped pair (matches 2k,
-2k + 1) is always joined into one unit. Every interval and test is computed over units with
-``analysis.clustered`` (cluster-robust variance of the unit totals, t on Kish's effective units
-− 2 degrees of freedom, a Wilson-type interval on the score): where every unit is one
-seat-swapped pair this is the pentanomial model, where every unit is one game the trinomial one,
-and where units hold more (deterministic agents replaying an opening) the variance comes from the
-unit totals and ``model`` says ``clustered``. Fewer than three units give no interval (``note``
-says why), so a single unit never shows an infinite Elo with a finite interval.
+**Units, not matches.** The matches of one unit of sampling (``Wide.unit``,
+``analysis.units``: a round of the seating design; matches sharing an opening only where the
+batch declares its book a sample of openings or was stored before variations were declared)
+count together, and a seat-swapped pair (matches 2k, 2k + 1) is always joined into one unit.
+Every interval and test is computed over units with ``analysis.clustered`` (cluster-robust
+variance of the unit totals, t on Kish's effective units − 2 degrees of freedom, a Wilson-type
+interval on the score): where every unit is one seat-swapped pair this is the pentanomial
+model, where every unit is one game the trinomial one, and where units hold more (rounds of
+three or more seats, or linked openings) the variance comes from the unit totals and
+``model`` says ``clustered``. Fewer than three units give no interval (``note`` says why), so a
+single unit never shows an infinite Elo with a finite interval. A player whose copies hold
+every seat scores 1/n by construction and gets no interval.
 
 **Agents, not labels.** Copies of one agent spec (``easy`` and ``easy#2``) are one player: the
 agent table pools them into one row (``labels`` lists the copies) whose field is every seat
@@ -63,7 +66,10 @@ COMPARISON_NOTES = {
     SAME_AGENT: "copies of one agent: expected level; a gap is chance",
 }
 """What each kind of comparison measures, as shown beside it."""
-NO_OTHER_AGENT = "no other agent to compare with"
+NO_OTHER_AGENT = (
+    "no other agent to compare with: its copies hold every seat, so its score is 1/n by "
+    "construction and has no interval"
+)
 INTERVAL = "clustered wilson"
 """The score interval's name: Wilson-type over units (``analysis.clustered``)."""
 
@@ -308,8 +314,10 @@ def agent_table(w: Wide, seat_policy: str, groups: Sequence[int] | None = None) 
                     "labels": copies,
                     "games": int(mine.sum()),
                     "score": score.mean,
-                    "ci_low": score.ci_low,
-                    "ci_high": score.ci_high,
+                    # Holding every seat, the copies share each match's whole win: the score
+                    # is 1/n by construction, not an estimate with an interval.
+                    "ci_low": math.nan if same_only else score.ci_low,
+                    "ci_high": math.nan if same_only else score.ci_high,
                     "interval": INTERVAL,
                     "field_score": field_est.mean,
                     **elo_figures(field_est),

@@ -1,7 +1,8 @@
 """Means, shares and differences whose observations come in dependent groups (units).
 
-A batch's matches are not independent draws when they share an opening or a round of the
-seating design (``analysis.units``); the seats of one match are not independent either. Every
+A batch's matches are not independent draws within a unit of sampling (``analysis.units``: a
+round of the seating design, or matches sharing an opening where a batch declares its book a
+sample of openings); the seats of one match are not independent either. Every
 function here takes the per-unit totals of the figure (``y_g``: the sum of the unit's values,
 ``n_g``: how many values it holds) and treats the units, not the values, as the independent
 draws:

@@ -10,8 +10,9 @@ The interval is analytic, so it needs no resampling and no seed: the cluster-rob
 (gradient) of unit ``g``'s comparisons and ``I`` the information at the fit (a graph Laplacian;
 its pseudo-inverse gives the covariance of the mean-zero strengths), and Student's t on
 ``stats.unit_df`` degrees of freedom (G − 2 for units of one size; the sandwich of Huber/White,
-clustered as in Liang & Zeger, Biometrika 73 (1986)). Units are ``Wide.unit`` (a round or a
-shared opening), so matches that replay one line count once. No interval is given with fewer
+clustered as in Liang & Zeger, Biometrika 73 (1986)). Units are ``Wide.unit``
+(``analysis.units``: a round of the seating design; matches sharing an opening only where the
+batch declares its book a sample of openings). No interval is given with fewer
 units than players (nor fewer than ``clustered.MIN_UNITS``): the units' scores sum to about
 zero, so their sandwich has rank at most G − 1 and cannot hold the P − 1 free strengths'
 covariance. Nor when a player won or lost every comparison (its strength is then unbounded and

@@ -198,7 +198,11 @@ def test_copies_of_one_agent_in_fixed_seats_are_a_seat_effect_not_a_strength() -
     row = table.iloc[0]
     assert row["agent"] == "easy" and row["labels"] == ["easy", "easy#2"]
     assert row["score"] == 0.5 and math.isnan(row["elo"]) and math.isnan(row["elo_low"])
-    assert row["note"] == "no other agent to compare with"
+    assert (
+        row["note"].startswith("no other agent to compare with")
+        and "1/n by construction" in row["note"]
+    )
+    assert math.isnan(row["ci_low"]) and math.isnan(row["ci_high"])
     pair = pairings(w, "fixed", groups=[0, 0]).iloc[0]
     assert pair["comparison"] == "seat effect" and "seat" in pair["note"]
     assert pair["score"] == pytest.approx(sum(o == WIN for o in outcomes) / 200)

@@ -63,7 +63,8 @@ def test_self_play_in_fixed_seats_shows_no_strength_gap(migrated_sqlite_url: str
     assert report["batch"]["labels"] == ["easy", "easy#2"]
     (agent,) = report["agents"]
     assert agent["labels"] == ["easy", "easy#2"] and agent["elo"] is None
-    assert agent["note"] == "no other agent to compare with"
+    assert agent["note"].startswith("no other agent to compare with")
+    assert "1/n by construction" in agent["note"] and agent["ci_low"] is None
     (pair,) = report["pairings"]
     assert pair["comparison"] == "seat effect"
     assert all(pair[k] is None for k in ("elo", "elo_low", "elo_high", "los", "p_value"))
