@@ -68,6 +68,9 @@ def remedy(variation: dict[str, Any] | None) -> str:
     )
 
 
+DRAWN_KINDS = ("openings", "noise")
+"""Variations that draw each round's opening (``engines.variation``); ``none`` draws nothing,
+so its openings are whatever the players repeat."""
 NEARLY_ONE_LINE = 0.1
 """Warn that the play is (nearly) one line when its distinct games are fewer than this share of
 its matches."""
@@ -76,8 +79,9 @@ its matches."""
 def diversity_warning(
     units: Units | None, matches: int, distinct_games: int, variation: dict[str, Any] | None
 ) -> str | None:
-    """Plain words when the batch's play is (nearly) one line, or its declared units are far
-    fewer than its matches; None otherwise."""
+    """Plain words when the batch's play is (nearly) one line, when a batch that draws no
+    opening begins with few distinct ones (fewer than ``NEARLY_ONE_LINE`` of its matches), or
+    when its declared units are far fewer than its matches; None otherwise."""
     if matches < 2:
         return None
     if units is not None and units.linked_by == ONE_LINE:
@@ -92,6 +96,17 @@ def diversity_warning(
             f"the play is nearly one line: {distinct_games:,} distinct games in {matches:,} "
             "matches, so the figures speak of these few lines more than of the game. "
             + remedy(variation)
+        )
+    if (
+        units is not None
+        and units.openings_known
+        and (variation or {}).get("kind") not in DRAWN_KINDS
+        and units.distinct_openings < NEARLY_ONE_LINE * matches
+    ):
+        return (
+            f"{matches:,} matches begin with {units.distinct_openings:,} distinct opening"
+            f"{'s' if units.distinct_openings != 1 else ''} and the batch draws none: the "
+            "figures speak of these openings, not of the game. " + remedy(variation)
         )
     if units is not None and units.linked_by == OPENING and few_units(units.count, matches, 1):
         known = units.openings_known

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from analysis.independence import diversity_warning
 from analysis.units import links_openings, sampling_units
 from engines.seating import opening_round
 
@@ -99,3 +100,18 @@ def test_opening_rounds_follow_the_seating_design() -> None:
     assert opening_round(5, "balanced") == 5  # a Latin block, not all 120 seatings
     assert opening_round(3, "rotate") == 3
     assert opening_round(4, "fixed") == 1
+
+
+def test_a_batch_drawing_no_opening_that_begins_with_two_is_warned() -> None:
+    # A deterministic `medium` with no variation: 40 matches, every one a different game after
+    # the opening, but only two openings between them.
+    openings = np.array([7, 9] * 20, dtype=object)
+    units = sampling_units(np.arange(40), openings, 2, distinct_games=40)
+    said = diversity_warning(units, 40, 40, {"kind": "none"})
+    assert said is not None and "40 matches begin with 2 distinct openings" in said
+    # The same openings drawn by player noise are draws of the noise: no such warning.
+    assert diversity_warning(units, 40, 40, {"kind": "noise", "plies": 4}) is None
+    # Five openings in 40 matches (more than a tenth) draw no warning either.
+    five = sampling_units(np.arange(40), np.array([1, 2, 3, 4, 5] * 8, dtype=object), 2,
+                          distinct_games=40)  # fmt: skip
+    assert diversity_warning(five, 40, 40, {"kind": "none"}) is None
