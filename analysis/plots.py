@@ -87,20 +87,21 @@ def _errors(df: pd.DataFrame, value: str) -> np.ndarray:
     return np.vstack([np.clip(lo, 0, None), np.clip(hi, 0, None)])
 
 
-def seat_shares(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Win share per seat with its interval and the fair share. Columns: seat, win_share,
-    ci_low, ci_high, expected."""
+def seat_shares(df: pd.DataFrame, ax: Axes | None = None, label: str = "seat") -> Axes:
+    """Win share per seat (or, with ``label="position"``, per turn position) with its interval
+    and the fair share. Columns: ``label``, win_share, ci_low, ci_high, expected."""
     ax = ax or new_axes()
     y = np.arange(len(df))
     ax.barh(y, df["win_share"], xerr=_errors(df, "win_share"), color=COLOURS[0], capsize=4)
     if len(df):
         ax.axvline(float(df["expected"].iloc[0]), color="#888", ls="--", lw=1, label="fair share")
         ax.legend(loc="lower right", fontsize=8)
-    ax.set_yticks(y, [f"seat {s}" for s in df["seat"]])
+    name = "turn position" if label == "position" else "seat"
+    ax.set_yticks(y, [f"{name} {s}" for s in df[label]])
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("win share (95 % interval)")
-    ax.set_title("Seat balance")
+    ax.set_title("Turn-position balance" if label == "position" else "Seat balance")
     return ax
 
 
@@ -182,6 +183,26 @@ def deciding_tiers(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.invert_yaxis()
     ax.set_xlabel("winners' share − losers' share (95 % interval)")
     ax.set_title("Which squares decide the game")
+    return ax
+
+
+def advantage_by_strength(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """The first player's advantage against the strength of the level played, one line per
+    group (a player count, a start). Columns: group, elo, estimate, ci_low, ci_high (shares)."""
+    ax = ax or new_axes()
+    for k, (group, rows) in enumerate(df.groupby("group", sort=False)):
+        rows = rows.sort_values("elo")
+        y = rows["estimate"].to_numpy(float) * 100
+        lo = np.clip(y - rows["ci_low"].to_numpy(float) * 100, 0, None)
+        hi = np.clip(rows["ci_high"].to_numpy(float) * 100 - y, 0, None)
+        ax.errorbar(rows["elo"], y, yerr=np.vstack([lo, hi]), marker="o", capsize=3,
+                    color=COLOURS[k % len(COLOURS)], label=str(group))  # fmt: skip
+    ax.axhline(0, color="#888", ls="--", lw=1)
+    ax.set_xlabel("Elo of the level played (the game's strength ladder)")
+    ax.set_ylabel("first-player advantage, points (95 %)")
+    ax.set_title("The first player's advantage by strength")
+    if len(df):
+        ax.legend(fontsize=8)
     return ax
 
 

@@ -270,6 +270,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "first_player_advantage": seats.first_player_advantage(
             balance if positions is None else positions
         ),
+        "decided": seats.decided_games(turn, frames.draw_endings(engine, batch.id)),
         "agents": agents_mod.agent_table(w, batch.seat_policy, groups),
         "pairings": agents_mod.pairings(w, batch.seat_policy, groups),
         "strengths": strengths(w, groups) if w.players > 2 else [],

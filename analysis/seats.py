@@ -231,3 +231,48 @@ def first_player_advantage(positions: pd.DataFrame) -> dict[str, Any]:
         "effective_n": float(row["effective_n"]),
         "by": "turn position 0 (the seat that moved first)",
     }
+
+
+def decided_games(turn: Wide, draw_endings: pd.DataFrame) -> dict[str, Any]:
+    """Decided games apart from the rest, on a turn-ordered ``turn`` (``tidy.by_turn``).
+
+    A game is decided when one seat took the whole win. ``draws_by_ending`` counts the others
+    by how they ended (``draw_endings``: columns ``ended_by``, ``count``, over matches where no
+    seat took the whole win), so a game whose draws are truncations at a move limit says so.
+    ``first_player`` is the starting player's share of the decided games minus 1/n, with its
+    interval and test over the units those games belong to, as every seat figure's.
+    """
+    m = turn.matches
+    sole = np.any(turn.win == 1, axis=1) if m else np.zeros(0, bool)
+    decided = int(sole.sum())
+    draws = {
+        str(k): int(v)
+        for k, v in zip(draw_endings["ended_by"], draw_endings["count"], strict=True)
+        if int(v) > 0
+    }
+    fair = 1 / turn.players
+    first: dict[str, Any] = {
+        "estimate": math.nan,
+        "ci_low": math.nan,
+        "ci_high": math.nan,
+        "p_value": math.nan,
+        "wins": 0,
+    }
+    if decided:
+        share = stats.clustered_share(turn.win[sole, 0], turn.unit[sole])
+        first = {
+            "estimate": share.estimate - fair,
+            "ci_low": share.ci_low - fair,
+            "ci_high": share.ci_high - fair,
+            "p_value": stats.share_test(share, fair),
+            "interval": share.interval,
+            "units": share.units,
+            "effective_n": share.effective_n,
+            "wins": int(turn.win[sole, 0].sum()),
+        }
+    return {
+        "matches": m,
+        "decided": decided,
+        "draws_by_ending": dict(sorted(draws.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "first_player": first,
+    }

@@ -10,6 +10,8 @@ import json
 import re
 from pathlib import Path
 
+from analysis.studies.found import update_readme
+
 START, END = "<!-- pages -->", "<!-- /pages -->"
 NONE_YET = "No study has published results yet."
 NAV = re.compile(r"^  - Studies:.*?(?=^  - |^\S|\Z)", re.M | re.S)
@@ -50,9 +52,11 @@ def nav_text(text: str, listed: dict[str, str]) -> str:
 
 
 def update_index(folder: Path, mkdocs: Path) -> dict[str, str]:
-    """Rewrite ``folder``'s ``index.md`` list and ``mkdocs``' Studies nav; the pages listed."""
+    """Rewrite ``folder``'s ``index.md`` list, ``mkdocs``' Studies nav and the "What we found"
+    block of the README beside it (``analysis.studies.found``); the pages listed."""
     listed = pages(folder)
     index = folder / "index.md"
     index.write_text(index_text(index.read_text(encoding="utf-8"), listed), encoding="utf-8")
     mkdocs.write_text(nav_text(mkdocs.read_text(encoding="utf-8"), listed), encoding="utf-8")
+    update_readme(mkdocs.parent / "README.md", folder)
     return listed

@@ -9,20 +9,21 @@ report can give: a family's p-values adjusted over the family (``analysis.studie
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
 from sqlalchemy import Engine
 
-from analysis import plots
-from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.context import beside
+from analysis.studies.definition import Study
 from analysis.studies.families import Adjusted, adjust
+from analysis.studies.figures import entry
 from analysis.studies.levels import LevelsInput, levels_section
-from analysis.studies.page_text import Source, interval, p_clause, p_text, pct
+from analysis.studies.page_text import Source, p_clause
 from analysis.studies.search_page import SearchInput, search_page
 from analysis.studies.twin import page_data
+from analysis.studies.verdict import verdict_section
 
 
 class LocalSource:
@@ -70,157 +71,12 @@ def _batch_table(
     return lines
 
 
-def _first_player(
-    q: Question, report: Mapping[str, Any], compared: Mapping[str, Any] | None
-) -> list[str]:
-    if compared is not None:
-        d = compared["first_player_advantage"]
-        return [
-            f"First-player advantage, **{q.batch}** {pct(d['a'], True)} against "
-            f"**{q.against}** {pct(d['b'], True)}: difference **{pct(d['difference'], True)}** "
-            f"{interval(d, True)} (95 %, {d['interval']}), {p_clause(d['p_value'])} "
-            f"({d['test']}).",
-        ]
-    f = report["first_player_advantage"]
-    return [
-        f"First-player advantage in **{q.batch}**: **{pct(f['estimate'], True)}** "
-        f"{interval(f, True)} (95 %, {f['interval']}), {p_clause(f['p_value'])}; "
-        f"{f['units']:,} units of sampling, effective sample {f['effective_n']:.1f}; "
-        f"measured at {f['by']}.",
-    ]
-
-
-def _seats(q: Question, report: Mapping[str, Any], compared: Mapping[str, Any] | None) -> list[str]:
-    if compared is not None:
-        lines = [
-            f"| seat | {q.batch} | {q.against} | difference | 95 % interval | p (Holm) |",
-            "|---|---|---|---|---|---|",
-        ]
-        for row in compared["seats"]:
-            lines.append(
-                f"| {row['seat']} | {pct(row['a'])} | {pct(row['b'])} | "
-                f"{pct(row['difference'], True)} | {interval(row, True)} | "
-                f"{p_text(row['p_holm'])} |"
-            )
-        return [*lines, "", f"Intervals: {compared['seats'][0]['interval']}."]
-    lines = [
-        "| seat | games | win share | 95 % interval | fair share | p (Holm) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for row in report["seats"]:
-        lines.append(
-            f"| {row['seat']} | {row['games']:,} | {pct(row['win_share'])} | {interval(row)} | "
-            f"{pct(row['expected'])} | {p_text(row['p_holm'])} |"
-        )
-    return [
-        *lines,
-        "",
-        f"Intervals: {report['seats'][0]['interval']}; test: {report['seats'][0]['test']}.",
-    ]
-
-
-def _agents(report: Mapping[str, Any]) -> list[str]:
-    lines = [
-        "| agent | games | score | 95 % interval | Elo | Elo 95 % interval |",
-        "|---|---|---|---|---|---|",
-    ]
-    for row in report["agents"]:
-        elo = "–" if row.get("elo") is None else f"{row['elo']:+.0f}"
-        elo_ci = (
-            "–"
-            if row.get("elo_low") is None
-            else f"[{row['elo_low']:+.0f}, {row['elo_high']:+.0f}]"
-        )
-        lines.append(
-            f"| {row['agent']} | {row['games']:,} | {pct(row['score'])} | {interval(row)} | "
-            f"{elo} | {elo_ci} |"
-        )
-    return (
-        [*lines, "", f"Intervals: {report['agents'][0]['interval']}."]
-        if report["agents"]
-        else lines
-    )
-
-
-def _draw_rate(q: Question, report: Mapping[str, Any]) -> list[str]:
-    s = report["shape"]
-    row = {"ci_low": s.get("draw_rate_ci_low"), "ci_high": s.get("draw_rate_ci_high")}
-    return [
-        f"Drawn games in **{q.batch}**: **{pct(s['draw_rate'])}** {interval(row)} (95 %); "
-        f"decided: {pct(1 - s['draw_rate'])}."
-    ]
-
-
-def _game_length(q: Question, report: Mapping[str, Any]) -> list[str]:
-    plies = report["shape"]["plies"]
-    return [
-        f"Plies per game in **{q.batch}**: mean {plies['mean']:.1f}, median {plies['median']:.0f}, "
-        f"10th–90th percentile {plies['p10']:.0f}–{plies['p90']:.0f}."
-    ]
-
-
-def _square_values(q: Question, report: Mapping[str, Any]) -> list[str]:
-    rows = report["game"]["deciding_tiers"]
-    lines = [
-        "| square value | winners − losers (share of those squares) | 95 % interval | p (Holm) "
-        "| units |",
-        "|---|---|---|---|---|",
-    ]
-    for row in sorted(rows, key=lambda r: -r["tier"]):
-        lines.append(
-            f"| {row['tier']} | {pct(row['difference'], True)} | {interval(row, True)} | "
-            f"{p_text(row['p_holm'])} | {row['units']:,} |"
-        )
-    return [
-        f"How much each kind of square separates the winners of **{q.batch}** from the losers: "
-        "the winners' mean share of the squares of that value minus the losers' (a seat that "
-        "shares the win counts as a winner). Intervals are clustered by unit of sampling; "
-        "p-values are Holm-adjusted over the values.",
-        "",
-        *lines,
-    ]
-
-
-def _square_values_figure(
-    page: Page, study: Study, number: int, q: Question, report: Any
-) -> list[str]:
-    name = f"{study.name}-{number}-square-values.svg"
-    rows = pd.DataFrame(report["game"]["deciding_tiers"])
-    page.figures[name] = plots.to_svg(plots.deciding_tiers(rows))
-    return ["", f"![Square values that separate winners from losers in {q.batch}]({name})"]
-
-
-def _seats_figure(page: Page, study: Study, number: int, q: Question, report: Any) -> list[str]:
-    name = f"{study.name}-{number}-seats.svg"
-    page.figures[name] = plots.to_svg(plots.seat_shares(pd.DataFrame(report["seats"])))
-    return ["", f"![Seat balance of {q.batch}]({name})"]
-
-
-def _agents_figure(page: Page, study: Study, number: int, q: Question, report: Any) -> list[str]:
-    name = f"{study.name}-{number}-agents.svg"
-    page.figures[name] = plots.to_svg(plots.agent_scores(pd.DataFrame(report["agents"])))
-    return ["", f"![Agent scores in {q.batch}]({name})"]
-
-
 def _family_line(a: Adjusted) -> str:
     numbers = ", ".join(str(n) for n in a.numbers)
     return (
         f"Holm-adjusted over the {a.size} tests of family `{a.family}` (questions {numbers}): "
         f"{p_clause(a.p_holm)}."
     )
-
-
-Text = Callable[[Question, Mapping[str, Any], Mapping[str, Any] | None], list[str]]
-Plot = Callable[[Page, Study, int, Question, Any], list[str]]
-SECTIONS: dict[Figure, tuple[Text, Plot | None]] = {
-    Figure.FIRST_PLAYER_ADVANTAGE: (_first_player, None),
-    Figure.SEATS: (_seats, _seats_figure),
-    Figure.AGENTS: (lambda _q, report, _c: _agents(report), _agents_figure),
-    Figure.DRAW_RATE: (lambda q, report, _c: _draw_rate(q, report), None),
-    Figure.GAME_LENGTH: (lambda q, report, _c: _game_length(q, report), None),
-    Figure.SQUARE_VALUES: (lambda q, report, _c: _square_values(q, report), _square_values_figure),
-}
-"""Each figure's text on the page, and its plot when it has one."""
 
 
 def render_page(
@@ -248,17 +104,21 @@ def render_page(
     out = [f"# {study.title}", ""]
     if study.description:
         out += [study.description, ""]
+    opening, judged = verdict_section(study, ids, reports, source, levels, page.figures)
+    out += opening
     out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
     out += ["## Questions", ""]
     for number, q in enumerate(study.questions, start=1):
         report = reports[q.batch]
         compared = comparisons[(q.batch, q.against)] if q.against else None
-        text, plot = SECTIONS[q.figure]
-        out += [f"### {number}. {q.title}", "", *text(q, report, compared)]
+        shown = entry(q.figure)
+        out += [f"### {number}. {q.title}", "", *shown.text(q, report, compared)]
         if number in adjusted:
             out += ["", _family_line(adjusted[number])]
-        if plot is not None:
-            out += plot(page, study, number, q, report)
+        used = [q.batch] + ([q.against] if q.against else [])
+        out += beside(used, reports, shown.first_player)[0]
+        if shown.plot is not None:
+            out += shown.plot(page.figures, study.name, number, q, report)
         out.append("")
     # A search's confirmations are questions too, numbered on from the study's own.
     searched = None if search is None else search_page(search, source, len(study.questions) + 1)
@@ -280,6 +140,7 @@ def render_page(
         out.append("")
     page.markdown = "\n".join(out).rstrip() + "\n"
     page.data = page_data(study, ids, reports, comparisons, seconds or {}, adjusted)
+    page.data.update(judged)
     if searched is not None:
         page.data["questions"] += searched.question_data
         page.data["search"] = searched.data

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from analysis.studies.estimates import Interval
+
 
 class Source(Protocol):
     """Where a study's batches are read back from: this machine's database
@@ -25,6 +27,16 @@ def pct(value: float | None, signed: bool = False) -> str:
 
 def interval(row: Mapping[str, Any], signed: bool = False) -> str:
     return f"[{pct(row.get('ci_low'), signed)}, {pct(row.get('ci_high'), signed)}]"
+
+
+def points(value: float | None) -> str:
+    """A difference of two shares in percentage points (``+56.1 pp``), not a share."""
+    return "–" if value is None else f"{value * 100:+.1f} pp"
+
+
+def bounds(iv: Interval, signed: bool = False) -> str:
+    """An interval's ends as ``[a, b]``, each a percentage."""
+    return f"[{pct(iv.low, signed)}, {pct(iv.high, signed)}]"
 
 
 def p_text(value: float | None) -> str:

@@ -23,83 +23,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.context import beside
+from analysis.studies.definition import Study
 from analysis.studies.families import Adjusted
+from analysis.studies.figures import entry as figure_entry
 
 FORMAT = "playtester-study"
 DIGITS = 6
-
-_FIGURE_KEYS = (
-    "estimate",
-    "a",
-    "b",
-    "difference",
-    "ci_low",
-    "ci_high",
-    "interval",
-    "test",
-    "p_value",
-    "units",
-    "effective_n",
-    "by",
-)
-_SEAT_KEYS = (
-    "seat",
-    "games",
-    "win_share",
-    "a",
-    "b",
-    "difference",
-    "ci_low",
-    "ci_high",
-    "expected",
-    "interval",
-    "test",
-    "p_value",
-    "p_holm",
-    "units",
-    "effective_n",
-)
-_AGENT_KEYS = (
-    "agent",
-    "games",
-    "score",
-    "ci_low",
-    "ci_high",
-    "interval",
-    "elo",
-    "elo_low",
-    "elo_high",
-    "units",
-)
-_TIER_KEYS = ("tier", "difference", "ci_low", "ci_high", "p_value", "p_holm", "units")
-
-
-def _pick(row: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: row[key] for key in keys if key in row}
-
-
-def _figure(q: Question, report: Mapping[str, Any], compared: Any) -> dict[str, Any]:
-    """What the page shows for ``q``, as data."""
-    if q.figure is Figure.FIRST_PLAYER_ADVANTAGE:
-        source = compared["first_player_advantage"] if compared else report[q.figure]
-        return _pick(source, _FIGURE_KEYS)
-    if q.figure is Figure.SEATS:
-        rows = compared["seats"] if compared else report["seats"]
-        return {"rows": [_pick(row, _SEAT_KEYS) for row in rows]}
-    if q.figure is Figure.AGENTS:
-        return {"rows": [_pick(row, _AGENT_KEYS) for row in report["agents"]]}
-    if q.figure is Figure.SQUARE_VALUES:
-        return {"rows": [_pick(row, _TIER_KEYS) for row in report["game"]["deciding_tiers"]]}
-    shape = report["shape"]
-    if q.figure is Figure.DRAW_RATE:
-        return {
-            "estimate": shape["draw_rate"],
-            "ci_low": shape.get("draw_rate_ci_low"),
-            "ci_high": shape.get("draw_rate_ci_high"),
-        }
-    plies = shape["plies"]
-    return {key: plies[key] for key in ("mean", "median", "p10", "p90", "min", "max")}
 
 
 def _batch(
@@ -132,7 +62,9 @@ def page_data(
     for number, q in enumerate(study.questions, start=1):
         compared = comparisons[(q.batch, q.against)] if q.against else None
         used = [q.batch] + ([q.against] if q.against else [])
-        result = _figure(q, reports[q.batch], compared)
+        shown = figure_entry(q.figure)
+        result = shown.data(q, reports[q.batch], compared)
+        result.update(beside(used, reports, shown.first_player)[1])
         entry: dict[str, Any] = {}
         if number in adjusted:
             a = adjusted[number]

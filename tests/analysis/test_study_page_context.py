@@ -1,0 +1,219 @@
+"""What the committed study pages say beside their figures, recomputed here from the committed
+Parquet results with pandas alone: the order of play by turn position where the game draws who
+starts, draws by ending with the decided games apart, each figure's diversity, the fair
+compensation where the advantage is not zero, and the verdict the page opens with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from repo_paths import REPO
+
+from analysis.studies.found import BEGIN, END, readme_text, update_readme
+from engines.registry import game_class
+
+PAGES = REPO / "docs" / "studies"
+RESULTS = REPO / "studies" / "results"
+MINE = ("abalone", "alhambra", "alquerque", "alveoles", "alveoles_strategies")
+"""The pages of this issue's studies (the fair-layout page has a section of its own)."""
+THRESHOLD = 100  # docs/statistics.md: "How diverse a figure's games must be"
+TRUNCATIONS = {"move_limit", "max_plies"}
+
+
+def _twin(name: str) -> dict[str, Any]:
+    return json.loads((PAGES / f"{name}.json").read_text())
+
+
+def _played(study: str, batch: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    folder = RESULTS / study / batch
+    matches = pd.read_parquet(folder / "matches.parquet")
+    seats = pd.read_parquet(folder / "seats.parquet")
+    return matches[matches["ok"]], seats
+
+
+def _by_turn(matches: pd.DataFrame, seats: pd.DataFrame) -> pd.DataFrame:
+    """One row per match and seat with its turn position: (seat − first seat) mod n."""
+    n = seats["seat"].max() + 1
+    rows = seats.merge(matches[["match_index", "first_seat", "ended_by"]], on="match_index")
+    rows["position"] = (rows["seat"] - rows["first_seat"]) % n
+    return rows
+
+
+def _questions(figure: str) -> list[pytest.param]:
+    out = []
+    for name in MINE:
+        if not (PAGES / f"{name}.json").is_file():
+            continue
+        for q in _twin(name)["questions"]:
+            if q["figure"] == figure:
+                out.append(pytest.param(name, q, id=f"{name}-{q['number']}"))
+    return out
+
+
+@pytest.mark.parametrize(("study", "question"), _questions("seats"))
+def test_a_seats_figure_reads_turn_positions_where_the_game_draws_who_starts(
+    study: str, question: dict[str, Any]
+) -> None:
+    matches, seats = _played(study, question["batch"])
+    if question["against"] or matches["first_seat"].nunique() == 1:
+        assert "positions" not in question["result"]
+        return
+    rows = _by_turn(matches, seats)
+    shares = rows.groupby("position")["win_share"].mean()
+    positions = question["result"]["positions"]
+    assert [r["position"] for r in positions] == list(shares.index)
+    for row in positions:
+        assert row["win_share"] == pytest.approx(shares[row["position"]], abs=1e-6)
+    section = (PAGES / f"{study}.md").read_text().split(f"### {question['number']}. ")[1]
+    section = section.split("\n### ")[0]
+    assert "| turn position | games |" in section and "| seat | games |" in section
+
+
+@pytest.mark.parametrize(("study", "question"), _questions("first_player_advantage"))
+def test_a_first_player_figure_with_draws_gives_the_decided_games_and_draws_by_ending(
+    study: str, question: dict[str, Any]
+) -> None:
+    for batch in [question["batch"]] + ([question["against"]] if question["against"] else []):
+        matches, seats = _played(study, batch)
+        rows = _by_turn(matches, seats)
+        best = rows.groupby("match_index")["win_share"].max()
+        drawn = best[best < 1].index
+        decided = question["result"].get("decided", {})
+        if len(drawn) == 0:
+            assert batch not in decided
+            continue
+        d = decided[batch]
+        endings = matches[matches["match_index"].isin(drawn)]["ended_by"].value_counts()
+        assert d["decided"] == len(matches) - len(drawn)
+        assert d["draws_by_ending"] == {str(k): int(v) for k, v in endings.items()}
+        first = rows[(rows["position"] == 0) & ~rows["match_index"].isin(drawn)]
+        assert d["first_player"]["wins"] == pytest.approx(first["win_share"].sum())
+        n = seats["seat"].max() + 1
+        share = first["win_share"].sum() / d["decided"]
+        assert d["first_player"]["estimate"] == pytest.approx(share - 1 / n, abs=1e-6)
+        truncated = sum(int(v) for k, v in endings.items() if k in TRUNCATIONS)
+        assert d["mostly_truncated"] == (truncated * 2 > len(drawn))
+        page = (PAGES / f"{study}.md").read_text()
+        assert f"Decided games in **{batch}**: {d['decided']:,} of {len(matches):,}" in page
+
+
+def test_abalones_standard_draws_are_all_truncations_and_the_verdict_says_so() -> None:
+    q = next(q for q in _twin("abalone")["questions"] if q["batch"] == "standard")
+    d = q["result"]["decided"]["standard"]
+    assert d["draws_by_ending"] == {"move_limit": 222} and d["decided"] == 178
+    assert d["first_player"]["wins"] == 114
+    verdict = " ".join(v["text"] for v in _twin("abalone")["verdict"])
+    assert "All of its draws (222 of 222) are games cut unfinished" in verdict
+    assert "wins 114 (64.0 %)" in verdict
+
+
+def _all_questions() -> list[pytest.param]:
+    return [
+        pytest.param(name, q, id=f"{name}-{q['number']}")
+        for name in MINE
+        if (PAGES / f"{name}.json").is_file()
+        for q in _twin(name)["questions"]
+    ]
+
+
+@pytest.mark.parametrize(("study", "question"), _all_questions())
+def test_every_figure_gives_its_diversity_and_none_rests_on_too_few_openings(
+    study: str, question: dict[str, Any]
+) -> None:
+    diversity = question["result"]["diversity"]
+    for batch in [question["batch"]] + ([question["against"]] if question["against"] else []):
+        matches, _ = _played(study, batch)
+        d = diversity[batch]
+        assert d["distinct_openings"] == matches["opening"].nunique()
+        assert d["distinct_games"] == matches["moves"].map(tuple).nunique()
+        assert d["distinct_openings"] >= THRESHOLD, f"{study}/{batch}: {d}"
+        assert d["warning"] is None
+
+
+@pytest.mark.parametrize(("study", "question"), _questions("first_player_advantage"))
+def test_a_first_player_figure_that_is_not_zero_gives_its_compensation(
+    study: str, question: dict[str, Any]
+) -> None:
+    if question["against"]:
+        return
+    result = question["result"]
+    if result["ci_low"] <= 0 <= result["ci_high"]:
+        assert "compensation" not in result
+        return
+    komi = result["compensation"]
+    game = _twin(study)["batches"][question["batch"]]["keys"]["game"]
+    scores_points = game_class(game).game_type.points
+    assert bool(komi["offsets"]) == scores_points
+    section = (PAGES / f"{study}.md").read_text().split(f"### {question['number']}. ")[1]
+    assert ("Fair compensation (komi)" if scores_points else "no compensation") in section
+
+
+@pytest.mark.parametrize("study", [n for n in MINE if (PAGES / f"{n}.json").is_file()])
+def test_each_page_opens_with_its_verdict_table_and_strength_plot(study: str) -> None:
+    page = (PAGES / f"{study}.md").read_text()
+    twin = _twin(study)
+    if "verdict" not in twin:
+        assert not any(q["figure"] == "first_player_advantage" for q in twin["questions"])
+        return
+    head = page.split("## How to reproduce")[0]
+    assert "## Verdict" in head and "| batch | level | group | Elo |" in head
+    sentences = twin["verdict"]
+    assert 1 <= len(sentences) <= 5
+    for s in sentences:
+        assert s["page"] == f"docs/studies/{study}.md" and s["text"] in head
+    rows = twin["strength"]["rows"]
+    for row in rows:
+        # The starting player's win share minus 1/n, from the stored games.
+        matches, seats = _played(study, row["batch"])
+        played = _by_turn(matches, seats)
+        n = seats["seat"].max() + 1
+        share = played[played["position"] == 0]["win_share"].mean()
+        assert row["estimate"] == pytest.approx(share - 1 / n, abs=1e-6)
+    if any(r["elo"] is not None for r in rows):
+        assert f"({study}-strength.svg)" in head and (PAGES / f"{study}-strength.svg").is_file()
+    for judged in twin["strength"]["settled"]:
+        low, high = judged["ci_low"], judged["ci_high"]
+        inside = low >= -0.02 and high <= 0.02
+        assert judged["settled"] == inside
+        if inside:
+            words = "settled with strength"
+        elif low <= 0 <= high:
+            words = "not yet shown settled"
+        else:
+            words = "still moving with strength"
+        assert words in judged["words"] and judged["words"] in head
+
+
+def test_the_square_values_are_percentage_points_and_the_head_to_head_is_named() -> None:
+    page = (PAGES / "alveoles_strategies.md").read_text()
+    assert "+56.1 pp" in page and "+56.1 %" not in page
+    assert "the two leaders" not in page
+    twin = _twin("alveoles_strategies")
+    pair = next(q for q in twin["questions"] if q["batch"] == "value-vs-bonus")
+    assert "value" in pair["title"].lower() and "bonus" in pair["title"].lower()
+
+
+def test_the_what_we_found_block_is_the_twins_verdicts(tmp_path: Path) -> None:
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    verdict = [{"text": "First +6.2 % [+3.0 %, +9.5 %].", "page": "docs/studies/b.md"}]
+    (folder / "b.json").write_text(json.dumps({"title": "B", "verdict": verdict}))
+    (folder / "a.json").write_text(json.dumps({"title": "A"}))  # no verdict: not listed
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# X\n\n{BEGIN}\n- kept by hand\n{END}\n\n## More\n")
+    update_readme(readme, folder)
+    expected = f"# X\n\n{BEGIN}\n- **B** ([page](docs/studies/b.md)): {verdict[0]['text']}\n{END}"
+    assert readme.read_text() == expected + "\n\n## More\n"
+    before = readme.read_text()
+    update_readme(readme, folder)
+    assert readme.read_text() == before
+
+
+def test_the_readmes_what_we_found_block_regenerates_identically_from_the_twins() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert BEGIN in readme and END in readme
+    assert readme_text(readme, PAGES) == readme, "README's What we found is not the twins'"
