@@ -325,15 +325,19 @@ class AlveolesState(State):
                     "replays": self._replays[seat],
                 }
             )
-        return {
+        stats: dict[str, Any] = {
             "per_seat": per_seat,
             "owners": self.owners_string(),
             "value_tiers": tiers,
             "layout": self.game.layout_name or "custom",
             "square_bonus": self.game.square_bonus,
-            "board": f"{self.game.rows}x{self.game.cols}",
             "placements": self.placements,
         }
+        # Named only off the classic 8 x 8, so every match stored before boards had sizes
+        # replays to the same stats.
+        if (self.game.rows, self.game.cols) != (SIZE, SIZE):
+            stats["board"] = f"{self.game.rows}x{self.game.cols}"
+        return stats
 
     # -- read API: live views for agents and heuristics ------------------------------
     # These hand out the state's own containers, not copies: the searches read them at every
