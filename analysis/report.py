@@ -29,6 +29,9 @@ linked by a shared opening or round). The fields that say so:
   position) when turn order is not seat order.
 - ``first_player_advantage``: the starting player's share − 1/n: ``estimate``, ``ci_low``,
   ``ci_high``, ``p_value``, ``interval``, ``units``, ``effective_n``, ``by``.
+- ``decided``: the games one seat won outright apart from the rest: ``matches``, ``decided``,
+  ``draws_by_ending`` (the others counted by how they ended) and ``first_player`` (the starting
+  player's share of the decided games − 1/n with its interval, test, ``units`` and ``wins``).
 - ``shape``: ``draw_rate_ci_low``/``draw_rate_ci_high``; ``balance_ci_low``/``balance_ci_high``,
   ``balance_if_fair`` (the mean balance of a perfectly fair game of this size: the metric's bias)
   and ``balance_note``.
@@ -78,8 +81,8 @@ from storage.soundness import check_rows
 
 REPORT_KEYS = (
     "batch", "method", "independence", "seats", "turn_positions", "seat_test",
-    "first_player_advantage", "agents", "pairings", "strengths", "shape", "fair_compensation",
-    "game", "sprt", "precision", "clock",
+    "first_player_advantage", "decided", "agents", "pairings", "strengths", "shape",
+    "fair_compensation", "game", "sprt", "precision", "clock",
 )  # fmt: skip
 
 
