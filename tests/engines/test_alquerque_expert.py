@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 import pytest
+from alquerque_wins import WINNING_POSITIONS
 
 from engines.alquerque import kernel
 from engines.alquerque.rules import AlquerqueState
@@ -111,15 +112,7 @@ def test_values_are_the_plain_minimax_with_forced_replies_and_compulsory_capture
     assert (differs > 0) == (depth > 1)
 
 
-@pytest.mark.parametrize(
-    ("white", "black", "winning"),
-    [
-        (["a1", "e1"], ["b2", "d1"], "e1xc1xa3"),
-        (["d1", "c1"], ["e2", "b4"], "d1-d2"),
-        (["d3", "e4"], ["c5", "d5"], "e4-e5"),
-        (["a5", "b1", "a3"], ["c3", "b3"], "a5-b5"),
-    ],
-)
+@pytest.mark.parametrize(("white", "black", "winning"), WINNING_POSITIONS)
 def test_the_expert_finds_the_win(white: list[str], black: list[str], winning: str) -> None:
     state = AlquerqueState.from_board(white, black, game=ALQUERQUE)
     for seed in range(3):

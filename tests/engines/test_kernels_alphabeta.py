@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from alquerque_wins import WINNING_POSITIONS
 
 from engines.abalone import kernel as abalone_kernel
 from engines.abalone.agents import evaluator
@@ -248,15 +249,7 @@ def winning_capture_position() -> AlquerqueState:
     return AlquerqueState.from_board(["a1", "e1"], ["b2", "d1"], game=ALQUERQUE)
 
 
-@pytest.mark.parametrize(
-    ("white", "black", "winning"),
-    [
-        (["a1", "e1"], ["b2", "d1"], "e1xc1xa3"),
-        (["d1", "c1"], ["e2", "b4"], "d1-d2"),
-        (["d3", "e4"], ["c5", "d5"], "e4-e5"),
-        (["a5", "b1", "a3"], ["c3", "b3"], "a5-b5"),
-    ],
-)
+@pytest.mark.parametrize(("white", "black", "winning"), WINNING_POSITIONS)
 def test_the_agent_finds_the_win(white: list[str], black: list[str], winning: str) -> None:
     """A win on the spot, and forced wins in three plies (the positions of the Python
     search's tests, each with one winning first move)."""
