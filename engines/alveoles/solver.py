@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engines.alveoles.notation import SQUARE_GROOVES
+from engines.alveoles.notation import SQUARE_GROOVES, board_grooves, board_squares
 from engines.kernel_bits import popcount, trailing_zeros
 from engines.kernel_cache import track
 
@@ -71,8 +71,8 @@ def solver_board(rows: int, cols: int, values: tuple[int, ...]) -> SolverBoard:
     (the board's own squares, bottom row first, left to right)."""
     if len(values) != rows * cols:
         raise ValueError(f"a {rows} × {cols} board needs {rows * cols} values, not {len(values)}")
-    squares = [8 * r + c for r in range(rows) for c in range(cols)]
-    grooves = tuple(sorted({g for sq in squares for g in SQUARE_GROOVES[sq]}))
+    squares = board_squares(rows, cols)
+    grooves = board_grooves(rows, cols)
     if len(grooves) > MAX_SOLVER_GROOVES:
         raise ValueError(
             f"a {rows} × {cols} board has {len(grooves)} grooves; the solver takes at most "
