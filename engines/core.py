@@ -315,9 +315,18 @@ class AgentType:
     """``check(game, params, prefix)`` refuses validated parameters this game cannot take
     (``mcts``'s ``backend`` ``compiled`` on a game without a kernel) with an ``OptionError``
     whose field is ``prefix`` + the parameter's name."""
+    hidden_information_only: bool = False
+    """Plays only games whose ``GameType`` declares hidden information (the information-set
+    search ``ismcts``)."""
+
+    def plays(self, game_type: GameType) -> bool:
+        """Whether it plays this kind of game, at some player count."""
+        return (self.games is None or game_type.short_name in self.games) and (
+            not self.hidden_information_only or not game_type.perfect_information
+        )
 
     def supports(self, game: Game) -> bool:
-        return (self.games is None or game.name in self.games) and (
+        return self.plays(game.game_type) and (
             self.min_players <= game.num_players <= self.max_players
         )
 
