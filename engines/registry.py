@@ -191,8 +191,8 @@ def agent_types(game: Game) -> list[AgentType]:
 def game_agent_types(name: str) -> list[AgentType]:
     """The agents of game ``name`` at any player count: the generic ones and the game's own,
     one per name (the game's own where both exist)."""
-    game = game_class(name).game_type.short_name
-    return _most_specific(a for a in _agent_types().values() if a.games is None or game in a.games)
+    game_type = game_class(name).game_type
+    return _most_specific(a for a in _agent_types().values() if a.plays(game_type))
 
 
 def agent_type(game: Game, name: str, *, field: str = "agent") -> AgentType:
