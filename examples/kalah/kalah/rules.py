@@ -77,10 +77,16 @@ class KalahState(State):
         own_store = self.store(seat)
         first, last = self.house(seat, 0), self.house(seat, self.houses - 1)
         opposite = 2 * self.houses - at
-        if first <= at <= last and pits[at] == 1 and pits[opposite] > 0:
-            # docs/rules.md K4: the last seed in an empty house of one's own takes the opposite
-            pits[own_store] += pits[opposite] + 1
-            pits[at] = pits[opposite] = 0
+        if first <= at <= last and pits[at] == 1:
+            if pits[opposite] > 0:
+                # docs/rules.md K4: the last seed in an empty house of one's own takes the
+                # opposite
+                pits[own_store] += pits[opposite] + 1
+                pits[at] = pits[opposite] = 0
+            elif self.game.options["empty_capture"]:
+                # docs/rules.md K4: under the empty-capture rule the lone seed is taken too
+                pits[own_store] += 1
+                pits[at] = 0
         if not any(self.side(0)) or not any(self.side(1)):
             # docs/rules.md K5: a side empty ends the game; the other side's seeds go home
             for s in (0, 1):
@@ -163,6 +169,13 @@ class KalahGame(Game):
         options=(
             Option("houses", int, 6, "Houses per side (docs/rules.md K1).", minimum=1, maximum=8),
             Option("seeds", int, 4, "Seeds per house at the start.", minimum=1, maximum=8),
+            Option(
+                "empty_capture",
+                bool,
+                False,
+                "The last seed in an empty house of one's own goes to the store even when the "
+                "opposite house is empty (docs/rules.md K4; the rule Kalah was solved under).",
+            ),
         ),
         description="Sow seeds round the board; the last in your store plays again, the last "
         "in an empty house of yours takes the opposite house.",
