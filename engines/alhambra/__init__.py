@@ -8,5 +8,8 @@ from engines.alhambra.agents import AGENTS
 from engines.alhambra.rules import Alhambra, AlhambraState
 
 GAME = Alhambra
+RENDER_BOARD = "api.web.boards.alhambra:render"
+REPORT = "analysis.games.alhambra:REPORT"
+"""The board and report section, by reference: engines imports neither api nor analysis."""
 
-__all__ = ["AGENTS", "GAME", "Alhambra", "AlhambraState"]
+__all__ = ["AGENTS", "GAME", "RENDER_BOARD", "REPORT", "Alhambra", "AlhambraState"]

@@ -9,5 +9,17 @@ from engines.alveoles.agents import AGENTS, GreedyAgent, ValueAgent
 from engines.alveoles.rules import Alveoles, AlveolesState
 
 GAME = Alveoles
+RENDER_BOARD = "api.web.boards.alveoles:render"
+REPORT = "analysis.games.alveoles:REPORT"
+"""The board and report section, by reference: engines imports neither api nor analysis."""
 
-__all__ = ["AGENTS", "GAME", "Alveoles", "AlveolesState", "GreedyAgent", "ValueAgent"]
+__all__ = [
+    "AGENTS",
+    "GAME",
+    "RENDER_BOARD",
+    "REPORT",
+    "Alveoles",
+    "AlveolesState",
+    "GreedyAgent",
+    "ValueAgent",
+]
