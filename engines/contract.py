@@ -7,6 +7,21 @@ version of this contract it was written against, as a number written out (``CONT
 tuple of its own ``AgentType``s. playtester refuses to load a package that declares another
 version than ``engines.contract.CONTRACT_VERSION``, naming the package and both versions.
 
+Two more optional members show the game on the dashboard and in reports:
+
+- ``RENDER_BOARD``: the replay page's board, a ``BoardRenderer``; without one the page shows
+  the position's text (``str(state)``).
+- ``REPORT``: the game's own section of a batch's report, an ``analysis.games.GameReport``
+  whose ``name`` is the game's; without one the report has the generic sections only.
+
+Each is the object itself or a reference to it, ``"module:attribute"`` (the form of an entry
+point), imported only when a board is drawn or a report written: the engine module need not
+import drawing or report code, which workers never run, and a module of playtester's own
+``engines`` can declare a renderer of ``api`` without importing it. Both are checked when the
+game loads (an object of the wrong kind, or a malformed reference, lists the game as broken
+with the reason); a reference that does not resolve is an error naming the package when it is
+first used.
+
 The members, each documented on the object itself:
 
 - ``CONTRACT_VERSION``: this contract's version; it changes only when a game written against
@@ -30,6 +45,7 @@ The members, each documented on the object itself:
 - ``SearchAgent``, ``TimedAgent``: the optional abilities of a searching player (root values
   for player noise; a time allowance for clocked matches).
 - ``AgentType``: a registered player: its name, parameters, games and factory.
+- ``BoardRenderer``: the type of ``RENDER_BOARD``.
 - ``Action``, ``Seat``: the integer types of an action and of a seat (0-based).
 - ``TERMINAL``: what ``current_player`` answers once the game is over (-1).
 - ``GameError``, ``OptionError``, ``IllegalActionError``, ``NotationError``: the errors a
@@ -39,6 +55,8 @@ The members, each documented on the object itself:
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from engines.core import (
     TERMINAL,
@@ -61,7 +79,20 @@ from engines.options import Option
 
 CONTRACT_VERSION = 1
 """The version of this contract. A game package declares the one it was written against
-(``CONTRACT_VERSION = 1`` in its entry module); playtester loads it only when they agree."""
+(``CONTRACT_VERSION = 1`` in its entry module); playtester loads it only when they agree.
+
+Adding an optional member (as ``RENDER_BOARD`` and ``REPORT`` were) keeps the version: a package
+written without it loads and plays exactly as before."""
+
+BoardRenderer = Callable[[State, str | None], str]
+"""A game's board for the replay page: ``render(state, last_move) -> str``.
+
+It receives the position after some ply (the engine's ``State``, replayed from the stored
+moves) and the move just played in the game's notation (``None`` before the first move), and
+returns one ``<svg>`` element as text, with a ``viewBox`` and no fixed width or height (the
+page scales it) and a ``<title>`` describing the position. It reads the state without changing
+it, does no I/O, and gives the same text for the same position; the page inserts the text as
+it is, so it escapes whatever it writes from the state."""
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -69,6 +100,7 @@ __all__ = [
     "Action",
     "Agent",
     "AgentType",
+    "BoardRenderer",
     "Ending",
     "Game",
     "GameError",

@@ -6,6 +6,11 @@ that group (ours in playtester's own ``pyproject.toml``), read through ``importl
 sorts the declarations into games and refusals without importing any of them; loading one
 (``load``) imports its module and checks what it exposes against the contract.
 
+A game's module may also declare its board renderer (``RENDER_BOARD``) and its report section
+(``REPORT``), each the object or a ``"module:attribute"`` reference to it (``engines.contract``).
+``load`` checks their kind and keeps them as declared; ``resolve`` imports a reference when the
+dashboard or a report first asks for it, so that nothing here imports ``api`` or ``analysis``.
+
 A name is refused when it is not a plain lower-case name, when its entry point names an object
 rather than a module, or when it clashes: a package that declares a game playtester itself
 declares is refused and ours kept; two packages declaring one name are both refused, since
@@ -20,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
+from typing import Any
 
 from engines.contract import CONTRACT_VERSION
 from engines.core import AgentType, Game
@@ -29,6 +35,11 @@ GROUP = "playtester.games"
 BUILTIN_PACKAGE = "playtester"
 """The distribution whose games are built in: no package may take their names."""
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+REFERENCE_PATTERN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+"""``"module:attribute"``, the form of an entry point's object reference."""
+REPORT_FIELDS = ("build", "tables")
+"""The callables every report section has (``analysis.games.GameReport``); ``html`` and
+``shares`` are optional, so may be None."""
 
 
 @dataclass(frozen=True)
@@ -65,11 +76,15 @@ class Refused:
 
 @dataclass(frozen=True)
 class Loaded:
-    """A game's module imported and checked: its ``Game`` class and its own agents."""
+    """A game's module imported and checked: its ``Game`` class, its own agents, and its board
+    renderer and report section as declared (the object, a ``"module:attribute"`` reference
+    to it, or None when the game has none)."""
 
     declared: Declared
     game: type[Game]
     agents: tuple[AgentType, ...]
+    board: Any = None
+    report: Any = None
 
 
 class GameLoadError(OptionError):
@@ -154,8 +169,10 @@ def load(entry: Declared) -> Loaded:
 
     Raises ``GameLoadError`` naming the package for an import that fails (with its error),
     a missing or wrong ``GAME``, a ``CONTRACT_VERSION`` other than ours (both versions
-    named), or a ``GAME`` whose ``short_name`` is not the declared name. A package's agents
-    play its own game only, whatever they declare.
+    named), a ``GAME`` whose ``short_name`` is not the declared name, a ``RENDER_BOARD``
+    that is neither a function nor a reference, or a ``REPORT`` that is neither a report
+    section of this game nor a reference. A package's agents play its own game only, whatever
+    they declare.
     """
     where = f"game {entry.name!r} from {entry.origin}"
     try:
@@ -171,7 +188,73 @@ def load(entry: Declared) -> Loaded:
             raise GameLoadError(f"{where}: AGENTS holds {agent!r}, not an AgentType")
     if not entry.origin.builtin:
         agents = tuple(replace(a, games=(entry.name,)) for a in agents)
-    return Loaded(declared=entry, game=game, agents=agents)
+    board = getattr(module, "RENDER_BOARD", None)
+    if board is not None and not isinstance(board, str) and not callable(board):
+        raise GameLoadError(
+            f"{where}: RENDER_BOARD is {_kind(board)}; it should be a function "
+            "(state, last_move) -> SVG text, or a 'module:attribute' reference to one"
+        )
+    report = getattr(module, "REPORT", None)
+    if report is not None and not isinstance(report, str):
+        _check_report(report, entry, where)
+    for member, value in (("RENDER_BOARD", board), ("REPORT", report)):
+        if isinstance(value, str) and not REFERENCE_PATTERN.fullmatch(value.strip()):
+            raise GameLoadError(
+                f"{where}: {member} is {value!r}; a reference is written 'module:attribute'"
+            )
+    return Loaded(declared=entry, game=game, agents=agents, board=board, report=report)
+
+
+def _kind(value: object) -> str:
+    return f"a {type(value).__name__} ({value!r:.60})"
+
+
+def _check_report(report: object, entry: Declared, where: str) -> None:
+    """A report section's shape, read without importing ``analysis`` (whose ``GameReport`` it
+    should be; ``analysis.games`` checks the class itself when it uses it)."""
+    missing = [f for f in REPORT_FIELDS if not callable(getattr(report, f, None))]
+    if missing:
+        raise GameLoadError(
+            f"{where}: REPORT is {_kind(report)}, with no {' or '.join(missing)}; it should "
+            "be an analysis.games.GameReport, or a 'module:attribute' reference to one"
+        )
+    name = getattr(report, "name", None)
+    if name != entry.name:
+        raise GameLoadError(
+            f"{where}: its REPORT's name is {name!r}; it should be the game's name {entry.name!r}"
+        )
+
+
+def resolve(loaded: Loaded, member: str) -> Any:
+    """The object a loaded game declares as ``member`` (``"board"`` or ``"report"``): itself,
+    or what its reference names, imported now. None when the game declares none.
+
+    Raises ``GameLoadError`` naming the package and the reference when the reference's module
+    fails to import, has no such attribute, or it is of the wrong kind (as ``load`` checks an
+    object given directly).
+    """
+    value = getattr(loaded, member)
+    if not isinstance(value, str):
+        return value
+    entry = loaded.declared
+    module_name, _, attribute = value.strip().partition(":")
+    label = "RENDER_BOARD" if member == "board" else "REPORT"
+    where = f"game {entry.name!r} from {entry.origin}: its {label} {value!r}"
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as exc:  # the package's code failing is the package's to fix
+        raise GameLoadError(
+            f"{where} failed to import {module_name}: {type(exc).__name__}: {exc}"
+        ) from exc
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise GameLoadError(f"{where} names nothing: {module_name} has no {attribute}")
+        target = getattr(target, part)
+    if member == "board" and not callable(target):
+        raise GameLoadError(f"{where} names {_kind(target)}, not a function")
+    if member == "report":
+        _check_report(target, entry, where)
+    return target
 
 
 def _checked_game(module: ModuleType, entry: Declared, where: str) -> type[Game]:

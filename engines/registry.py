@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from engines import clock, plugins
+from engines.contract import BoardRenderer
 from engines.core import (
     Agent,
     AgentType,
@@ -57,8 +58,34 @@ def _loaded(name: str) -> plugins.Loaded | plugins.GameLoadError:
 
 def forget_games() -> None:
     """Read the installed games again (after a package was installed in this process)."""
-    for cached in (_declarations, _loaded, game_class, _agent_types):
+    for cached in (_declarations, _loaded, game_class, _agent_types, _declared_member):
         cached.cache_clear()
+
+
+@cache
+def _declared_member(name: str, member: str) -> Any:
+    key = name.strip().lower()
+    if key not in _declarations()[0]:
+        return None  # an OpenSpiel game, or one no longer installed: nothing declared
+    loaded = _loaded(key)
+    if isinstance(loaded, plugins.GameLoadError):
+        return None
+    return plugins.resolve(loaded, member)
+
+
+def board_renderer(name: str) -> BoardRenderer | None:
+    """Game ``name``'s board renderer (its module's ``RENDER_BOARD``), or None when it has none,
+    is not an installed game, or fails to load. A reference is imported on first use; one that
+    does not resolve raises ``GameLoadError`` naming the package."""
+    found: BoardRenderer | None = _declared_member(name, "board")
+    return found
+
+
+def report_section(name: str) -> Any:
+    """Game ``name``'s report section (its module's ``REPORT``, an ``analysis.games.GameReport``
+    which ``analysis.games`` checks), or None as for ``board_renderer``, which it resolves
+    the same way."""
+    return _declared_member(name, "report")
 
 
 @cache

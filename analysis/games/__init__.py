@@ -1,16 +1,16 @@
-"""Game-specific report sections: one module per game, found by the game's short name.
+"""Game-specific report sections: each game's own, declared by its game module.
 
-A game's module (``analysis/games/<game>.py``) builds one ``GameReport`` and passes it to
-``register``: how to compute its section of the report from the database, the tables that sum
-it up (the terminal and the HTML page show the same ones) and, optionally, the HTML with its
-figures. The generic report modules ask ``game_report(name)`` and never name a game; adding a
-game's section means adding its module here, nothing else.
+A game's module (the one its ``playtester.games`` entry point names) declares its section as
+``REPORT`` (``engines.contract``): a ``GameReport`` — how to compute the section from the
+database, the tables that sum it up (the terminal and the HTML page show the same ones) and,
+optionally, the HTML with its figures — or a ``"module:attribute"`` reference to one. Our
+games' sections live here (``analysis/games/<game>.py``, each exposing ``REPORT``) and their
+game modules name them by reference, since ``engines`` may not import ``analysis``. The generic
+report modules ask ``game_report(name)`` and never name a game.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +20,8 @@ from sqlalchemy import Engine
 from analysis.formatting import TextTable
 from analysis.stats import UnitSums
 from analysis.tidy import Wide
+from engines.plugins import GameLoadError
+from engines.registry import game_names, game_origin, report_section
 
 Section = dict[str, Any]
 
@@ -43,34 +45,23 @@ class GameReport:
     shares: Callable[[Engine, Any, Wide], Mapping[str, UnitSums]] | None = None
 
 
-_REGISTRY: dict[str, GameReport] = {}
-_LOADED = False
-
-
-def register(report: GameReport) -> GameReport:
-    """Make ``report`` the section of its game (one per game)."""
-    if report.name in _REGISTRY and _REGISTRY[report.name] is not report:
-        raise ValueError(f"game section {report.name!r} is registered twice")
-    _REGISTRY[report.name] = report
-    return report
-
-
-def _load_all() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
-    _LOADED = True
-
-
 def game_report(name: str) -> GameReport | None:
-    """The registered section of game ``name``, or None when the game has none."""
-    _load_all()
-    return _REGISTRY.get(name)
+    """The report section game ``name`` declares, or None when it declares none (or is not
+    an installed game, as an OpenSpiel game or a batch's game since uninstalled).
+
+    Raises ``GameLoadError`` (naming the package) when the declared section does not resolve
+    or is not a ``GameReport``.
+    """
+    section = report_section(name)
+    if section is None or isinstance(section, GameReport):
+        return section
+    origin = game_origin(name)
+    raise GameLoadError(
+        f"game {name!r} from {origin}: its REPORT is a {type(section).__name__}; it should be "
+        "an analysis.games.GameReport"
+    )
 
 
 def registered() -> list[str]:
-    """Names of every game with a report section."""
-    _load_all()
-    return sorted(_REGISTRY)
+    """Names of every installed game that declares a report section."""
+    return [name for name in game_names() if report_section(name) is not None]

@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from analysis.formatting import TextTable, num, pct, span
-from analysis.games import GameReport, register
+from analysis.games import GameReport
 from analysis.tidy import Wide
 from engines.core import Ending
 
@@ -255,9 +255,9 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
     ]
 
 
-REPORT = register(
-    GameReport(
-        name="abalone", title="Abalone: marbles pushed off, endings, length", build=build,
-        tables=tables,
-    )
-)  # fmt: skip
+REPORT = GameReport(
+    name="abalone",
+    title="Abalone: marbles pushed off, endings, length",
+    build=build,
+    tables=tables,
+)

@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 
 from analysis import frames, stats
 from analysis.formatting import TextTable, num, pct, span
-from analysis.games import GameReport, register
+from analysis.games import GameReport
 from analysis.tidy import Wide
 from engines.alhambra.flow import SKIP
 from engines.alhambra.tiles import TYPES
@@ -380,12 +380,10 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
     return out
 
 
-REPORT = register(
-    GameReport(
-        name="alhambra",
-        title="Alhambra: turn position, scoring rounds, tiles",
-        build=build,
-        tables=tables,
-        shares=shares,
-    )
+REPORT = GameReport(
+    name="alhambra",
+    title="Alhambra: turn position, scoring rounds, tiles",
+    build=build,
+    tables=tables,
+    shares=shares,
 )

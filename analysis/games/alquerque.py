@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from analysis import frames
 from analysis.formatting import TextTable, num, pct
-from analysis.games import GameReport, register
+from analysis.games import GameReport
 from analysis.tidy import Wide
 from engines.core import Ending
 
@@ -58,6 +58,4 @@ def tables(g: Mapping[str, Any]) -> list[TextTable]:
     return [TextTable("Draw causes", ("cause", "draws", "share"), rows, css_class="draws")]
 
 
-REPORT = register(
-    GameReport(name="alquerque", title="Alquerque: draw causes", build=build, tables=tables)
-)
+REPORT = GameReport(name="alquerque", title="Alquerque: draw causes", build=build, tables=tables)

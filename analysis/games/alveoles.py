@@ -22,7 +22,8 @@ from sqlalchemy import Engine
 from analysis import frames, plots, stats
 from analysis.clustered import clustered_difference
 from analysis.formatting import TextTable, num, p_value, pct, span
-from analysis.games import GameReport, register
+from analysis.games import GameReport
+from analysis.games.alveoles_exact import exact_section
 from analysis.html_parts import figure, text_table
 from analysis.tidy import Wide
 
@@ -207,7 +208,12 @@ def build(engine: Engine, batch: Any, w: Wide) -> dict[str, Any] | None:
     """The section of a stored batch (None before any match is played)."""
     if not w.matches:
         return None
-    return alveoles_section(frames.match_stats(engine, batch.id), w)
+    section = alveoles_section(frames.match_stats(engine, batch.id), w)
+    exact = exact_section(engine, batch, w)
+    if exact is not None:
+        # Boards small enough to solve: the players against the exact values.
+        section["exact"] = exact
+    return section
 
 
 def tables(g: Mapping[str, Any]) -> list[TextTable]:
@@ -299,7 +305,6 @@ def html(g: Mapping[str, Any]) -> str:
     return "".join(figs) + "".join(text_table(t) for t in tables(g) if t.rows)
 
 
-REPORT = register(
-    GameReport(name="alveoles", title="Les Alvéoles: square values", build=build,
-               tables=tables, html=html)
-)  # fmt: skip
+REPORT = GameReport(
+    name="alveoles", title="Les Alvéoles: square values", build=build, tables=tables, html=html
+)

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from statsmodels.stats.proportion import proportion_confint
 
 from api.web import forms
-from api.web.boards import RENDERERS, renderer_for
+from api.web.boards import renderer_for
 from engines.registry import load_game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -39,11 +39,10 @@ def app_client(migrated_sqlite_url: str) -> Iterator[tuple[TestClient, Recording
 def test_every_registered_renderer_draws_its_games_positions_by_the_contract() -> None:
     from engines.registry import game_names
 
-    assert RENDERERS, "no board renderer is registered"
-    assert set(RENDERERS) <= set(game_names())
     assert renderer_for("no-such-game") is None
-    for game_name, render in RENDERERS.items():
-        assert renderer_for(game_name) is render
+    for game_name in game_names():
+        render = renderer_for(game_name)
+        assert render is not None, f"{game_name} declares no board"
         state = load_game(game_name).new_initial_state(7)
         rng = random.Random(7)
         last = None
