@@ -16,12 +16,11 @@ from kombu import Queue
 
 from storage.db import ConnectionOptions, configure_connections
 from storage.settings import Settings, get_settings
+from workers.game_queues import CHUNK_QUEUE, CONTROL_QUEUE, declared_queues
 from workers.warmup import install_before_work, start_compiler
+from workers.worker_games import advertise_games, consume_loadable_games, withdraw_games
 
-CHUNK_QUEUE = "playtester"
-"""Chunk tasks: the bulk of the work."""
-CONTROL_QUEUE = "playtester.control"
-"""Short bookkeeping tasks (starting a batch) so they never wait behind a backlog of chunks."""
+__all__ = ["CHUNK_QUEUE", "CONTROL_QUEUE", "TASK_MODULES", "app", "make_celery"]
 
 TASK_MODULES = ("workers.tasks",)
 
@@ -61,7 +60,9 @@ def make_celery(settings: Settings) -> Celery:
         result_serializer="json",
         timezone="UTC",
         enable_utc=True,
-        task_queues=(Queue(CHUNK_QUEUE), Queue(CONTROL_QUEUE)),
+        # One queue per installed game beside the shared ones (workers.game_queues); a worker
+        # narrows what it consumes to the games it loads when it starts.
+        task_queues=tuple(Queue(q) for q in (CHUNK_QUEUE, CONTROL_QUEUE, *declared_queues())),
         task_default_queue=CHUNK_QUEUE,
         task_create_missing_queues=False,
         task_routes={
@@ -99,6 +100,10 @@ app = make_celery(get_settings())
 # with the pool's children is made before they are forked, its thread starts once they run.
 signals.worker_init.connect(install_before_work, weak=False)
 signals.worker_ready.connect(start_compiler, weak=False)
+# A worker consumes the queues of the games it loads, and advertises them while it runs.
+signals.celeryd_after_setup.connect(consume_loadable_games, weak=False)
+signals.worker_ready.connect(advertise_games, weak=False)
+signals.worker_shutdown.connect(withdraw_games, weak=False)
 
 
 @signals.worker_init.connect

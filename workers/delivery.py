@@ -71,7 +71,7 @@ def deliver_chunk(
     ready = warmup.Readiness() if batch is None else warmup.readiness(batch)
     if batch is not None and ready.pending and batch.status not in BatchStatus.FINISHED:
         limits = chunk_time_limits(batch, stop - start, settings)
-        dispatch.defer(batch_id, start, stop, settings, limits, warmup.DEFER_SECONDS)
+        dispatch.defer(batch, start, stop, settings, limits, warmup.DEFER_SECONDS)
         return Delivery(attempt=0, outcome=None, deferred=ready.pending)
     dispatch.count_delivery(batch_id, start, settings)
     lease = attempts.acquire(dispatch.broker(settings), batch_id, start)

@@ -42,10 +42,10 @@ import time
 from bisect import bisect_right
 from collections.abc import Container, Mapping
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import redis
+from kombu import Queue
 from sqlalchemy import Engine
 
 from storage import chunking, crud
@@ -53,8 +53,10 @@ from storage.chunking import Range
 from storage.crud.tally import aware
 from storage.models import Batch, BatchStatus
 from storage.settings import Settings
+from workers.broker import broker
+from workers.broker import redis_client as redis_client  # where callers have found it
 from workers.chunks import ChunkOutcome
-from workers.links import socket_options, tls_options
+from workers.game_queues import CHUNK_QUEUE, chunk_queue, declared_queues
 from workers.sizing import active_window, chunk_time_limits, next_chunk_size
 
 if TYPE_CHECKING:
@@ -63,20 +65,6 @@ if TYPE_CHECKING:
 KEY_PREFIX = "playtester:batch:"
 KEY_TTL = 30 * 24 * 3600
 """Per-batch keys outlive any sensible batch, then vanish instead of piling up in Redis."""
-
-
-@lru_cache(maxsize=8)
-def redis_client(url: str, ca_file: str | None = None, tcp_timeout: float = 20.0) -> redis.Redis:
-    """A Redis client for the broker URL (one connection pool per URL and process)."""
-    return redis.Redis.from_url(url, **socket_options(tcp_timeout), **tls_options(url, ca_file))
-
-
-def broker(settings: Settings) -> redis.Redis:
-    """The Redis client of ``settings``' broker."""
-    url = settings.broker_url
-    if not url:
-        raise RuntimeError("distributed mode needs BROKER_URL (redis://host:6379/0)")
-    return redis_client(url, settings.broker_ca_file, settings.tcp_timeout)
 
 
 def cursor_key(batch_id: str) -> str:
@@ -162,26 +150,31 @@ def celery_for(settings: Settings) -> Celery:
 
 
 def send_chunk(
-    batch_id: str,
+    batch: Batch,
     start: int,
     stop: int,
     settings: Settings,
     limits: tuple[float, float] | None = None,
     countdown: float = 0.0,
 ) -> None:
-    """Queue one chunk task (by name, so callers need not import the task module), under the
-    worker's time limits or, given ``limits``, under these (soft, hard) seconds; ``countdown``
-    seconds from now when given."""
+    """Queue one chunk task on its game's queue (``workers.game_queues``; by the task's name,
+    so callers need not import the task module), under the worker's time limits or, given
+    ``limits``, under these (soft, hard) seconds; ``countdown`` seconds from now when given."""
     extra: dict[str, float] = {}
     if limits is not None:
         extra = {"soft_time_limit": limits[0], "time_limit": limits[1]}
     if countdown:
         extra["countdown"] = countdown
-    celery_for(settings).send_task("playtester.play_chunk", args=[batch_id, start, stop], **extra)
+    celery = celery_for(settings)
+    name = chunk_queue(batch.game)
+    queues = celery.amqp.queues
+    # A game installed after this process started has no queue declared here yet.
+    queue = queues[name] if name in queues else queues.add(Queue(name))
+    celery.send_task("playtester.play_chunk", args=[batch.id, start, stop], queue=queue, **extra)
 
 
 def defer(
-    batch_id: str,
+    batch: Batch,
     start: int,
     stop: int,
     settings: Settings,
@@ -193,8 +186,8 @@ def defer(
     sweep counts it as being played, not lost: while it waits as a message held for later, the
     chunk queue may stand empty without it."""
     hold = max(2 * settings.stall_seconds, 10 * seconds)
-    broker(settings).set(deferred_key(batch_id, start), 1, ex=math.ceil(hold))
-    send_chunk(batch_id, start, stop, settings, limits, countdown=seconds)
+    broker(settings).set(deferred_key(batch.id, start), 1, ex=math.ceil(hold))
+    send_chunk(batch, start, stop, settings, limits, countdown=seconds)
 
 
 def taken(batch_id: str, start: int, settings: Settings) -> None:
@@ -254,7 +247,7 @@ def _queue(client: redis.Redis, batch: Batch, ranges: list[Range], settings: Set
     client.hset(ranges_key(batch.id), mapping={str(a): b for a, b in ranges})
     client.expire(ranges_key(batch.id), KEY_TTL)
     for a, b in ranges:
-        send_chunk(batch.id, a, b, settings, chunk_time_limits(batch, b - a, settings))
+        send_chunk(batch, a, b, settings, chunk_time_limits(batch, b - a, settings))
 
 
 def forget_range(batch_id: str, start: int, settings: Settings) -> None:
@@ -415,13 +408,14 @@ def count_delivery(batch_id: str, start: int, settings: Settings) -> int:
     return count
 
 
-def chunks_waiting(settings: Settings) -> int:
-    """Chunk messages waiting in the broker's chunk queue, not yet taken by any worker."""
-    from workers.celery_app import CHUNK_QUEUE
-
+def chunks_waiting(settings: Settings, game: str | None = None) -> int:
+    """Chunk messages waiting in the broker, not yet taken by any worker: in ``game``'s
+    queue, or without a game in the shared queue and the queues of every game installed
+    here."""
+    names = [chunk_queue(game)] if game else [CHUNK_QUEUE, *declared_queues()]
     with celery_for(settings).pool.acquire(block=True) as connection:
-        declared = connection.default_channel.queue_declare(queue=CHUNK_QUEUE)
-        return int(declared.message_count)
+        channel = connection.default_channel
+        return sum(int(channel.queue_declare(queue=name).message_count) for name in names)
 
 
 def stalled(
@@ -486,7 +480,7 @@ def _stalled_now(
         pipe.exists(lease_key(batch.id, a), deferred_key(batch.id, a))
     held = {a for a, holds in zip(starts, pipe.execute(), strict=True) if holds}
     untaken = [a for a in starts if a not in taken and a not in held]
-    queue_empty = bool(untaken) and chunks_waiting(settings) == 0
+    queue_empty = bool(untaken) and chunks_waiting(settings, batch.game) == 0
     idle_before = {int(a) for a in client.smembers(idle_key(batch.id))}
     lost, idle = stalled(
         below, handed, taken=taken, held=held, queue_empty=queue_empty, idle_before=idle_before
