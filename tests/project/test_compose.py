@@ -231,13 +231,14 @@ def test_celery_finds_the_app_as_workers() -> None:
 
     import workers.tasks  # noqa: F401  (a worker imports it through `include`)
     from workers.celery_app import CHUNK_QUEUE, CONTROL_QUEUE, app
+    from workers.game_queues import declared_queues
 
     assert find_app("workers") is app
     conf = app.conf
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
     assert conf.task_serializer == "json" and conf.accept_content == ["json"]
-    assert {q.name for q in conf.task_queues} == {CHUNK_QUEUE, CONTROL_QUEUE}
+    assert {q.name for q in conf.task_queues} == {CHUNK_QUEUE, CONTROL_QUEUE, *declared_queues()}
     assert conf.task_time_limit * 4 <= conf.broker_transport_options["visibility_timeout"]
     assert {"playtester.play_chunk", "playtester.start_batch"} <= set(app.tasks)
 
