@@ -45,6 +45,7 @@ from storage.records import split_moves
 from storage.settings import Settings
 from storage.soundness import batch_problem, check_rows
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
+from workers.roster import roster_client, waiting_note
 
 router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
 
@@ -75,9 +76,15 @@ def links(request: Request, batch_id: str) -> dict[str, str]:
 
 
 def to_public(
-    request: Request, batch: Batch, engine: Engine | None = None, *, with_progress: bool = True
+    request: Request,
+    batch: Batch,
+    engine: Engine | None = None,
+    *,
+    with_progress: bool = True,
+    waiting: str | None = None,
 ) -> BatchPublic:
-    """The API view of a batch, with its progress when ``engine`` is given."""
+    """The API view of a batch, with its progress when ``engine`` is given and why it
+    waits when no worker can play it (``waiting``)."""
     prog: ProgressPublic | None = None
     if with_progress and engine is not None:
         p = progress(engine, batch.id)
@@ -91,7 +98,7 @@ def to_public(
             eta_seconds=p.eta_seconds,
         )
     data = batch.model_dump()
-    return BatchPublic(**data, progress=prog, links=links(request, batch.id))
+    return BatchPublic(**data, progress=prog, waiting=waiting, links=links(request, batch.id))
 
 
 IdempotencyKeyHeader = Annotated[
@@ -237,10 +244,14 @@ def read_batches(
     dependencies=[Depends(require_read)],
     summary="A batch with its progress",
 )
-def read_batch(batch_id: BatchId, request: Request, engine: EngineDep) -> BatchPublic:
-    """Status, done/failed counts, rate and ETA of the current run. Reading changes nothing."""
+def read_batch(
+    batch_id: BatchId, request: Request, engine: EngineDep, settings: SettingsDep
+) -> BatchPublic:
+    """Status, done/failed counts, rate and ETA of the current run, and ``waiting`` when no
+    running worker can play it (e.g. none has its game). Reading changes nothing."""
     batch = find_batch(engine, batch_id)
-    return to_public(request, batch, engine)
+    note = waiting_note(batch.game, batch.status, roster_client(settings))
+    return to_public(request, batch, engine, waiting=note)
 
 
 @router.post(

@@ -78,6 +78,12 @@ class BatchPublic(BatchState):
     model_config = SQLModelConfig(json_schema_serialization_defaults_required=True)
 
     progress: ProgressPublic | None = None
+    waiting: str | None = Field(
+        default=None,
+        description="Why an unfinished batch waits when no running worker can play it: no "
+        "worker is running, or none has its game (naming the package to install on a "
+        "worker). Read with the single batch only; null otherwise.",
+    )
     links: dict[str, str]
 
 

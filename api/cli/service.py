@@ -150,6 +150,12 @@ def submit(
             _follow(client, batch["id"])
 
 
+def _status_text(batch: dict[str, Any]) -> str:
+    """The batch's status, with why it waits when no worker can play it."""
+    waiting = batch.get("waiting")
+    return f"{batch['status']} ({waiting})" if waiting else str(batch["status"])
+
+
 def _follow(client: ServiceClient, batch_id: str, interval: float = 1.0) -> dict[str, Any]:
     """Poll a batch and draw a progress bar (rate, ETA) until it ends."""
     batch = client.batch(batch_id)
@@ -168,7 +174,7 @@ def _follow(client: ServiceClient, batch_id: str, interval: float = 1.0) -> dict
             bar.update(
                 task,
                 completed=progress.get("finished", 0),
-                status=batch["status"],
+                status=_status_text(batch),
                 rate=f"{rate:,.0f} matches/s" if rate else "",
             )
             if batch["status"] in BatchStatus.FINISHED:
@@ -203,7 +209,7 @@ def status(
                 batch = client.batch(batch_id)
                 progress = batch.get("progress") or {}
                 out.print(
-                    f"{batch['id']} {batch['status']} {progress.get('finished', 0)}/"
+                    f"{batch['id']} {_status_text(batch)} {progress.get('finished', 0)}/"
                     f"{batch['matches']}",
                     highlight=False,
                 )
