@@ -147,7 +147,7 @@ def missing_game_note(game: str, workers: list[Advertised]) -> str | None:
     return f"waiting: no worker has the game {game} ({install_hint(game)})"
 
 
-def waiting_note(game: str, status: BatchStatus, client: redis.Redis | None) -> str | None:
+def waiting_note(game: str, status: str, client: redis.Redis | None) -> str | None:
     """Why an unfinished batch of ``game`` waits when no live worker can play it; None when
     one can, when it is finished, without a broker (``client`` None: local mode), or when the
     broker does not answer (the status is read all the same)."""
