@@ -65,7 +65,7 @@ def rollout_cap(game: Game, max_rollout_plies: int) -> int:
     return min(max_rollout_plies, cap) if max_rollout_plies > 0 else cap
 
 
-def _shares(state: State, players: int) -> list[float]:
+def leaf_shares(state: State, players: int) -> list[float]:
     """Per-seat shares in [0, 1]: the returns once over, else read from ``evaluate``."""
     if state.is_terminal():
         return state.returns()
@@ -136,7 +136,7 @@ class MctsAgent:
             path = self._select(root, sim)
             self._expand(path, sim)
             self._simulate(sim)
-            self._backpropagate(path, _shares(sim, players))
+            self._backpropagate(path, leaf_shares(sim, players))
         return root
 
     def _select(self, root: _Node, sim: State) -> list[_Node]:
