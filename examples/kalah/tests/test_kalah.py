@@ -92,5 +92,5 @@ def test_perfect_play_secures_the_solved_margin_against_anyone() -> None:
 
 
 def test_perfect_refuses_a_board_too_big_to_solve() -> None:
-    with pytest.raises(OptionError, match="up to 18 seeds"):
+    with pytest.raises(OptionError, match="up to 24 seeds"):
         make_agent(load_game("kalah"), "perfect")
