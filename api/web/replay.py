@@ -1,6 +1,8 @@
 """Replays: a stored match replayed move by move with its game's engine, each position drawn
-by the game's board renderer (``api.web.boards``), served as JSON for the page to step
-through and as a page that shows any one ply without JavaScript (``?ply=``).
+by the board renderer its game declares (``RENDER_BOARD``, ``api.web.boards``) or, for a game
+without one, shown as the engine's text (``str(state)``); served as JSON for the page to step
+through and as a page that shows any one ply without JavaScript (``?ply=``). Any installed
+game replays: nothing here names one.
 
 The positions are exact by construction: every stored move is applied with the engine's own
 notation parser, which refuses an illegal one.
@@ -24,10 +26,12 @@ from sqlalchemy import Engine
 from api.auth import require_read
 from api.deps import EngineDep
 from api.schemas import MAX_INT32, BatchId
-from api.web.boards import renderer_for
+from api.web.boards import BoardRenderer, renderer_for
 from api.web.pages import not_found
 from api.web.templating import page
 from engines.core import State
+from engines.plugins import GameLoadError
+from engines.registry import game_origin
 from storage.crud import NotFound, find_batch
 from storage.models import Batch
 from storage.queries import find_match
@@ -51,9 +55,27 @@ def _position(
         "mover": mover,
         "to_move": None if terminal else state.current_player(),
         "scores": [float(x) for x in state.scores()],
-        "board": render(state, move) if render else None,
+        "board": _drawn(game, render, state, ply, move) if render else None,
         "text": str(state) if draw and not render else None,
     }
+
+
+def _drawn(game: str, render: BoardRenderer, state: State, ply: int, move: str | None) -> str:
+    """The board at ``ply``; a renderer that fails, or answers other than text, is its
+    package's fault, named as such (a 422 on ``game``) rather than an internal error."""
+    try:
+        drawn = render(state, move)
+    except Exception as exc:  # a package's renderer may raise anything
+        raise GameLoadError(
+            f"game {game!r} from {game_origin(game)}: its board renderer failed at ply {ply}: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(drawn, str):
+        raise GameLoadError(
+            f"game {game!r} from {game_origin(game)}: its board renderer answered a "
+            f"{type(drawn).__name__} at ply {ply}, not SVG text"
+        )
+    return drawn
 
 
 def _walk(
