@@ -24,6 +24,7 @@ from engines.core import play_match
 from engines.errors import OptionError
 from engines.plugins import GameLoadError
 from engines.registry import (
+    board_renderer,
     broken_games,
     describe_games,
     game_class,
@@ -147,3 +148,87 @@ def test_playtester_games_shows_origins_and_broken_packages(site: Site) -> None:
     assert "toy — Toy Nim (2 players) from toy-nim 0.3" in text
     assert f"alveoles — Les Alvéoles (2–4 players) from playtester {VERSION}" in text
     assert "crashy — broken, from crashy 0.1" in text and "ZeroDivisionError" in text
+
+
+def _toy_named(name: str, extra: str) -> str:
+    """The toy's module as game ``name``, with ``extra`` source after it."""
+    source = (REPO / "tests" / "toy_nim.py").read_text(encoding="utf-8")
+    return source.replace('short_name="toy"', f'short_name="{name}"') + "\n" + extra + "\n"
+
+
+SECTION = "class Section:\n    name = {name!r}\n    {members}\n\n\nREPORT = Section()"
+"""A report section's look-alike: ``name`` and the callables ``members`` set."""
+
+
+def test_a_board_or_report_of_the_wrong_kind_lists_the_game_as_broken(site: Site) -> None:
+    shapes = {
+        "numbered": "RENDER_BOARD = 3",
+        "spaced": 'RENDER_BOARD = "a board module"',
+        "tableless": SECTION.format(name="tableless", members="build = print"),
+        "misnamed": SECTION.format(name="other", members="build = tables = print"),
+        "dotted": 'REPORT = "toy_report.REPORT"',
+    }
+    for name, extra in shapes.items():
+        site.install(
+            f"{name}-pkg", "1.0", {name: f"{name}_game"}, {f"{name}_game": _toy_named(name, extra)}
+        )
+    assert game_names() == sorted(BUILTIN)
+    errors = {name: _broken(name)[0]["error"] for name in shapes}
+    assert "numbered-pkg 1.0" in errors["numbered"]
+    assert "RENDER_BOARD is a int" in errors["numbered"] and "function" in errors["numbered"]
+    assert "RENDER_BOARD is 'a board module'" in errors["spaced"]
+    assert "'module:attribute'" in errors["spaced"]
+    assert "REPORT is a Section" in errors["tableless"] and "no tables" in errors["tableless"]
+    assert "REPORT's name is 'other'" in errors["misnamed"]
+    assert "REPORT is 'toy_report.REPORT'" in errors["dotted"]
+
+
+def test_a_board_given_as_a_function_or_a_reference_is_the_games(site: Site) -> None:
+    board = "def draw(state, last_move):\n    return '<svg/>'\n"
+    site.install(
+        "direct",
+        "1.0",
+        {"direct": "direct_game"},
+        {"direct_game": _toy_named("direct", board + "RENDER_BOARD = draw")},
+    )
+    site.install(
+        "byref",
+        "1.0",
+        {"byref": "byref_game"},
+        {
+            "byref_game": _toy_named("byref", 'RENDER_BOARD = "byref_draw:draw"'),
+            "byref_draw": board,
+        },
+    )
+    site.install("plain", "1.0", {"plain": "plain_game"}, {"plain_game": _toy_named("plain", "")})
+    import byref_draw  # type: ignore[import-not-found]
+    import direct_game  # type: ignore[import-not-found]
+
+    assert board_renderer("direct") is direct_game.draw
+    assert board_renderer("byref") is byref_draw.draw
+    assert board_renderer("plain") is None
+    assert board_renderer("openspiel:tic_tac_toe") is None
+
+
+def test_a_reference_that_does_not_resolve_names_the_package_at_first_use(site: Site) -> None:
+    refs = {
+        "nomodule": 'RENDER_BOARD = "no_such_module_y:draw"',
+        "noattr": 'RENDER_BOARD = "toy_nim:no_such_draw"',
+        "notcallable": 'RENDER_BOARD = "toy_nim:CONTRACT_VERSION"',
+    }
+    for name, extra in refs.items():
+        site.install(
+            f"{name}-pkg", "2.0", {name: f"{name}_game"}, {f"{name}_game": _toy_named(name, extra)}
+        )
+    # The game loads and plays: only drawing it needs the board.
+    assert set(refs) <= set(game_names())
+    expected = {
+        "nomodule": "ModuleNotFoundError",
+        "noattr": "toy_nim has no no_such_draw",
+        "notcallable": "not a function",
+    }
+    for name, fragment in expected.items():
+        with pytest.raises(GameLoadError) as caught:
+            board_renderer(name)
+        assert f"{name}-pkg 2.0" in str(caught.value) and fragment in str(caught.value)
+        assert caught.value.field == "game"
