@@ -42,6 +42,30 @@ class Identity:
         return action_id
 
 
+class Bounded:
+    """Ids that are the game's own codes, for a game with no table of its own: every code must
+    lie below ``size``, the game's declared ``num_distinct_actions``, as OpenSpiel requires of
+    an action id. A code outside is refused naming the game, rather than handed to OpenSpiel."""
+
+    def __init__(self, game: str, size: int) -> None:
+        self.game = game
+        self.size = size
+
+    def to_id(self, code: Action) -> int:
+        if not 0 <= code < self.size:
+            raise ValueError(
+                f"{self.game} plays action code {code}, and the OpenSpiel bridge uses a game's "
+                f"codes as action ids, which must lie in 0..{self.size - 1} (its GameType's "
+                "num_distinct_actions)"
+            )
+        return code
+
+    def to_code(self, action_id: int) -> Action:
+        if not 0 <= action_id < self.size:
+            raise ValueError(f"action id {action_id} is outside 0..{self.size - 1}")
+        return action_id
+
+
 class Table:
     """Ids that are places in a sorted array of every code the game could use."""
 

@@ -3,6 +3,11 @@
 Per game: its action ids (:mod:`engines.openspiel.actions`), its observation tensor where the
 board allows one (a shape and a function filling it from the public read API), and for a game
 with chance, how to deal its start and swap its generator (:mod:`engines.openspiel.chance`).
+
+An installed game has no entry here: :func:`adapter_of` gives it the generic one when the
+contract alone is enough, that is when it has neither chance nor hidden information (the
+bridge cannot show chance drawn inside ``apply`` as chance nodes, nor know what a seat's
+observation may show); its action codes are its ids, below its ``num_distinct_actions``.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from engines.alquerque.board import POINTS
 from engines.alquerque.rules import AlquerqueGame, AlquerqueState
 from engines.alveoles.notation import NUM_GROOVES, NUM_SQUARES
 from engines.alveoles.rules import AlveolesState
-from engines.core import Game, State
-from engines.openspiel.actions import Codec, Identity, alquerque_table
+from engines.core import Game, GameType, OptionError, State
+from engines.openspiel.actions import Bounded, Codec, Identity, alquerque_table
 
 Filler = Callable[[Any, np.ndarray], None]
 """``fill(state, tensor)``: write a position into a zeroed tensor of the adapter's shape."""
@@ -142,3 +147,26 @@ ADAPTERS: dict[str, Adapter] = {
         max_chance_outcomes=max(108, NUM_TILES) + 1,
     ),
 }
+
+
+def generic_adapter(game_type: GameType) -> Adapter:
+    """The adapter of an installed game that declares none: its codes as action ids (checked
+    against its ``num_distinct_actions``), no observation tensor. A game with chance or hidden
+    information is refused (``OptionError`` on ``game``), naming what it would need."""
+    name = game_type.short_name
+    if game_type.chance or not game_type.perfect_information:
+        hides = "chance" if game_type.chance else "hidden information"
+        raise OptionError(
+            f"{name} has {hides}, and the OpenSpiel bridge plays an installed game only when "
+            "every seat sees the whole position and no chance is drawn: its chance nodes and "
+            "observations need an adapter (engines/openspiel/adapters.py)",
+            field="game",
+        )
+    size = game_type.num_distinct_actions
+    return Adapter(codec=lambda: Bounded(name, size))
+
+
+def adapter_of(game_type: GameType) -> Adapter:
+    """The bridge's adapter of a game: ours from :data:`ADAPTERS`, else the generic one."""
+    found = ADAPTERS.get(game_type.short_name)
+    return found if found is not None else generic_adapter(game_type)

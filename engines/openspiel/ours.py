@@ -24,7 +24,7 @@ import numpy as np
 import pyspiel
 
 from engines.core import Game, OptionError, State
-from engines.openspiel.adapters import ADAPTERS, Adapter
+from engines.openspiel.adapters import ADAPTERS, Adapter, adapter_of
 from engines.openspiel.chance import NeedChance, ScriptedRandom
 from engines.registry import build_game, game_class, options_record
 
@@ -36,9 +36,15 @@ def spiel_short_name(name: str) -> str:
     return SPIEL_PREFIX + name
 
 
+@cache
+def adapter(name: str) -> Adapter:
+    """The adapter of game ``name`` (``engines.openspiel.adapters.adapter_of``)."""
+    return adapter_of(game_class(name).game_type)
+
+
 def _spiel_type(name: str) -> Any:
     gt = game_class(name).game_type
-    adapter = ADAPTERS[name]
+    found = adapter(name)
     kind = pyspiel.GameType
     params: dict[str, Any] = {"players": gt.min_players}
     for option in gt.options:
@@ -61,14 +67,14 @@ def _spiel_type(name: str) -> Any:
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
-        provides_observation_tensor=adapter.shape is not None,
+        provides_observation_tensor=found.shape is not None,
         parameter_specification=params,
     )
 
 
 @cache
 def codec_of(name: str) -> Any:
-    return ADAPTERS[name].codec()
+    return adapter(name).codec()
 
 
 class PlaytesterGame(pyspiel.Game):
@@ -89,7 +95,7 @@ class PlaytesterGame(pyspiel.Game):
             self.ours: Game = build_game(self.NAME, players, options)
         except OptionError as exc:
             raise ValueError(f"{spiel_short_name(self.NAME)}: {exc}") from exc
-        self.adapter: Adapter = ADAPTERS[self.NAME]
+        self.adapter: Adapter = adapter(self.NAME)
         gt = self.ours.game_type
         info = pyspiel.GameInfo(
             num_distinct_actions=codec_of(self.NAME).size,
@@ -214,16 +220,16 @@ class PlaytesterState(pyspiel.State):
     def _run(self) -> None:
         """Run the pending step (the deal, or a move) with the draws so far; either it needs
         one more (a chance node) or it is done."""
-        adapter = ADAPTERS[self.name]
+        found = adapter(self.name)
         rng = ScriptedRandom(self.draws)
         try:
             if self.pre is None:
-                assert adapter.deal is not None
-                result = adapter.deal(self.ours, rng)
+                assert found.deal is not None
+                result = found.deal(self.ours, rng)
             else:
-                assert adapter.set_rng is not None and self.step is not None
+                assert found.set_rng is not None and self.step is not None
                 result = self.pre.clone()
-                adapter.set_rng(result, rng)
+                found.set_rng(result, rng)
                 result.apply(self.step)
         except NeedChance as need:
             self.need = need.outcomes
@@ -262,7 +268,7 @@ class PlaytesterState(pyspiel.State):
             return
         assert self.inner is not None
         code = codec_of(self.name).to_code(action)
-        if ADAPTERS[self.name].deal is None:
+        if adapter(self.name).deal is None:
             self.inner.apply(code)
             return
         self.pre, self.step, self.draws = self.inner, code, []
@@ -326,7 +332,7 @@ class Observer:
         text = state.text()
         if not self.recall:
             return text
-        if ADAPTERS[state.name].deal is None:
+        if adapter(state.name).deal is None:
             moves = " ".join(str(a) for a in state.history())
             return f"seat {player}; moves: {moves}\n{text}"
         return f"seat {player}; public history {state.seen}\n{text}"
@@ -336,7 +342,9 @@ _REGISTERED: dict[str, type[PlaytesterGame]] = {}
 
 
 def register(name: str) -> type[PlaytesterGame]:
-    """Register our game ``name`` with OpenSpiel (once) and return its game class."""
+    """Register game ``name`` with OpenSpiel (once) and return its game class: one of ours, or
+    an installed game the generic adapter serves (``OptionError`` on ``game`` for one it
+    cannot)."""
     if name not in _REGISTERED:
         spiel_type = _spiel_type(name)
         cls = type(
@@ -354,7 +362,9 @@ def register_all() -> None:
 
 
 def spiel_game_of(game: Game) -> PlaytesterGame:
-    """The OpenSpiel game of one of our games, with its players and options."""
+    """The OpenSpiel game of one of our games, or of an installed one (registered on first
+    use), with its players and options."""
+    register(game.name)
     params: dict[str, Any] = {"players": game.num_players}
     for name, value in options_record(game).items():
         params[name] = value if isinstance(value, bool | int | float | str) else json.dumps(value)
