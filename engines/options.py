@@ -10,9 +10,45 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engines.errors import OptionError, shown
+
+NO_SYMMETRY = "none"
+"""The symmetry every placement keeps: any placement of the values is allowed."""
+
+
+class PlacementSpace(Protocol):
+    """What ``playtester tune``'s ``permute`` space may search of an option: the values a base
+    setting puts on its cells, placed anew by one random key per free cell, the cell with the
+    smallest key taking the largest value (a random-key encoding of a permutation, which suits
+    both TPE and CMA-ES).
+
+    The game declares it beside the option (``Option.space``) because only the game knows the
+    cells, which symmetries of its board a placement may keep, and how a placement is written
+    as the option's value. ``base`` is always a value the option validated.
+    """
+
+    @property
+    def symmetries(self) -> tuple[str, ...]:
+        """The symmetries a placement may keep, the default first (:data:`NO_SYMMETRY` among
+        them when any placement is allowed)."""
+        ...
+
+    def values(self, base: Any) -> tuple[int, ...]:
+        """The multiset a placement permutes: ``base``'s value on each cell."""
+        ...
+
+    def cells(self, base: Any, symmetry: str) -> int:
+        """How many random keys a placement of ``base``'s values under ``symmetry`` takes (one
+        per set of cells the symmetry ties together)."""
+        ...
+
+    def decode(self, base: Any, keys: Sequence[float], symmetry: str) -> Any:
+        """The option value (as a user would give it) placing ``base``'s values by ``keys``;
+        ``ValueError`` when the values cannot keep ``symmetry`` or ``keys`` is not
+        :meth:`cells` long."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -25,6 +61,8 @@ class Option:
     matched ignoring case and stored as declared. ``check`` may normalise and further validate
     the value and raises ``ValueError`` with a plain message when it is wrong. ``record`` turns
     a validated value into the JSON value a batch stores (by default the value itself).
+    ``space`` declares what ``playtester tune`` may search beyond ``choices``: placements of a
+    base value's values on its cells (:class:`PlacementSpace`).
     """
 
     name: str
@@ -36,6 +74,7 @@ class Option:
     maximum: float | None = None
     check: Callable[[Any], Any] | None = None
     record: Callable[[Any], Any] | None = None
+    space: PlacementSpace | None = None
 
     def validate(self, value: Any, *, field: str) -> Any:
         value = _coerce(value, self.kind, field)

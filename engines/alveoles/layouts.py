@@ -14,10 +14,12 @@ The option value is normalised to a tuple of 64 ints in that printed order, so
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, cast
 
 from engines.core import shown
+from engines.options import NO_SYMMETRY
 
 SIZE = 8
 CELLS = SIZE * SIZE
@@ -235,6 +237,73 @@ def layout_name(layout: Layout) -> str | None:
         elif name == "classic" and rows == classic_window(height, width):
             return f"{name}-{height}x{width}"
     return None
+
+
+class LayoutSpace:
+    """The layouts ``playtester tune``'s ``permute`` space searches (an
+    :class:`engines.options.PlacementSpace`): a base layout's values placed anew on its board's
+    squares, in printed order (row 8, the top, first), of any size.
+
+    Under ``half_turn`` the squares i and n − 1 − i (a square and its image under a half-turn
+    about the centre) take one key and the same value, so every value must occur an even number
+    of times; on a board with an odd number of squares (both sides odd) the centre is its own
+    image and takes the one value that occurs an odd number of times. A placement is written as
+    rows, top row first, the form the option is given in."""
+
+    symmetries = (HALF_TURN, NO_SYMMETRY)
+
+    def values(self, base: Any) -> tuple[int, ...]:
+        return tuple(v for row in layout_rows(base) for v in row)
+
+    def cells(self, base: Any, symmetry: str) -> int:
+        count = len(self.values(base))
+        return count // 2 if _symmetry(symmetry) == HALF_TURN else count
+
+    def decode(self, base: Any, keys: Sequence[float], symmetry: str) -> list[list[int]]:
+        width = len(layout_rows(base)[0])
+        values = self.values(base)
+        count = len(values)
+        ordered = sorted(values, reverse=True)
+        grid = [0] * count
+        if _symmetry(symmetry) == HALF_TURN:
+            if count % 2:
+                odd = [v for v, n in Counter(values).items() if n % 2]
+                if len(odd) != 1:
+                    raise ValueError(
+                        "a half-turn symmetric layout of an odd number of squares needs every "
+                        "value but the centre's an even number of times"
+                    )
+                grid[count // 2] = odd[0]
+                ordered.remove(odd[0])
+            pairs = ordered[::2]
+            if ordered[1::2] != pairs:
+                raise ValueError(
+                    "a half-turn symmetric layout needs every value an even number of times"
+                )
+            _check_keys(keys, count // 2, "half-turn layouts")
+            for rank, cell in enumerate(sorted(range(count // 2), key=lambda i: (keys[i], i))):
+                grid[cell] = grid[count - 1 - cell] = pairs[rank]
+        else:
+            _check_keys(keys, count, "layouts")
+            for rank, cell in enumerate(sorted(range(count), key=lambda i: (keys[i], i))):
+                grid[cell] = ordered[rank]
+        return [grid[r : r + width] for r in range(0, count, width)]
+
+
+def _symmetry(symmetry: str) -> str:
+    if symmetry not in LayoutSpace.symmetries:
+        raise ValueError(
+            f"unknown symmetry {symmetry!r}; known: {', '.join(LayoutSpace.symmetries)}"
+        )
+    return symmetry
+
+
+def _check_keys(keys: Sequence[float], count: int, what: str) -> None:
+    if len(keys) != count:
+        raise ValueError(f"{what} of this board take {count} keys, not {len(keys)}")
+
+
+LAYOUT_SPACE = LayoutSpace()
 
 
 for _name, _rows in NAMED.items():
