@@ -26,6 +26,7 @@ from engines.alveoles import heuristics
 from engines.alveoles.layouts import (
     CELLS,
     FILES,
+    LAYOUT_SPACE,
     MAX_VALUE,
     SIZE,
     layout_name,
@@ -84,6 +85,7 @@ LAYOUT_OPTION = Option(
     ),
     check=normalise_layout,
     record=layout_record,
+    space=LAYOUT_SPACE,
 )
 # docs/rules/alveoles.md V4: every owned 3 × 3 window counts unless 'disjoint' is chosen.
 SQUARE_BONUS_OPTION = Option(
