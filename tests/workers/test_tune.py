@@ -5,31 +5,34 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from api_support import client_for, make_api
-from repo_paths import DATA
+from repo_paths import DATA, REPO
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from analysis.report import build_report
 from analysis.studies.definition import StudyError, load_study
 from api.cli import app
-from engines.alveoles.layouts import CLASSIC
+from engines.alveoles.layouts import CLASSIC, LAYOUT_SPACE
+from engines.registry import game_names
 from storage.db import ensure_schema, get_engine
 from storage.models import BATCH
 from storage.settings import Settings
 from workers.local import run_local
 from workers.studies.plan import plan_one
 from workers.studies.runner import trial_here
-from workers.studies.tuning import Symmetry, clearly_unfair, decode_layout, parse_tune
+from workers.studies.tuning import clearly_unfair, parse_tune
 
 runner = CliRunner()
 TUNE = DATA / "tiny_tune.toml"
 CLASSIC_VALUES = [v for row in CLASSIC for v in row]
+CLASSIC_VALUES_FLAT = tuple(CLASSIC_VALUES)  # the classic layout as the option normalises it
 
 
 def batch_count(url: str) -> int:
@@ -41,7 +44,8 @@ def batch_count(url: str) -> int:
 def test_a_half_turn_layout_keeps_the_values_and_the_symmetry(seed: int) -> None:
     rng = random.Random(seed)
     keys = [rng.random() for _ in range(32)]
-    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, Symmetry.HALF_TURN) for v in row]
+    placed = LAYOUT_SPACE.decode(CLASSIC_VALUES_FLAT, keys, "half_turn")
+    grid = [v for row in placed for v in row]
     assert Counter(grid) == Counter(CLASSIC_VALUES)
     assert all(grid[i] == grid[63 - i] for i in range(64))
     # The pair with the smallest key takes the largest value, the largest key a white square.
@@ -51,10 +55,29 @@ def test_a_half_turn_layout_keeps_the_values_and_the_symmetry(seed: int) -> None
 
 def test_a_free_layout_is_a_permutation_and_odd_counts_cannot_be_symmetric() -> None:
     keys = [i / 64 for i in range(64)][::-1]
-    grid = [v for row in decode_layout(keys, CLASSIC_VALUES, Symmetry.NONE) for v in row]
+    grid = [v for row in LAYOUT_SPACE.decode(CLASSIC_VALUES_FLAT, keys, "none") for v in row]
     assert grid == sorted(CLASSIC_VALUES)  # the last cell has the smallest key
     with pytest.raises(ValueError, match="even number"):
-        decode_layout([0.5] * 32, [7] + [1] * 63, Symmetry.HALF_TURN)
+        LAYOUT_SPACE.decode((7,) + (1,) * 63, [0.5] * 32, "half_turn")
+
+
+def test_without_option_and_symmetry_permute_searches_what_the_game_declares(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.toml"
+    text = TUNE.read_text()
+    path.write_text(text.replace('option = "layout"\n', "").replace('symmetry = "half_turn"\n', ""))
+    spec = parse_tune(load_study(path))
+    # Les Alvéoles' layout is its one option with placements; half-turn is declared first.
+    assert (spec.option, spec.symmetry) == ("layout", "half_turn")
+    assert spec.placement is LAYOUT_SPACE
+
+
+@pytest.mark.parametrize("module", ["tuning.py", "search.py"])
+def test_the_search_names_no_game_and_works_from_what_the_game_declares(module: str) -> None:
+    text = (REPO / "workers" / "studies" / module).read_text(encoding="utf-8")
+    for game in game_names():
+        assert not re.search(rf"\b{game}\b", text), f"{module} names {game}"
 
 
 @pytest.mark.parametrize(
@@ -79,6 +102,9 @@ def test_clearly_unfair_means_the_whole_interval_is_outside_the_margin(
         ("seed = 11", "seed = 11\ncommon_openings = 1", 19, "tune.common_openings"),
         ("seed = 11", 'seed = 11\nscreen_agents = ""', 19, "tune.screen_agents"),
         ("seed = 11", "seed = 11\nscreen_matches = 0", 19, "tune.screen_matches"),
+        # What permute may search is the game's to declare: its symmetries, its options.
+        ('symmetry = "half_turn"', 'symmetry = "mirror"', 15, "tune.symmetry"),
+        ('game = "alveoles"', 'game = "alquerque"', 14, "tune.space"),
     ],
 )
 def test_a_bad_tune_table_names_its_line_and_field(

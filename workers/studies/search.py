@@ -11,12 +11,12 @@ from typing import Any
 from analysis.stopping import PrecisionRule, of_batch
 from analysis.studies.definition import Study, StudyBatch, StudyError
 from analysis.studies.search_page import CONTROL
+from engines.options import PlacementSpace
+from engines.registry import build_game
 from storage.models import definition_key
 from storage.settings import Settings
 from workers.studies.plan import Checker, PlannedBatch, check_on_server, plan_one
 from workers.studies.tuning import (
-    CELLS,
-    LAYOUT,
     Runner,
     Sampler,
     Space,
@@ -24,8 +24,6 @@ from workers.studies.tuning import (
     TuneSpec,
     clearly_unfair,
     confirm_batch,
-    decode_layout,
-    key_count,
     rerank_batch,
     screen_batch,
     tune_error,
@@ -43,8 +41,9 @@ class SearchPlan:
     study: Study
     spec: TuneSpec
     base: PlannedBatch
-    values: tuple[int, ...]
-    """The base layout's square values, placed anew by the ``permute`` space."""
+    placed: Any
+    """The base batch's value of the option, validated: the values the ``permute`` space
+    places anew (None for ``choices``)."""
     checks: tuple[tuple[TuneKey | None, PlannedBatch], ...]
     """One batch of each kind the search makes (the base, each choice or a placed layout,
     a re-ranking, a confirmation), with the ``[tune]`` key behind it (None: the base batch as
@@ -75,20 +74,19 @@ def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
     behind the first bad one, before an Optuna study or a batch exists."""
     base = plan_one(study, study.batch(spec.batch), settings)
     base_batch = study.batch(spec.batch)
-    values: tuple[int, ...] = ()
+    placed: Any = None
     if spec.space == Space.PERMUTE:
-        from engines.alveoles.layouts import normalise_layout
-
+        space = _space(spec)
+        # The base batch is planned, so its options are valid; the game validates them again
+        # into the form its space works on.
+        placed = build_game(base.plan.game, base.plan.players, base.plan.options).options[
+            spec.option
+        ]
         try:
-            layout = normalise_layout(base.plan.options.get(LAYOUT))
-            # An 8 × 8 layout is normalised flat; another size comes as rows, which the
-            # permutation's 64 keys cannot place.
-            if len(layout) != CELLS or not all(isinstance(v, int) for v in layout):
-                raise ValueError("permute places the 64 values of an 8 × 8 layout")
-            values = tuple(v for v in layout if isinstance(v, int))
-            sample: Any = decode_layout([0.5] * key_count(spec), values, spec.symmetry)
+            keys = [0.5] * space.cells(placed, spec.symmetry)
+            sample: Any = space.decode(placed, keys, spec.symmetry)
         except (ValueError, TypeError) as exc:
-            raise tune_error(study, TuneKey.SPACE, f"{spec.batch}'s layout: {exc}") from None
+            raise tune_error(study, TuneKey.SPACE, f"{spec.batch}'s {spec.option}: {exc}") from None
         trials = [screen_batch(base_batch, spec, "trial", sample)]
     else:
         sample = spec.choices[0]
@@ -106,7 +104,13 @@ def plan_search(study: Study, spec: TuneSpec, settings: Settings) -> SearchPlan:
     confirm = confirm_batch(base_batch, spec, "confirm", sample, study.half_width)
     keyed.append((TuneKey.CONFIRM_MATCHES, confirm))
     checks = [(key, _planned(study, key, batch, settings)) for key, batch in keyed]
-    return SearchPlan(study, spec, base, values, ((None, base), *checks), checks[0][1])
+    return SearchPlan(study, spec, base, placed, ((None, base), *checks), checks[0][1])
+
+
+def _space(spec: TuneSpec) -> PlacementSpace:
+    if spec.placement is None:
+        raise ValueError(f"the permute space needs {spec.option!r}'s declared placements")
+    return spec.placement
 
 
 def check_search_on_server(search: SearchPlan, server: Checker) -> None:
@@ -183,12 +187,14 @@ class SearchResult:
         }
 
 
-def _proposal(trial: Any, spec: TuneSpec, values: tuple[int, ...]) -> Any:
+def _proposal(trial: Any, spec: TuneSpec, placed: Any) -> Any:
     if spec.space == Space.CHOICES:
         index = trial.suggest_categorical("choice", list(range(len(spec.choices))))
         return spec.choices[index]
-    keys = [trial.suggest_float(f"key_{i}", 0.0, 1.0) for i in range(key_count(spec))]
-    return decode_layout(keys, values, spec.symmetry)
+    space = _space(spec)
+    count = space.cells(placed, spec.symmetry)
+    keys = [trial.suggest_float(f"key_{i}", 0.0, 1.0) for i in range(count)]
+    return space.decode(placed, keys, spec.symmetry)
 
 
 def _sampler(spec: TuneSpec) -> Any:
@@ -228,7 +234,7 @@ def run_search(
     )
 
     def objective(trial: Any) -> float:
-        value = _proposal(trial, spec, search.values)
+        value = _proposal(trial, spec, search.placed)
         planned = plan_one(
             study, screen_batch(base, spec, f"trial-{trial.number}", value), settings
         )

@@ -2,16 +2,17 @@
 batch, with Optuna choosing the next one.
 
 A study file's ``[tune]`` table names a base batch (its game, agents, players and matches per
-trial) and the option searched. First of all Les Alvéoles' ``layout``:
+trial) and the option searched:
 
-- ``space = "permute"`` (the default) keeps the base layout's multiset of square values and
-  places them anew. Optuna proposes one number in [0, 1) per cell (per pair of cells with
-  ``symmetry = "half_turn"``, which keeps the layout symmetric under a half-turn as the
-  classic one is);
-  the cells sorted by their numbers take the values sorted from the largest (the random-key
-  encoding of a permutation, which suits both TPE and CMA-ES).
-- ``space = "choices"`` with ``choices = [...]`` picks among declared values (named layouts or
-  grids, for any option).
+- ``space = "permute"`` (the default) keeps the values the base batch's setting of the option
+  puts on its cells and places them anew, for an option whose game declares that space
+  (``Option.space``, an :class:`engines.options.PlacementSpace`: its cells, the symmetries a
+  placement may keep, ``symmetry`` choosing one, and how a placement is written as the option's
+  value). Optuna proposes one number in [0, 1) per free cell; the cells sorted by their numbers
+  take the values sorted from the largest (the random-key encoding of a permutation, which
+  suits both TPE and CMA-ES). Without ``option`` the first option of the game that declares
+  such a space is searched.
+- ``space = "choices"`` with ``choices = [...]`` picks among declared values, for any option.
 
 The target is the smallest absolute first-player advantage. A trial's batch is checked as it
 runs (every ``check_every`` matches): once its 95 % interval lies wholly outside
@@ -35,7 +36,7 @@ draws and their differences are not blurred by different luck.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -49,6 +50,9 @@ from analysis.studies.definition import (
     header_line,
     key_line,
 )
+from engines.core import GameError
+from engines.options import PlacementSpace
+from engines.registry import game_class
 from workers.studies.plan import PlannedBatch
 
 
@@ -80,11 +84,6 @@ class Space(StrEnum):
     CHOICES = "choices"
 
 
-class Symmetry(StrEnum):
-    HALF_TURN = "half_turn"
-    NONE = "none"
-
-
 class Sampler(StrEnum):
     """Optuna's sampler for the search: TPE or CMA-ES."""
 
@@ -92,17 +91,14 @@ class Sampler(StrEnum):
     CMAES = "cmaes"
 
 
-CELLS = 64
-LAYOUT = "layout"
-"""The option the ``permute`` space places the values of."""
-
-
 @dataclass(frozen=True)
 class TuneSpec:
     batch: str
     option: str
     space: Space
-    symmetry: Symmetry
+    symmetry: str
+    """The symmetry a ``permute`` placement keeps, one the option's space declares (empty
+    for ``choices``)."""
     choices: tuple[Any, ...]
     trials: int
     sampler: Sampler
@@ -120,6 +116,8 @@ class TuneSpec:
     """Matches a re-ranking batch (the base batch's when None)."""
     common_openings: bool = True
     """Trials and re-ranking batches keep the base batch's seed."""
+    placement: PlacementSpace | None = None
+    """Where ``permute`` places the values: the space the game declares for the option."""
 
 
 _E = TypeVar("_E", bound=StrEnum)
@@ -184,13 +182,7 @@ def parse_tune(study: Study) -> TuneSpec:
     choices = study.tune.get(TuneKey.CHOICES, [])
     if space == Space.CHOICES and (not isinstance(choices, list) or len(choices) < 2):
         raise table.error(TuneKey.CHOICES, "give at least two values to choose among")
-    option = study.tune.get(TuneKey.OPTION, LAYOUT)
-    if not isinstance(option, str) or not option:
-        raise table.error(TuneKey.OPTION, "name the option searched")
-    if space == Space.PERMUTE and option != LAYOUT:
-        raise table.error(
-            TuneKey.SPACE, "permute places the values of a `layout`; use choices for other options"
-        )
+    option, symmetry, placement = _searched(table, str(batch), space)
     screen_agents = study.tune.get(TuneKey.SCREEN_AGENTS)
     if screen_agents is not None and (not isinstance(screen_agents, str) or not screen_agents):
         raise table.error(TuneKey.SCREEN_AGENTS, "give the agents as `playtester run` takes them")
@@ -204,7 +196,8 @@ def parse_tune(study: Study) -> TuneSpec:
         batch=str(batch),
         option=option,
         space=space,
-        symmetry=table.choice(TuneKey.SYMMETRY, Symmetry),
+        symmetry=symmetry,
+        placement=placement,
         choices=tuple(choices) if space == Space.CHOICES else (),
         trials=trials,
         sampler=table.choice(TuneKey.SAMPLER, Sampler),
@@ -220,37 +213,40 @@ def parse_tune(study: Study) -> TuneSpec:
     )
 
 
-def key_count(spec: TuneSpec) -> int:
-    """How many numbers Optuna proposes per trial in the ``permute`` space."""
-    return CELLS // 2 if spec.symmetry == Symmetry.HALF_TURN else CELLS
-
-
-def decode_layout(
-    keys: Sequence[float], values: Sequence[int], symmetry: Symmetry
-) -> list[list[int]]:
-    """The layout (8 rows of 8, row 8 first) that places ``values`` (64 square values in any
-    order) by the random keys ``keys``: the cell with the smallest key takes the largest value.
-
-    With ``half_turn`` there is one key per pair of cells (i, 63 − i), which take equal values,
-    so every value must occur an even number of times."""
-    ordered = sorted(values, reverse=True)
-    grid = [0] * CELLS
-    if symmetry == Symmetry.HALF_TURN:
-        pairs = ordered[::2]
-        if ordered[1::2] != pairs:
-            raise ValueError(
-                "a half-turn symmetric layout needs every value an even number of times"
-            )
-        if len(keys) != CELLS // 2:
-            raise ValueError(f"half-turn layouts take {CELLS // 2} keys, not {len(keys)}")
-        for rank, cell in enumerate(sorted(range(CELLS // 2), key=lambda i: (keys[i], i))):
-            grid[cell] = grid[CELLS - 1 - cell] = pairs[rank]
-    else:
-        if len(keys) != CELLS:
-            raise ValueError(f"layouts take {CELLS} keys, not {len(keys)}")
-        for rank, cell in enumerate(sorted(range(CELLS), key=lambda i: (keys[i], i))):
-            grid[cell] = ordered[rank]
-    return [grid[r * 8 : (r + 1) * 8] for r in range(8)]
+def _searched(table: _Table, batch: str, space: Space) -> tuple[str, str, PlacementSpace | None]:
+    """The option searched and, for ``permute``, the symmetry its placements keep and the space
+    they are made in: all checked against what the base batch's game declares."""
+    raw = table.raw
+    game = table.study.batch(batch).keys.get(BatchKey.GAME)
+    try:
+        declared = {o.name: o for o in game_class(str(game)).game_type.options}
+    except (GameError, ImportError) as exc:
+        if space == Space.PERMUTE:
+            raise table.error(TuneKey.BATCH, f"{batch}'s game: {exc}") from None
+        declared = {}
+    placed = [o.name for o in declared.values() if o.space is not None]
+    option = raw.get(TuneKey.OPTION, placed[0] if placed else None)
+    if option is None and space == Space.PERMUTE:
+        raise table.error(
+            TuneKey.SPACE, f"{game} declares no option whose values permute can place"
+        )
+    if not isinstance(option, str) or not option:
+        raise table.error(TuneKey.OPTION, "name the option searched")
+    if space == Space.CHOICES:
+        return option, "", None  # a symmetry, if written, is the permute space's: unused here
+    searched = declared.get(option)
+    placement = None if searched is None else searched.space
+    if placement is None:
+        raise table.error(
+            TuneKey.SPACE,
+            f"{game}'s {option!r} declares no values permute can place; use choices for it",
+        )
+    symmetry = raw.get(TuneKey.SYMMETRY, placement.symmetries[0])
+    if symmetry not in placement.symmetries:
+        raise table.error(
+            TuneKey.SYMMETRY, f"{symmetry!r}; use one of {', '.join(placement.symmetries)}"
+        )
+    return option, str(symmetry), placement
 
 
 def clearly_unfair(first_player: Mapping[str, Any], margin: float) -> bool:
