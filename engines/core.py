@@ -29,7 +29,10 @@ from engines.options import Option as Option
 from engines.options import validate_options as validate_options
 
 Action: TypeAlias = int
+"""One move, as the game's own integer code (its notation, ``action_to_string``, writes it)."""
 Seat: TypeAlias = int
+"""A seat at the table, numbered from 0; ``returns()`` and ``scores()`` list one value a seat
+in this order."""
 
 TERMINAL: Seat = -1
 """What ``State.current_player()`` answers once the game is over."""
@@ -92,18 +95,31 @@ class GameType:
     """What a game is, declared once (OpenSpiel's ``GameType`` + ``GameInfo``)."""
 
     short_name: str
+    """The name every command and the API take: lower-case letters, digits and underscores; a
+    package's entry point has this name."""
     long_name: str
+    """The game's name for people (``Les Alvéoles``)."""
     min_players: int
+    """The fewest players it is played by."""
     max_players: int
+    """The most players it is played by."""
     chance: bool
+    """Whether chance takes part (a deal, dice); every chance outcome comes from the seed."""
     perfect_information: bool
+    """False when a seat cannot see part of the position (a hidden deck); such a game writes
+    ``State.resample_from_infostate``."""
     num_distinct_actions: int
+    """How many action codes the game uses: every action lies from 0 to this number minus
+    one (OpenSpiel's bridge asks it)."""
     max_game_length: int
     """Longest game in plies, or the default ply cap where the rules allow endless play."""
     options: tuple[Option, ...] = ()
+    """Its options; playtester validates a batch's values before building the game, whose
+    ``options`` then hold them by name."""
     points: bool = False
     """True when ``scores()`` are game points worth reporting (Alvéoles, Alhambra)."""
     description: str = ""
+    """A sentence or two saying what the game is, for ``playtester games`` and the dashboard."""
     variation: VariationDefaults = VariationDefaults()
     """The game's default openings and player noise (see ``VariationDefaults``)."""
 
@@ -112,6 +128,7 @@ class Game(ABC):
     """A ruleset with its player count and options fixed. Immutable and cheap to share."""
 
     game_type: ClassVar[GameType]
+    """What the game is; every ``Game`` subclass sets it."""
 
     def __init__(self, players: int, options: Mapping[str, Any]) -> None:
         self.num_players = players
@@ -119,6 +136,7 @@ class Game(ABC):
 
     @property
     def name(self) -> str:
+        """The game's ``short_name``."""
         return self.game_type.short_name
 
     @abstractmethod
@@ -138,6 +156,7 @@ class State(ABC):
     """One position. ``apply_action`` checks; ``apply`` is the unchecked fast path for search."""
 
     game: Game
+    """The game this is a position of."""
 
     # -- the OpenSpiel surface --------------------------------------------------------
     @abstractmethod
@@ -163,7 +182,8 @@ class State(ABC):
         self.apply(action)
 
     @abstractmethod
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """Whether the game is over: ``legal_actions()`` is empty exactly then."""
 
     @abstractmethod
     def returns(self) -> list[float]:
@@ -183,7 +203,9 @@ class State(ABC):
         cannot parse, ``IllegalActionError`` when it parses but is not legal here."""
 
     @abstractmethod
-    def clone(self) -> State: ...
+    def clone(self) -> State:
+        """An independent copy: playing on either never changes the other (searches clone
+        all the time)."""
 
     def stats(self) -> dict[str, Any]:
         """Game-specific figures for analysis (JSON-able); ``per_seat`` lists one dict a seat."""
@@ -242,7 +264,10 @@ class Agent(Protocol):
     optional ``set_move_time`` (``TimedAgent``), which clocked matches use, and the optional
     ``preload`` (``LoadingAgent``)."""
 
-    def step(self, state: State) -> Action: ...
+    def step(self, state: State) -> Action:
+        """The legal action it plays for the seat to move in ``state``, which it leaves
+        unchanged."""
+        ...
 
 
 @runtime_checkable
@@ -259,7 +284,10 @@ class TimedAgent(Agent, Protocol):
     search by iterative deepening or MCTS offer it; others play as fast as they do anyway.
     """
 
-    def set_move_time(self, seconds: float | None) -> None: ...
+    def set_move_time(self, seconds: float | None) -> None:
+        """Limit the next ``step`` (and ``root_values``) to ``seconds`` of wall time; ``None``:
+        the budget alone."""
+        ...
 
 
 @runtime_checkable
@@ -288,9 +316,9 @@ class SearchAgent(Agent, Protocol):
     from the agent's generator.
     """
 
-    def root_values(
-        self, state: State, within: float | None = None
-    ) -> list[tuple[Action, float]]: ...
+    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
+        """``(action, value)`` for the moves at the root of ``state``, as the class says."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -303,13 +331,19 @@ class AgentType:
     """
 
     name: str
+    """What an agent spec calls it (``mcts``)."""
     description: str
+    """One line for the games listing (``playtester games``, ``GET /games``)."""
     factory: Callable[..., Agent]
+    """``factory(game, rng, **params)`` builds the player; it draws only from ``rng``."""
     params: tuple[Option, ...] = ()
+    """Its parameters, validated as a game's options are."""
     games: tuple[str, ...] | None = None
     """Games it plays; ``None`` = every game."""
     min_players: int = 1
+    """The fewest players of a game it plays."""
     max_players: int = 99
+    """The most players of a game it plays."""
     presets: Mapping[str, Any] = field(default_factory=dict)
     check: Callable[[Game, Mapping[str, Any], str], None] | None = None
     """``check(game, params, prefix)`` refuses validated parameters this game cannot take
@@ -326,11 +360,13 @@ class AgentType:
         )
 
     def supports(self, game: Game) -> bool:
+        """Whether it plays ``game``, at that game's player count."""
         return self.plays(game.game_type) and (
             self.min_players <= game.num_players <= self.max_players
         )
 
     def describe(self) -> dict[str, Any]:
+        """Its entry in the games listing: name, description, games, players, parameters."""
         return {
             "name": self.name,
             "description": self.description,
