@@ -66,9 +66,12 @@ class Option:
     """
 
     name: str
+    """What a batch's options call it (``-o name=value``)."""
     kind: type
     default: Any
+    """The value when none is given."""
     doc: str
+    """One line saying what it does, for the games listing and the API."""
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
     maximum: float | None = None
@@ -77,6 +80,8 @@ class Option:
     space: PlacementSpace | None = None
 
     def validate(self, value: Any, *, field: str) -> Any:
+        """``value`` checked and normalised as the class says, or an ``OptionError`` on
+        ``field``."""
         value = _coerce(value, self.kind, field)
         if self.choices is not None:
             value = _choose(value, self.choices, field)
