@@ -37,6 +37,7 @@ from api.schemas import (
     SeatPublic,
     UnreadableBatch,
 )
+from engines.errors import OptionError, UnknownGameError
 from storage import submissions
 from storage.crud import cancel_batch, delete_batch, find_batch, list_batches, progress
 from storage.models import Batch, BatchPlan, BatchStatus, definition_key
@@ -45,7 +46,7 @@ from storage.records import split_moves
 from storage.settings import Settings
 from storage.soundness import batch_problem, check_rows
 from storage.submissions import Idempotency, IdempotencyConflictError, fingerprint, key_scope
-from workers.roster import roster_client, waiting_note
+from workers.roster import package_on_workers, roster_client, waiting_note
 
 router = APIRouter(prefix="/batches", tags=["batches"], responses=ERRORS)
 
@@ -126,7 +127,18 @@ def plan_request(body: BatchCreate, settings: Settings) -> BatchPlan:
     stores and what a check answers."""
     from workers.batches import plan_batch
 
-    return plan_batch(body, settings=settings)
+    try:
+        return plan_batch(body, settings=settings)
+    except UnknownGameError as exc:
+        # Not installed here, yet a worker may have it: then the package to install is known.
+        package = package_on_workers(body.game, roster_client(settings))
+        if package is None:
+            raise
+        raise OptionError(
+            f"{exc}; a running worker has {body.game!r} from the package {package}: install "
+            f"{package} on this server too",
+            field="game",
+        ) from exc
 
 
 @router.post(

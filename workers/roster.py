@@ -160,6 +160,19 @@ def waiting_note(game: str, status: str, client: redis.Redis | None) -> str | No
     return missing_game_note(game, workers)
 
 
+def package_on_workers(game: str, client: redis.Redis | None) -> str | None:
+    """The package a live worker has ``game`` from; None when none has it, without a broker,
+    or when the broker does not answer."""
+    if client is None:
+        return None
+    try:
+        workers = live_workers(client)
+    except TRANSIENT_ERRORS:
+        return None
+    key = game.strip().lower()
+    return next((w.games[key] for w in workers if key in w.games), None)
+
+
 def roster_client(settings: Settings) -> redis.Redis | None:
     """The broker the roster lives in; None in local mode."""
     if not settings.broker_url:
