@@ -3,7 +3,9 @@
 Submitting a batch sends one control task (``playtester.start_batch``), so accepting a
 million-match batch costs the same as a ten-match one. That task hands out the first chunks.
 Each chunk task, once its results are committed, hands out the next one, so about
-``max_chunks_in_flight`` chunks of a batch are in flight at any time.
+``max_chunks_in_flight`` chunks of a batch are in flight at any time. Chunk tasks go to the
+queue of the batch's game (``workers.game_queues``), which only workers that have the game
+consume.
 
 What comes next is a per-batch cursor of match indices in Redis, advanced with ``INCRBY`` by the
 size of the chunk handed out: atomic, so two workers never get overlapping ranges, and cheap.
@@ -25,8 +27,9 @@ retries exhausted while the database was down). A sweep, run by the one sweeper
 ``stall_seconds`` and queues again the missing ranges below the cursor that are stalled
 (``stalled``): a range a worker took (its delivery counted an attempt) whose lease is free
 again, so no worker plays it any more. A range still waiting in the queue behind other work
-is not stalled, however long it waits: it counts as lost only when the chunk queue stood empty
-at two sweeps in a row without any worker taking it (its message is gone). A range queued twice
+is not stalled, however long it waits: it counts as lost only when its game's chunk queue stood
+empty at two sweeps in a row without any worker taking it (its message is gone); chunks waiting
+for a worker that has their game keep that queue from standing empty. A range queued twice
 is harmless: the second run finds it written and skips, because every write is idempotent and
 chunk rows never overlap; but at a hundred workers a backlog re-queued every period would be
 a storm, so each delivery is counted (``deliveries_key``) to show that it does not happen.
