@@ -206,22 +206,23 @@ def load(entry: Declared) -> Loaded:
 
 
 def _kind(value: object) -> str:
-    return f"a {type(value).__name__} ({value!r:.60})"
+    return f"{value!r:.60}, of type {type(value).__name__}"
 
 
-def _check_report(report: object, entry: Declared, where: str) -> None:
+def _check_report(report: object, entry: Declared, where: str, subject: str = "REPORT") -> None:
     """A report section's shape, read without importing ``analysis`` (whose ``GameReport`` it
     should be; ``analysis.games`` checks the class itself when it uses it)."""
     missing = [f for f in REPORT_FIELDS if not callable(getattr(report, f, None))]
     if missing:
         raise GameLoadError(
-            f"{where}: REPORT is {_kind(report)}, with no {' or '.join(missing)}; it should "
+            f"{where}: {subject} is {_kind(report)}, with no {' or '.join(missing)}; it should "
             "be an analysis.games.GameReport, or a 'module:attribute' reference to one"
         )
     name = getattr(report, "name", None)
     if name != entry.name:
         raise GameLoadError(
-            f"{where}: its REPORT's name is {name!r}; it should be the game's name {entry.name!r}"
+            f"{where}: the name of its {subject} is {name!r}; it should be the game's name "
+            f"{entry.name!r}"
         )
 
 
@@ -253,7 +254,9 @@ def resolve(loaded: Loaded, member: str) -> Any:
     if member == "board" and not callable(target):
         raise GameLoadError(f"{where} names {_kind(target)}, not a function")
     if member == "report":
-        _check_report(target, entry, where)
+        _check_report(
+            target, entry, f"game {entry.name!r} from {entry.origin}", f"{label} {value!r}"
+        )
     return target
 
 

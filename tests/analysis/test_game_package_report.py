@@ -80,7 +80,10 @@ def test_a_game_without_a_section_reports_the_generic_sections_only(
 @pytest.mark.parametrize(
     ("reference", "fragment"),
     [
-        ("toy_section:NOT_A_SECTION", "REPORT is a dict"),
+        (
+            "toy_section:NOT_A_SECTION",
+            "REPORT 'toy_section:NOT_A_SECTION' is {'name': 'toy'}, of type dict, with no build",
+        ),
         ("toy_section:LOOK_ALIKE", "REPORT is a LookAlike; it should be an analysis.games"),
     ],
 )

@@ -175,11 +175,13 @@ def test_a_board_or_report_of_the_wrong_kind_lists_the_game_as_broken(site: Site
     assert game_names() == sorted(BUILTIN)
     errors = {name: _broken(name)[0]["error"] for name in shapes}
     assert "numbered-pkg 1.0" in errors["numbered"]
-    assert "RENDER_BOARD is a int" in errors["numbered"] and "function" in errors["numbered"]
+    assert (
+        "RENDER_BOARD is 3, of type int" in errors["numbered"] and "function" in errors["numbered"]
+    )
     assert "RENDER_BOARD is 'a board module'" in errors["spaced"]
     assert "'module:attribute'" in errors["spaced"]
-    assert "REPORT is a Section" in errors["tableless"] and "no tables" in errors["tableless"]
-    assert "REPORT's name is 'other'" in errors["misnamed"]
+    assert "of type Section, with no tables" in errors["tableless"]
+    assert "the name of its REPORT is 'other'" in errors["misnamed"]
     assert "REPORT is 'toy_report.REPORT'" in errors["dotted"]
 
 
