@@ -153,7 +153,7 @@ def submit(
 def _status_text(batch: dict[str, Any]) -> str:
     """The batch's status, with why it waits when no worker can play it."""
     waiting = batch.get("waiting")
-    return f"{batch['status']} ({waiting})" if waiting else str(batch["status"])
+    return f"{batch['status']} — {waiting}" if waiting else str(batch["status"])
 
 
 def _follow(client: ServiceClient, batch_id: str, interval: float = 1.0) -> dict[str, Any]:
@@ -208,11 +208,11 @@ def status(
             else:
                 batch = client.batch(batch_id)
                 progress = batch.get("progress") or {}
-                out.print(
-                    f"{batch['id']} {_status_text(batch)} {progress.get('finished', 0)}/"
-                    f"{batch['matches']}",
-                    highlight=False,
-                )
+                line = f"{batch['id']} {batch['status']} {progress.get('finished', 0)}/"
+                line += str(batch["matches"])
+                if batch.get("waiting"):
+                    line += f" — {batch['waiting']}"
+                out.print(line, highlight=False)
         except ServiceError as exc:
             service_error(exc)
     if batch["status"] == "failed":

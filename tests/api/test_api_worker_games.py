@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-from api_support import client_for, make_api
+from api_support import client_for, make_api, route_cli_to
 from fastapi.testclient import TestClient
 from service_fixtures import RedisServer, redis_server
 
@@ -77,4 +77,23 @@ def test_a_game_missing_here_that_a_worker_has_is_refused_naming_its_package(
     assert message.endswith(
         "a running worker has 'nimble' from the package playtester-nimble: install "
         "playtester-nimble on this server too"
+    )
+
+
+def test_the_cli_status_shows_why_the_batch_waits(
+    migrated_sqlite_url: str, redis_server: RedisServer, broker: redis.Redis, monkeypatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from api.cli import app as cli
+
+    app, _dispatcher = make_api(migrated_sqlite_url, broker_url=redis_server.url)
+    route_cli_to(app, monkeypatch)
+    batch_id = client_for(app).post("/batches", json=BATCH).json()["id"]
+    roster.advertise(broker, "other@host", {"abalone": "playtester"})
+    shown = CliRunner().invoke(cli, ["status", batch_id, "--no-follow"])
+    assert shown.exit_code == 0, shown.output
+    assert " ".join(shown.output.split()) == (
+        f"{batch_id} queued 0/4 — waiting: no worker has the game alquerque (install "
+        "playtester on a worker)"
     )
