@@ -106,6 +106,7 @@ class Figure(StrEnum):
     DRAW_RATE = "draw_rate"
     GAME_LENGTH = "game_length"
     SQUARE_VALUES = "square_values"
+    EXACT_PLAY = "exact_play"
 
     @property
     def description(self) -> str:
@@ -138,8 +139,12 @@ _DESCRIPTIONS = {
     Figure.SQUARE_VALUES: (
         "for each square value, the winners' share of those squares minus the losers'"
     ),
+    Figure.EXACT_PLAY: (
+        "the players against the exact values: the first player's margin beside the forced "
+        "one, and the share of optimal moves"
+    ),
 }
-_GAMES = {Figure.SQUARE_VALUES: ("alveoles",)}
+_GAMES = {Figure.SQUARE_VALUES: ("alveoles",), Figure.EXACT_PLAY: ("alveoles",)}
 
 
 class QuestionKey(StrEnum):
