@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.studies import figure_data as data
+from analysis.studies import perfect
 from analysis.studies import sections as text
-from analysis.studies.definition import Figure, Question
+from analysis.studies.definition import Figure, Question, Study
 
 Text = Callable[[Question, Mapping[str, Any], Mapping[str, Any] | None], list[str]]
 """A figure's lines on the page from the batch's report and, for a comparison, the compare."""
@@ -22,6 +23,9 @@ Data = Callable[[Question, Mapping[str, Any], Mapping[str, Any] | None], dict[st
 Plot = Callable[[dict[str, str], str, int, Question, Any], list[str]]
 """A figure's plot: adds its SVG to the page's figures (file name -> SVG) under the study's
 name and the question's number, and returns the lines that link it."""
+Verdict = Callable[[Study, Mapping[str, Mapping[str, Any]]], tuple[list[str], list[str]]]
+"""A figure's sentences for the page's verdict and the lines that follow them (a table), from
+every batch's report (by batch name)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,9 @@ class FigureEntry:
     first_player: bool = False
     """Whether the figure is the first player's edge: its decided games and its compensation
     stand beside it (:func:`analysis.studies.context.beside`)."""
+    verdict: Verdict | None = None
+    """What a study asking the figure concludes across its batches (the first-player verdict
+    reads the first-player figures alone)."""
 
     @property
     def description(self) -> str:
@@ -65,6 +72,9 @@ FIGURES: dict[Figure, FigureEntry] = {
             data.square_values_data,
             text.square_values_plot,
         ),
+        FigureEntry(
+            Figure.EXACT_PLAY, perfect.exact_text, perfect.exact_data, verdict=perfect.exact_verdict
+        ),
     )
 }
 
@@ -75,3 +85,24 @@ def entry(figure: Figure) -> FigureEntry:
         return FIGURES[figure]
     except KeyError:
         raise KeyError(f"figure {figure!s} has no entry in analysis.studies.figures") from None
+
+
+def figure_verdicts(
+    study: Study, reports: Mapping[str, Mapping[str, Any]], opened: bool
+) -> tuple[list[str], dict[str, Any]]:
+    """The verdicts of the figures the study asks that have one: the page's lines (a "Verdict"
+    section of their own unless the first-player verdict ``opened`` one) and their part of the
+    twin, ``figure_verdicts`` (apart from ``verdict``, which the README's block reads)."""
+    sentences: list[str] = []
+    after: list[str] = []
+    for figure in dict.fromkeys(q.figure for q in study.questions):
+        found = FIGURES.get(figure)
+        if found is not None and found.verdict is not None:
+            said, shown = found.verdict(study, reports)
+            sentences += said
+            after += [*shown, ""] if shown else []
+    if not sentences:
+        return [], {}
+    page = f"docs/studies/{study.name}.md"
+    lines = ([] if opened else ["## Verdict", ""]) + [" ".join(sentences), "", *after]
+    return lines, {"figure_verdicts": [{"text": s, "page": page} for s in sentences]}
