@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from analysis.studies.context import beside
 from analysis.studies.definition import Study
 from analysis.studies.families import Adjusted, adjust
-from analysis.studies.figures import entry
+from analysis.studies.figures import entry, figure_verdicts
 from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, p_clause
 from analysis.studies.search_page import SearchInput, search_page
@@ -106,6 +106,8 @@ def render_page(
         out += [study.description, ""]
     opening, judged = verdict_section(study, ids, reports, source, levels, page.figures)
     out += opening
+    concluded, said = figure_verdicts(study, reports, bool(opening))
+    out += concluded
     out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
     out += ["## Questions", ""]
     for number, q in enumerate(study.questions, start=1):
@@ -141,6 +143,7 @@ def render_page(
     page.markdown = "\n".join(out).rstrip() + "\n"
     page.data = page_data(study, ids, reports, comparisons, seconds or {}, adjusted)
     page.data.update(judged)
+    page.data.update(said)
     if searched is not None:
         page.data["questions"] += searched.question_data
         page.data["search"] = searched.data
