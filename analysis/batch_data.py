@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from analysis import frames
 from analysis.tidy import Wide, to_wide, with_matches
-from analysis.units import links_openings
+from analysis.units import links_games, links_openings
 from engines.registry import load_game
 from engines.seating import opening_round
 
@@ -27,19 +27,17 @@ def starting_seat(batch: Any) -> Callable[[int], int]:
     return lambda seed: max(game.new_initial_state(seed).current_player(), 0)
 
 
-def load_wide(engine: Engine, batch: Any, distinct_games: int | None = None) -> Wide:
+def load_wide(engine: Engine, batch: Any) -> Wide:
     """The batch's per-match arrays with each match's starting seat and unit of sampling
-    (``analysis.units``: the rounds of its design; ``distinct_games`` is counted when not
-    given)."""
+    (``analysis.units``: the rounds of its design, joined where matches replay one game and
+    the batch drew nothing to make them two draws)."""
     long = frames.seat_results_numeric(engine, batch.id, batch.labels)
     w = to_wide(long, batch.players)
     del long
-    if distinct_games is None:
-        distinct_games = frames.distinct_games(engine, batch.id)
     return with_matches(
         w,
         frames.match_design(engine, batch.id, starting_seat(batch)),
         opening_round(batch.players, batch.seat_policy),
         by_opening=links_openings(batch.variation),
-        distinct_games=distinct_games,
+        by_game=links_games(batch.variation),
     )

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, case, func, select, text
 
 from engines.core import Ending
 from storage.models import MATCH, MATCH_COLUMNS, SEAT_COLUMNS, SEAT_RESULT
@@ -85,21 +85,28 @@ def matches(engine: Engine, batch_id: str) -> pd.DataFrame:
 def match_design(
     engine: Engine, batch_id: str, starting_seat: Callable[[int], int] | None = None
 ) -> pd.DataFrame:
-    """Columns: match_index, first_seat, opening (nullable) for every successful match.
+    """Columns: match_index, first_seat, opening and game (nullable) for every successful
+    match.
 
-    ``starting_seat(seed)`` fills in the first seat of rows stored before it was kept (the
-    game's first mover from that seed); without it they stay null.
+    ``game`` is equal for matches that played the same move list and differs otherwise (a
+    dense rank of the move lists, taken in SQL so the moves never leave the database); null
+    where no move was recorded (an archive exported without moves). ``starting_seat(seed)``
+    fills in the first seat of rows stored before it was kept (the game's first mover from
+    that seed); without it they stay null.
     """
     t = MATCH
+    game = case((t.c.moves == "", None), else_=func.dense_rank().over(order_by=t.c.moves))
     query = (
-        select(t.c.match_index, t.c.seed, t.c.first_seat, t.c.opening)
+        select(t.c.match_index, t.c.seed, t.c.first_seat, t.c.opening, game)
         .where(t.c.batch_id == batch_id, t.c.ok.is_(True))
         .order_by(t.c.match_index)
     )
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    frame = pd.DataFrame(rows, columns=["match_index", "seed", "first_seat", "opening"])
-    frame = frame.astype({"match_index": "int64", "first_seat": "Int64", "opening": "Int64"})
+    frame = pd.DataFrame(rows, columns=["match_index", "seed", "first_seat", "opening", "game"])
+    frame = frame.astype(
+        {"match_index": "int64", "first_seat": "Int64", "opening": "Int64", "game": "Int64"}
+    )
     missing = frame["first_seat"].isna()
     if starting_seat is not None and bool(missing.any()):
         frame.loc[missing, "first_seat"] = [

@@ -3,8 +3,9 @@
 Deterministic players replay their lines, so forty matches may be one game played forty times.
 The block counts what the figures really rest on — distinct games, distinct openings, units of
 sampling (``analysis.units``) and the effective sample size of the headline figure — says which
-variation the batch declared, and warns in plain words when the play is (nearly) one line or,
-where a batch links openings, when its units are far fewer than its matches.
+variation the batch declared, and warns in plain words when the matches replay few games (the
+words, like the units, follow the number of distinct games), when the play is (nearly) one line
+or, where a batch links openings, when its units are far fewer than its matches.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from analysis import stats
 from analysis.seats import seat_share
 from analysis.tidy import Wide, by_turn
-from analysis.units import ONE_LINE, OPENING, ROUND, Units
+from analysis.units import GAME, ONE_LINE, OPENING, ROUND, Units
 from engines.seating import opening_round
 
 FEW_UNITS = 0.5
@@ -79,19 +80,23 @@ its matches."""
 def diversity_warning(
     units: Units | None, matches: int, distinct_games: int, variation: dict[str, Any] | None
 ) -> str | None:
-    """Plain words when the batch's play is (nearly) one line, when a batch that draws no
-    opening begins with few distinct ones (fewer than ``NEARLY_ONE_LINE`` of its matches), or
-    when its declared units are far fewer than its matches; None otherwise."""
+    """Plain words when the batch's matches replay few games (they join units, so the units
+    and the words follow the number of distinct games), when its play is nearly one line
+    (distinct games fewer than ``NEARLY_ONE_LINE`` of its matches), when a batch that draws no
+    opening begins with few distinct ones, or when its declared units are far fewer than its
+    matches; None otherwise."""
     if matches < 2:
         return None
-    if units is not None and units.linked_by == ONE_LINE:
-        return (
-            f"{matches:,} matches replay {distinct_games:,} distinct game"
-            f"{'s' if distinct_games != 1 else ''}, no more than one round of the seating design "
-            "holds: the play is one line, so the figures are what that line gives and no "
-            "interval speaks of the game. " + remedy(variation)
-        )
+    replayed = units is not None and units.linked_by in (GAME, ONE_LINE)
+    if (
+        units is not None
+        and replayed
+        and (units.count == 1 or units.count < FEW_UNITS * units.rounds)
+    ):
+        return _replay_warning(units, matches, distinct_games, variation)
     if distinct_games < NEARLY_ONE_LINE * matches:
+        if units is not None and replayed:
+            return _replay_warning(units, matches, distinct_games, variation)
         return (
             f"the play is nearly one line: {distinct_games:,} distinct games in {matches:,} "
             "matches, so the figures speak of these few lines more than of the game. "
@@ -119,6 +124,24 @@ def diversity_warning(
     return None
 
 
+def _replay_warning(
+    units: Units, matches: int, distinct_games: int, variation: dict[str, Any] | None
+) -> str:
+    """The warning of a batch whose units are few because its matches replay few games."""
+    games = f"{distinct_games:,} distinct game{'s' if distinct_games != 1 else ''}"
+    if units.count == 1:
+        return (
+            f"{matches:,} matches make one unit of sampling ({games}): the play is one line, "
+            "so the figures are what that line gives and no interval speaks of the game. "
+            + remedy(variation)
+        )
+    return (
+        f"{matches:,} matches replay {games} and make {units.count:,} units of sampling: a "
+        "game played again is the same observation, so every interval rests on these few "
+        "games and is as wide as they leave it. " + remedy(variation)
+    )
+
+
 def independence(
     w: Wide, variation: dict[str, Any] | None, distinct_games: int, round_size: int
 ) -> dict[str, Any]:
@@ -138,8 +161,12 @@ def independence(
         f"plies) or a shared round of the seating design ({round_size} match"
         f"{'es' if round_size != 1 else ''}): the batch's book stands for openings beyond it, "
         "or the batch was stored before its variation was declared",
-        ONE_LINE: "every match is one unit: the batch played no more distinct games than one "
-        "round holds",
+        GAME: "a unit of sampling is a set of matches linked by a shared game (the same "
+        f"moves from first to last) or a shared round of the seating design ({round_size} "
+        f"match{'es' if round_size != 1 else ''}): a game played again is the same "
+        "observation, so the units follow the distinct games",
+        ONE_LINE: "every match is in one unit: the batch's matches replay one line (linked "
+        "by shared games, rounds or declared openings), which bounds nothing about the game",
     }[linked_by]
     return {
         "matches": m,

@@ -13,9 +13,11 @@ linked by a shared opening or round). The fields that say so:
 
 - ``independence``: ``matches``; ``distinct_games`` (different move lists); ``distinct_openings``
   (null when some were not recorded; ``openings_known`` says); ``round_size`` (matches per round
-  of the seating design); ``units``; ``design_effect`` and ``effective_n`` (matches / design
+  of the seating design); ``units`` and ``linked_by`` (``round``, ``opening and round``,
+  ``game and round`` or ``one line``); ``design_effect`` and ``effective_n`` (matches / design
   effect) of the starting player's win share; ``variation`` (what the batch declared, null for
-  none); ``warning`` (plain words when the units are far fewer than the matches, else null);
+  none); ``warning`` (plain words when the matches replay few games or the units are far
+  fewer than the matches, else null);
   ``note`` (how units are formed).
 - ``seats[]`` (by seat index) and ``turn_positions[]`` (by turn position, ``position`` 0 = the
   player who moved first; null when every match started with seat 0, where the two coincide):
@@ -168,8 +170,9 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "of the seating design (one match with fixed seats, a seat-swapped pair, the seatings "
         "of one drawn opening); equal openings drawn independently stay apart, unless the batch "
         "declares its book a sample of openings (variation.units = line) or was stored before "
-        "variations were declared; a batch with no more distinct games than one round is one "
-        "unit. Seat, turn-position, draw and balance figures and every agent figure treat "
+        "variations were declared; matches that replay one game (the same moves from first to "
+        "last) join one unit with their rounds, so the units follow the distinct games. Seat, "
+        "turn-position, draw and balance figures and every agent figure treat "
         "units, not matches, as the independent draws (see independence); copies of one agent "
         "spec are one player",
         "variance": "sample variance (ddof=1) everywhere; for a mean over units the CR1 "
@@ -238,7 +241,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         raise crud.NotFound(f"no batch {batch_id!r}")
     check_rows(engine, batch)
     distinct_games = frames.distinct_games(engine, batch.id)
-    w = load_wide(engine, batch, distinct_games)
+    w = load_wide(engine, batch)
     ended = frames.ended_by_counts(engine, batch.id)
     failed = int(ended.loc[ended["ended_by"] == Ending.FAILED, "count"].sum())
     ended_ok = ended[ended["ended_by"] != Ending.FAILED]

@@ -120,23 +120,33 @@ def with_matches(
     round_size: int,
     *,
     by_opening: bool = False,
-    distinct_games: int | None = None,
+    by_game: bool = False,
 ) -> Wide:
-    """``w`` with the turn order and units of sampling read from the ``frames.matches`` rows.
+    """``w`` with the turn order and units of sampling read from the ``frames.match_design``
+    rows.
 
     ``matches`` needs the columns match_index, first_seat and opening (``frames.match_design``,
-    whose missing starting seats are already filled in); units are the rounds of
-    ``round_size`` matches, linked by a shared opening key only when ``by_opening``
-    (``analysis.units.sampling_units``, which ``distinct_games`` also goes to).
+    whose missing starting seats are already filled in), and ``game`` for ``by_game``; units
+    are the rounds of ``round_size`` matches, joined by a shared opening key only when
+    ``by_opening`` and by a shared game only when ``by_game``
+    (``analysis.units.sampling_units``).
     """
     rows = matches.set_index("match_index").reindex(w.match_index)
     first = rows["first_seat"].fillna(0).to_numpy(np.int64)
-    # Keys are 63-bit: compared as Python ints, never through float64.
-    keys = rows["opening"].astype(object).where(rows["opening"].notna(), None).to_numpy()
     units = sampling_units(
-        w.match_index, keys, round_size, by_opening=by_opening, distinct_games=distinct_games
+        w.match_index,
+        _keys(rows["opening"]),
+        round_size,
+        by_opening=by_opening,
+        game=_keys(rows["game"]) if by_game else None,
     )
     return replace(w, first_seat=first, unit=units.label, units=units)
+
+
+def _keys(column: pd.Series) -> np.ndarray:
+    """A nullable integer column as an object array of Python ints and None: keys are 63-bit,
+    so they are compared as Python ints, never through float64."""
+    return column.astype(object).where(column.notna(), None).to_numpy()
 
 
 def turn_order_varies(w: Wide) -> bool:
