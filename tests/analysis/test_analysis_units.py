@@ -27,7 +27,9 @@ def test_equal_openings_drawn_independently_stay_apart() -> None:
 
 def test_a_declared_book_sample_links_one_opening_into_one_unit() -> None:
     u = sampling_units(np.arange(40), np.full(40, 7), 2, by_opening=True)
-    assert u.count == 1 and u.linked_by == "opening and round"
+    assert u.count == 1 and u.linked_by == "one line"
+    two = sampling_units(np.arange(40), np.tile([7, 7, 9, 9], 10), 2, by_opening=True)
+    assert two.count == 2 and two.linked_by == "opening and round"
 
 
 def test_rounds_and_declared_openings_chain_into_components() -> None:
@@ -39,13 +41,18 @@ def test_rounds_and_declared_openings_chain_into_components() -> None:
     assert sampling_units(np.arange(6), openings, 2).count == 3
 
 
-def test_no_more_games_than_one_round_is_one_unit() -> None:
-    # Deterministic players, two seatings: two distinct games in forty matches bound nothing.
-    u = sampling_units(np.arange(40), np.tile([1, 2], 20), 2, distinct_games=2)
-    assert u.count == 1 and u.linked_by == "one line"
-    assert sampling_units(np.arange(40), np.tile([1, 2], 20), 2, distinct_games=3).count == 20
+def test_matches_that_replay_one_game_join_with_their_rounds() -> None:
+    # Deterministic players, two seatings: two distinct games in forty matches, one per seat
+    # of every pair, chain every pair into one unit.
+    games = np.tile([1, 2], 20)
+    u = sampling_units(np.arange(40), games, 2, game=games)
+    assert u.count == 1 and u.linked_by == "one line" and u.distinct_games == 2
+    # The last pair plays two other games: a unit of its own.
+    other = np.concatenate([np.tile([1, 2], 19), [3, 4]])
+    assert sampling_units(np.arange(40), other, 2, game=other).count == 2
     # A batch of one round is what it is: its matches are not replays of anything.
-    assert sampling_units(np.arange(2), np.array([1, 2]), 2, distinct_games=2).count == 1
+    one = sampling_units(np.arange(2), np.array([1, 2]), 2, game=np.array([1, 1]))
+    assert one.count == 1 and one.linked_by == "round"
 
 
 def test_unknown_openings_link_by_round_only() -> None:
@@ -106,12 +113,12 @@ def test_a_batch_drawing_no_opening_that_begins_with_two_is_warned() -> None:
     # A deterministic `medium` with no variation: 40 matches, every one a different game after
     # the opening, but only two openings between them.
     openings = np.array([7, 9] * 20, dtype=object)
-    units = sampling_units(np.arange(40), openings, 2, distinct_games=40)
+    units = sampling_units(np.arange(40), openings, 2, game=np.arange(40))
     said = diversity_warning(units, 40, 40, {"kind": "none"})
     assert said is not None and "40 matches begin with 2 distinct openings" in said
     # The same openings drawn by player noise are draws of the noise: no such warning.
     assert diversity_warning(units, 40, 40, {"kind": "noise", "plies": 4}) is None
     # Five openings in 40 matches (more than a tenth) draw no warning either.
     five = sampling_units(np.arange(40), np.array([1, 2, 3, 4, 5] * 8, dtype=object), 2,
-                          distinct_games=40)  # fmt: skip
+                          game=np.arange(40))  # fmt: skip
     assert diversity_warning(five, 40, 40, {"kind": "none"}) is None
