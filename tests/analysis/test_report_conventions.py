@@ -8,6 +8,7 @@ import math
 
 import pytest
 from scipy import stats as sps
+from sqlalchemy import text
 
 from analysis.render_html import render_html
 from analysis.report import build_report, to_csv
@@ -84,19 +85,30 @@ def test_an_all_draw_batch_has_seat_intervals_of_real_width(migrated_sqlite_url:
     batch_id = played_batch(
         url, game="alquerque", agents=["random"], players=2, matches=20, max_plies=2
     )
-    report = build_report(get_engine(url), batch_id)
+    engine = get_engine(url)
+    report = build_report(engine, batch_id)
     assert report["shape"]["draw_rate"] == 1.0
-    # Every match draws its own variation (fixed seats: rounds of one match), so each is a unit,
-    # however often two random plies coincide; with every unit a draw each counts once, at t's
-    # width: Clopper–Pearson for ½ of G · (z / t)², t on G − 1 (units of one size).
+    # Fixed seats: rounds of one match; two random plies often coincide, and a game played
+    # again is one observation, so the units are the distinct games (docs/statistics.md). With
+    # every unit a draw each counts once, at t's width: Clopper–Pearson for ½ of
+    # G · (z / t)², t on Kish's effective units (Σ N)² / Σ N² − 2.
     assert report["batch"]["seat_policy"] == "fixed"
-    g = 20
-    assert report["independence"]["units"] == g
-    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, g - 2)) ** 2
+    with engine.connect() as conn:
+        sizes = [
+            int(k)
+            for (k,) in conn.execute(
+                text("SELECT COUNT(*) FROM match WHERE batch_id = :b AND ok GROUP BY moves"),
+                {"b": batch_id},
+            )
+        ]
+    g = len(sizes)
+    assert sum(sizes) == 20 and report["independence"]["units"] == g
+    df = max(20**2 / sum(k * k for k in sizes) - 2, 1)
+    n = g * (sps.norm.ppf(0.975) / sps.t.ppf(0.975, df)) ** 2
     lo, hi = sps.beta.ppf(0.025, n / 2, n / 2 + 1), sps.beta.ppf(0.975, n / 2 + 1, n / 2)
     for seat in report["seats"]:
         assert seat["win_share"] == 0.5 and seat["units"] == g
-        assert seat["interval"] == "clopper-pearson, t-adjusted"
+        assert seat["interval"] == "clopper-pearson, design-adjusted"  # G < M
         assert (seat["ci_low"], seat["ci_high"]) == (pytest.approx(lo), pytest.approx(hi))
         assert hi - lo > 0.4
 
