@@ -73,8 +73,9 @@ def independence_line(block: Any) -> str:
         if isinstance(variation, dict)
         else "none declared"
     )
+    effective, matches = block.get("effective_n"), block.get("matches")
     return (
-        f"{counted(block.get('matches'), 'match', 'matches')}, "
+        f"{counted(matches, 'match', 'matches')}, "
         f"{counted(block.get('distinct_games'), 'distinct game')}, "
         + (
             counted(openings, "distinct opening")
@@ -82,7 +83,32 @@ def independence_line(block: Any) -> str:
             else "openings not recorded"
         )
         + f", {counted(block.get('units'), 'unit')} of sampling, effective sample "
-        f"{num(block.get('effective_n'), 1)}; variation: {declared}"
+        f"{num(shown_effective_n(effective, matches), 1)}"
+        f"{balance_note(effective, matches, block.get('design_effect'))}; variation: {declared}"
+    )
+
+
+def shown_effective_n(effective_n: Any, matches: Any) -> Any:
+    """The effective sample size as shown: never more than the matches. Matches / design effect
+    passes the matches where the seating's balance makes the variance smaller than independent
+    matches would (design effect below 1), and a sample larger than the matches played reads
+    as nonsense; ``balance_note`` says what the balance gives instead."""
+    numbers = isinstance(effective_n, int | float) and isinstance(matches, int | float)
+    # One match per unit gives matches / (1 ± rounding): that is the matches, not more.
+    if numbers and math.isfinite(effective_n) and effective_n > matches * (1 + 1e-9):
+        return float(matches)
+    return effective_n
+
+
+def balance_note(effective_n: Any, matches: Any, design_effect: Any) -> str:
+    """`` (…)`` after an effective sample capped at the matches (``shown_effective_n``): the
+    seating's balance narrows the interval beyond what independent matches would, by the
+    design effect; empty otherwise."""
+    if shown_effective_n(effective_n, matches) == effective_n:
+        return ""
+    return (
+        f" (every match; the seating's balance narrows the interval further: design effect "
+        f"{num(design_effect, 2)})"
     )
 
 
