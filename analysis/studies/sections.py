@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import plots
+from analysis.formatting import balance_note, shown_effective_n
 from analysis.studies.definition import Question
 from analysis.studies.estimates import compared_first_player, first_player
 from analysis.studies.page_text import bounds, interval, p_clause, p_text, pct, points
@@ -28,11 +29,14 @@ def first_player_text(
             f"{p_clause(diff.p_value)} ({diff.test}).",
         ]
     f = first_player(report)
+    block = report.get("independence") or {}
+    matches, design_effect = block.get("matches"), block.get("design_effect")
     return [
         f"First-player advantage in **{q.batch}**: **{pct(f.value, True)}** "
         f"{bounds(f.interval, True)} (95 %, {f.interval.method}), {p_clause(f.p_value)}; "
-        f"{f.units or 0:,} units of sampling, effective sample {f.effective_n or 0:.1f}; "
-        f"measured at {f.by}.",
+        f"{f.units or 0:,} units of sampling, effective sample "
+        f"{shown_effective_n(f.effective_n or 0, matches):.1f}"
+        f"{balance_note(f.effective_n, matches, design_effect)}; measured at {f.by}.",
     ]
 
 
