@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from analysis.formatting import balance_note, shown_effective_n
 from analysis.heterogeneity import Heterogeneity, heterogeneity, standard_error
 from analysis.studies.page_text import Source, interval, p_clause, p_text, pct
 
@@ -130,10 +131,14 @@ def _questions(
         batch = KEPT_PREFIX + name
         if against is None:
             f = reports[name]["first_player_advantage"]
+            block = reports[name].get("independence") or {}
+            matches = block.get("matches")
+            shown = shown_effective_n(f["effective_n"], matches)
             text = (
                 f"First-player advantage in **{batch}**: **{pct(f['estimate'], True)}** "
                 f"{interval(f, True)} (95 %, {f['interval']}), {p_clause(f['p_value'])}; "
-                f"{f['units']:,} units of sampling, effective sample {f['effective_n']:.1f}; "
+                f"{f['units']:,} units of sampling, effective sample {shown:.1f}"
+                f"{balance_note(f['effective_n'], matches, block.get('design_effect'))}; "
                 f"measured at {f['by']}."
             )
             result = _pick(f, QUESTION_KEYS)
