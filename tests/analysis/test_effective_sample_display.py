@@ -46,7 +46,7 @@ def test_a_balanced_design_shows_its_matches_and_its_design_effect(
     assert block["units"] == 20
     assert block["design_effect"] == pytest.approx(cr1 / independent)
     assert block["effective_n"] == pytest.approx(40 * independent / cr1)
-    assert block["effective_n"] > 200  # the figure that read "effective sample 214.5" of 40
+    assert block["effective_n"] > 200  # the figure that read "effective sample 214.4" of 40
     line = independence_line(block)
     deff = f"{cr1 / independent:.2f}"
     assert (
