@@ -38,9 +38,12 @@ testpaths = ["tests"]
 INIT = '''\
 """$title for playtester: the module the entry point names.
 
-playtester reads three names here: GAME (the Game subclass), CONTRACT_VERSION (the engine
+playtester reads these names here: GAME (the Game subclass), CONTRACT_VERSION (the engine
 contract this package is written against, as a number: playtester refuses another) and,
-optionally, AGENTS (players of this game's own, as AgentType declarations).
+optionally, AGENTS (players of this game's own, as AgentType declarations), RENDER_BOARD (the
+replay page's board: a function of the state and the last move returning SVG, or its
+"module:attribute" reference) and REPORT (a report section of this game's own). Without
+RENDER_BOARD the replay page shows the state's text; see playtester's docs/contract.md.
 """
 
 from $package.rules import ${cls}Game, ${cls}State
