@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from harness.worker_log import taken_chunks
 from workers.batches import stop_rule_chunk_cap
+from workers.game_queues import chunk_queue
 
 __all__ = ["pg_cluster", "redis_server", "service_factory"]
 
@@ -203,7 +204,8 @@ def test_cancel_stops_new_chunks_and_lets_running_ones_finish(service_factory) -
         """Every queued chunk delivered and acknowledged (late: once its task ended, played
         or skipped), and no worker holding one."""
         idle = not any(service.workers.held(i) for i in range(workers))
-        return idle and broker.llen("playtester") == 0 and broker.hlen("unacked") == 0
+        waiting = broker.llen(chunk_queue(SLOW["game"]))
+        return idle and waiting == 0 and broker.hlen("unacked") == 0
 
     wait_for(settled, 60, "the queued chunks to be skipped", 0.05)
     batch = service.batch(submitted["id"])

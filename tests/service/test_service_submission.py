@@ -32,13 +32,16 @@ from test_service_integration import FAST, assert_every_index_once
 
 from storage.db import get_engine
 from workers.dispatch import cursor_key
+from workers.game_queues import chunk_queue
 from workers.sweeper import LEASE_KEY, TICKS_KEY, Lease
 
 __all__ = ["pg_cluster", "redis_server", "service_factory"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.timeout(180)]
 
-QUEUES = ("playtester", "playtester.control")
+CHUNKS = chunk_queue(FAST["game"])
+"""Where the batches' chunks wait: their game's queue."""
+QUEUES = (CHUNKS, "playtester.control")
 
 
 def scalar(service: Service, sql: str, **params: Any) -> Any:
@@ -146,14 +149,14 @@ def test_a_get_queues_nothing_even_for_a_stalled_batch(service_factory) -> None:
             {"b": batch_id},
         )
     before = queue_state(service, batch_id)
-    assert before == {"playtester": 0, "playtester.control": 1, "cursor": None}
+    assert before == {CHUNKS: 0, "playtester.control": 1, "cursor": None}
     for path in (f"/batches/{batch_id}", f"/batches/{batch_id[:6]}", "/batches"):
         for _ in range(3):
             assert service.api.client.get(path).status_code == 200
     assert queue_state(service, batch_id) == before
     # The check can see a sweep: once the lease is free, this API's sweeper rescues the batch.
     client.delete(LEASE_KEY)
-    wait_for(lambda: broker(service).llen("playtester") > 0, 30, "the sweeper to queue chunks")
+    wait_for(lambda: broker(service).llen(CHUNKS) > 0, 30, "the sweeper to queue chunks")
     assert queue_state(service, batch_id)["cursor"] is not None
 
 
