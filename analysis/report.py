@@ -170,11 +170,12 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
         "of the seating design (one match with fixed seats, a seat-swapped pair, the seatings "
         "of one drawn opening); equal openings drawn independently stay apart, unless the batch "
         "declares its book a sample of openings (variation.units = line) or was stored before "
-        "variations were declared; matches that replay one game (the same moves from first to "
-        "last) join one unit with their rounds, so the units follow the distinct games. Seat, "
-        "turn-position, draw and balance figures and every agent figure treat "
-        "units, not matches, as the independent draws (see independence); copies of one agent "
-        "spec are one player",
+        "variations were declared; where the batch drew nothing per round or match (no "
+        "variation, a book, noise that moves no agent), matches that replay one game (the same "
+        "moves from first to last) join one unit with their rounds, so the units follow the "
+        "distinct games. Seat, turn-position, draw and balance figures and every agent figure "
+        "treat units, not matches, as the independent draws (see independence); copies of one "
+        "agent spec are one player",
         "variance": "sample variance (ddof=1) everywhere; for a mean over units the CR1 "
         "cluster-robust variance (G/(G−1) · Σ unit residual² / M²), with no floor, so what a "
         "balanced design gains is kept",
