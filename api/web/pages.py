@@ -35,6 +35,7 @@ from storage.queries import (
     match_endings,
 )
 from storage.soundness import check_rows
+from workers.roster import roster_client, waiting_note
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(require_read)])
 
@@ -147,6 +148,9 @@ def batch_page(
             "title": f"Batch {batch.id}",
             "batch": batch,
             "row": row,
+            "waiting": waiting_note(
+                batch.game, batch.status, roster_client(request.app.state.settings)
+            ),
             "report": report,
             "matches": [_match_view(m.match, m.seats) for m in matches],
             "endings": match_endings(engine, batch.id, failed_as=Ending.FAILED),
