@@ -97,3 +97,18 @@ def test_the_cli_status_shows_why_the_batch_waits(
         f"{batch_id} queued 0/4 — waiting: no worker has the game alquerque (install "
         "playtester on a worker)"
     )
+
+
+def test_the_dashboard_s_batch_page_shows_why_the_batch_waits(
+    api: TestClient, broker: redis.Redis
+) -> None:
+    batch_id = api.post("/batches", json=BATCH).json()["id"]
+    roster.advertise(broker, "other@host", {"abalone": "playtester"})
+    shown = api.get(f"/ui/batches/{batch_id}")
+    assert shown.status_code == 200
+    assert (
+        '<p class="waiting">waiting: no worker has the game alquerque (install playtester on a '
+        "worker)</p>"
+    ) in shown.text
+    roster.advertise(broker, "this@host", {"alquerque": "playtester"})
+    assert 'class="waiting"' not in api.get(f"/ui/batches/{batch_id}").text
