@@ -117,8 +117,6 @@ def root_moves(
     seed_rng(rng, seed)
     capacity = initial_capacity(iterations, deadline)
     tree = new_tree(capacity)
-    action, mover, visits, total, first_child, last_child, next_sibling = tree[:7]
-    avail, path = tree[9:]
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
     n_root = root_actions.shape[0]
     room = max(n_root, min(width, MAX_ACTIONS))
@@ -134,7 +132,7 @@ def root_moves(
         redraw(game, sim, rng)
         node = 0
         depth = 0
-        path[0] = 0
+        tree.path[0] = 0
         while current_player(game, sim) >= 0:
             if node == 0:
                 k = n_root
@@ -144,12 +142,12 @@ def root_moves(
             untried = 0
             for i in range(k):
                 child_of[i] = -1
-                c = first_child[node]
+                c = tree.first_child[node]
                 while c >= 0:
-                    if action[c] == options[i]:
+                    if tree.action[c] == options[i]:
                         child_of[i] = c
                         break
-                    c = next_sibling[c]
+                    c = tree.next_sibling[c]
                 if child_of[i] < 0:
                     untried += 1
             if untried > 0:
@@ -164,49 +162,46 @@ def root_moves(
                 if nodes == capacity:  # only with a deadline, whose arrays start small
                     capacity = min(2 * capacity, iterations + 2)
                     tree = grown_tree(tree, capacity)
-                    action, mover, visits, total, first_child, last_child, next_sibling = tree[:7]
-                    avail, path = tree[9:]
                 child = nodes
                 nodes += 1
                 seat = current_player(game, sim)
-                add_child(action, mover, first_child, last_child, next_sibling, node, child, move,
-                          seat)  # fmt: skip
+                add_child(tree, node, child, move, seat)
                 for i in range(k):
                     if child_of[i] >= 0:
-                        avail[child_of[i]] += 1
+                        tree.avail[child_of[i]] += 1
                 apply(game, sim, move)
                 depth += 1
-                path[depth] = child
+                tree.path[depth] = child
                 break
             best = -1
             best_score = -math.inf
             for i in range(k):
                 c = child_of[i]
-                avail[c] += 1
-                score = total[c] / visits[c] + exploration * math.sqrt(
-                    math.log(avail[c]) / visits[c]
+                tree.avail[c] += 1
+                score = tree.total[c] / tree.visits[c] + exploration * math.sqrt(
+                    math.log(tree.avail[c]) / tree.visits[c]
                 )
                 if node == 0:
-                    score += prior * root_bias[i] / (1 + visits[c])
+                    score += prior * root_bias[i] / (1 + tree.visits[c])
                 if score > best_score:
                     best_score = score
                     best = c
             node = best
-            apply(game, sim, action[node])
+            apply(game, sim, tree.action[node])
             depth += 1
-            path[depth] = node
+            tree.path[depth] = node
         hidden_playout(game, sim, rollout, rollout_plies, rng)
         shares(game, sim, players, result)
-        backpropagate(path, depth, mover, visits, total, result)
+        backpropagate(tree, depth, result)
     seen = np.zeros(n_root, dtype=np.int64)
     sums = np.zeros(n_root, dtype=np.float64)
-    c = first_child[0]
+    c = tree.first_child[0]
     while c >= 0:
         for i in range(n_root):
-            if root_actions[i] == action[c]:
-                seen[i] = visits[c]
-                sums[i] = total[c]
-        c = next_sibling[c]
+            if root_actions[i] == tree.action[c]:
+                seen[i] = tree.visits[c]
+                sums[i] = tree.total[c]
+        c = tree.next_sibling[c]
     return root_actions.copy(), seen, sums
 
 

@@ -8,6 +8,8 @@ everything else they do here, once.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -32,16 +34,29 @@ TIMED_NODES = 4096
 stops at its deadline may run far fewer iterations than its budget, and making room for a
 budget of a million would take longer than a Blitz move."""
 
-Tree = tuple[
-    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-]  # fmt: skip
-"""A search tree in parallel arrays, one entry per node: ``action`` (the move into it),
-``mover`` (the seat that played it), ``visits``, ``total`` (shares for ``mover``),
-``first_child``, ``last_child``, ``next_sibling``, ``untried_at`` and ``untried`` (UCT's
-shuffled moves left to expand, ``-1`` before they are listed), ``avail`` (how often it could be
-chosen: the information-set search's count), and ``path``, the nodes of the current
-iteration."""
+
+class Tree(NamedTuple):
+    """A search tree in parallel arrays, one entry per node (numba passes the record as a
+    struct of its arrays: reading a field costs nothing)."""
+
+    action: np.ndarray
+    """The move into the node (-1 at the root)."""
+    mover: np.ndarray
+    """The seat that played it (-1 at the root)."""
+    visits: np.ndarray
+    total: np.ndarray
+    """Shares for ``mover`` summed over the visits."""
+    first_child: np.ndarray
+    last_child: np.ndarray
+    next_sibling: np.ndarray
+    untried_at: np.ndarray
+    """Where UCT's shuffled moves left to expand start in its pool of moves."""
+    untried: np.ndarray
+    """How many of them are left (-1 before they are listed)."""
+    avail: np.ndarray
+    """How often the node could be chosen: the information-set search's count."""
+    path: np.ndarray
+    """The nodes of the current iteration, root first."""
 
 
 @njit(cache=True)
@@ -126,7 +141,7 @@ def new_tree(capacity: int) -> Tree:
     mover = np.empty(capacity, dtype=np.int64)
     action[0] = -1
     mover[0] = -1
-    return (
+    return Tree(
         action,
         mover,
         np.zeros(capacity, dtype=np.int64),
@@ -144,67 +159,50 @@ def new_tree(capacity: int) -> Tree:
 @njit(cache=True)
 def grown_tree(tree: Tree, capacity: int) -> Tree:
     """``tree`` with room for ``capacity`` nodes (a search with a deadline, out of room)."""
-    action, mover, visits, total, first, last, sibling, untried_at, untried, avail, path = tree
-    return (
-        _grown(action, capacity, -1),
-        _grown(mover, capacity, -1),
-        _grown(visits, capacity, 0),
-        _grown_float(total, capacity),
-        _grown(first, capacity, -1),
-        _grown(last, capacity, -1),
-        _grown(sibling, capacity, -1),
-        _grown(untried_at, capacity, 0),
-        _grown(untried, capacity, -1),
-        _grown(avail, capacity, 1),
-        _grown(path, capacity + 1, 0),
+    return Tree(
+        _grown(tree.action, capacity, -1),
+        _grown(tree.mover, capacity, -1),
+        _grown(tree.visits, capacity, 0),
+        _grown_float(tree.total, capacity),
+        _grown(tree.first_child, capacity, -1),
+        _grown(tree.last_child, capacity, -1),
+        _grown(tree.next_sibling, capacity, -1),
+        _grown(tree.untried_at, capacity, 0),
+        _grown(tree.untried, capacity, -1),
+        _grown(tree.avail, capacity, 1),
+        _grown(tree.path, capacity + 1, 0),
     )
 
 
 @njit(cache=True, inline="always")
-def add_child(
-    action: np.ndarray,
-    mover: np.ndarray,
-    first_child: np.ndarray,
-    last_child: np.ndarray,
-    next_sibling: np.ndarray,
-    parent: int,
-    child: int,
-    move: int,
-    seat: int,
-) -> None:
+def add_child(tree: Tree, parent: int, child: int, move: int, seat: int) -> None:
     """Make node ``child`` the last child of ``parent``, reached by ``seat`` playing ``move``
-    (the tree's arrays one by one: inlined in the search's loop, which holds them)."""
-    action[child] = move
-    mover[child] = seat
-    if last_child[parent] < 0:
-        first_child[parent] = child
+    (inlined in the search's loop)."""
+    tree.action[child] = move
+    tree.mover[child] = seat
+    if tree.last_child[parent] < 0:
+        tree.first_child[parent] = child
     else:
-        next_sibling[last_child[parent]] = child
-    last_child[parent] = child
+        tree.next_sibling[tree.last_child[parent]] = child
+    tree.last_child[parent] = child
 
 
 @njit(cache=True, inline="always")
-def backpropagate(
-    path: np.ndarray,
-    depth: int,
-    mover: np.ndarray,
-    visits: np.ndarray,
-    total: np.ndarray,
-    result: np.ndarray,
-) -> None:
-    """Count a visit to each node of ``path[: depth + 1]``, each scoring ``result`` for the
-    seat that moved into it."""
+def backpropagate(tree: Tree, depth: int, result: np.ndarray) -> None:
+    """Count a visit to each node of ``tree.path[: depth + 1]``, each scoring ``result`` for
+    the seat that moved into it."""
     for k in range(depth + 1):
-        visited = path[k]
-        visits[visited] += 1
-        if mover[visited] >= 0:
-            total[visited] += result[mover[visited]]
+        visited = tree.path[k]
+        tree.visits[visited] += 1
+        if tree.mover[visited] >= 0:
+            tree.total[visited] += result[tree.mover[visited]]
 
 
 @njit(cache=True)
 def root_children(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The root's children in the order they were added: moves, visits, total shares."""
-    action, _, visits, total, first_child, _, next_sibling, _, _, _, _ = tree
+    action, visits, total = tree.action, tree.visits, tree.total
+    first_child, next_sibling = tree.first_child, tree.next_sibling
     count = 0
     child = first_child[0]
     while child >= 0:

@@ -79,8 +79,6 @@ def root_moves(
     seed_rng(rng, seed)
     capacity = initial_capacity(iterations, deadline)
     tree = new_tree(capacity)
-    action, mover, visits, total, first_child, last_child, next_sibling = tree[:7]
-    untried_at, untried, _, path = tree[7:]  # untried -1: moves not listed yet
     pool = np.empty(min(64 * capacity, 1 << 16), dtype=np.int64)  # grows by doubling
     pool_used = 0
     buf = np.empty(MAX_ACTIONS, dtype=np.int64)
@@ -93,10 +91,10 @@ def root_moves(
         copy_position(root_state, sim)
         node = 0
         depth = 0
-        path[0] = 0
+        tree.path[0] = 0
         # Selection: down through fully expanded nodes.
         while True:
-            if untried[node] < 0:
+            if tree.untried[node] < 0:
                 n = legal_actions(game, sim, buf)
                 if pool_used + n > pool.shape[0]:
                     bigger = np.empty(2 * pool.shape[0] + n, dtype=np.int64)
@@ -106,45 +104,43 @@ def root_moves(
                     j = rand_below(rng, i + 1)
                     pool[pool_used + i] = pool[pool_used + j]
                     pool[pool_used + j] = buf[i]
-                untried_at[node] = pool_used
-                untried[node] = n
+                tree.untried_at[node] = pool_used
+                tree.untried[node] = n
                 pool_used += n
-            if untried[node] > 0 or first_child[node] < 0:
+            if tree.untried[node] > 0 or tree.first_child[node] < 0:
                 break
-            log_n = math.log(visits[node])
-            best = first_child[node]
+            log_n = math.log(tree.visits[node])
+            best = tree.first_child[node]
             best_score = -math.inf
             child = best
             while child >= 0:
-                v = visits[child]
-                score = total[child] / v + exploration * math.sqrt(log_n / v)
+                v = tree.visits[child]
+                score = tree.total[child] / v + exploration * math.sqrt(log_n / v)
                 if score > best_score:
                     best_score = score
                     best = child
-                child = next_sibling[child]
+                child = tree.next_sibling[child]
             node = best
-            apply(game, sim, action[node])
+            apply(game, sim, tree.action[node])
             depth += 1
-            path[depth] = node
+            tree.path[depth] = node
         # Expansion: one untried move, unless the game is over here.
-        if untried[node] > 0:
+        if tree.untried[node] > 0:
             if nodes == capacity:  # only with a deadline, whose arrays start small
                 capacity = min(2 * capacity, iterations + 2)
                 tree = grown_tree(tree, capacity)
-                action, mover, visits, total, first_child, last_child, next_sibling = tree[:7]
-                untried_at, untried, _, path = tree[7:]
-            untried[node] -= 1
-            move = pool[untried_at[node] + untried[node]]
+            tree.untried[node] -= 1
+            move = pool[tree.untried_at[node] + tree.untried[node]]
             child = nodes
             nodes += 1
             seat = current_player(game, sim)
-            add_child(action, mover, first_child, last_child, next_sibling, node, child, move, seat)
+            add_child(tree, node, child, move, seat)
             apply(game, sim, move)
             depth += 1
-            path[depth] = child
+            tree.path[depth] = child
         playout(game, sim, rollout, rollout_cap, rng)
         shares(game, sim, players, result)
-        backpropagate(path, depth, mover, visits, total, result)
+        backpropagate(tree, depth, result)
     return root_children(tree)
 
 
