@@ -33,7 +33,7 @@ KNOWN = {
     "api/cli/study.py": "a study file's example path in the command's help",
     "analysis/ladder/ladders.py": "each built-in game's strength ladder is declared here",
     "analysis/studies/definition.py": "the study figures only Les Alvéoles offers",
-    "analysis/studies/perfect.py": "the rules page cited in a message",
+    "analysis/studies/perfect.py": "the game's rules document cited in a message",
     "engines/compiled/__init__.py": "the compiled levels of each game",
     "engines/compiled/dispatch.py": "one branch per game kernel",
     "engines/compiled/dispatch_alphabeta.py": "one branch per game kernel",
