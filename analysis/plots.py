@@ -186,10 +186,13 @@ def deciding_tiers(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def advantage_by_strength(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
+def advantage_by_strength(
+    df: pd.DataFrame, ax: Axes | None = None, size: tuple[float, float] = SIZE
+) -> Axes:
     """The first player's advantage against the strength of the level played, one line per
-    group (a player count, a start). Columns: group, elo, estimate, ci_low, ci_high (shares)."""
-    ax = ax or new_axes()
+    group (a player count, a start). Columns: group, elo, estimate, ci_low, ci_high (shares).
+    ``size`` (inches) is the new figure's when no axes are given."""
+    ax = ax or new_axes(size)
     for k, (group, rows) in enumerate(df.groupby("group", sort=False)):
         rows = rows.sort_values("elo")
         y = rows["estimate"].to_numpy(float) * 100
@@ -198,11 +201,12 @@ def advantage_by_strength(df: pd.DataFrame, ax: Axes | None = None) -> Axes:
         ax.errorbar(rows["elo"], y, yerr=np.vstack([lo, hi]), marker="o", capsize=3,
                     color=COLOURS[k % len(COLOURS)], label=str(group))  # fmt: skip
     ax.axhline(0, color="#888", ls="--", lw=1)
-    ax.set_xlabel("Elo of the level played (the game's strength ladder)")
-    ax.set_ylabel("first-player advantage, points (95 %)")
-    ax.set_title("The first player's advantage by strength")
+    ax.set_xlabel("Elo of the level played (the game's strength ladder)", fontsize=9)
+    ax.set_ylabel("advantage, points (95 %)", fontsize=9)
+    ax.set_title("The first player's advantage by strength", fontsize=10)
     if len(df):
-        ax.legend(fontsize=8)
+        # Beside the axes, not on them: a short plot has no empty corner to spare.
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     return ax
 
 

@@ -1,20 +1,27 @@
-"""The README's "What we found": every published study's verdict, written from the pages' JSON
-twins (their ``verdict`` sentences, each with its page) between the README's
-``<!-- what-we-found:begin -->`` and ``<!-- what-we-found:end -->`` markers, so no figure in it
-is kept by hand. ``study report`` rewrites the block with the index (``index.update_index``).
+"""The README's "What we found": every published study's verdict in one short line, written
+from the pages' JSON twins (their ``summary``, else their first ``verdict`` sentence, with the
+page) between the README's ``<!-- what-we-found:begin -->`` and ``<!-- what-we-found:end -->``
+markers, so no figure in it is kept by hand. ``study report`` rewrites the block with the index
+(``index.update_index``).
+
+Each item is wrapped at ``WIDTH`` characters, so the block reads as a list to scan in a
+terminal as on GitHub.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 from pathlib import Path
 
 BEGIN, END = "<!-- what-we-found:begin -->", "<!-- what-we-found:end -->"
+WIDTH = 100
 
 
 def found_lines(folder: Path) -> list[str]:
     """One item per study with a verdict, in the order of the pages' names: its title, its
-    page and its verdict's sentences."""
+    verdict's line and its page, wrapped at ``WIDTH``."""
     lines = []
     for twin in sorted(folder.glob("*.json")):
         try:
@@ -25,9 +32,21 @@ def found_lines(folder: Path) -> list[str]:
         if not verdict:
             continue
         page = verdict[0]["page"]
-        text = " ".join(str(v["text"]) for v in verdict)
-        lines.append(f"- **{data.get('title', twin.stem)}** ([page]({page})): {text}")
+        text = str(data.get("summary") or verdict[0]["text"])
+        item = f"- [**{data.get('title', twin.stem)}**]({page}): {text}"
+        lines += _wrapped(item)
     return lines
+
+
+def _wrapped(item: str) -> list[str]:
+    """``item`` wrapped at ``WIDTH``, never inside a link, an interval or between a figure and
+    its ``%`` (a line break there would split what reads as one figure)."""
+    keep = "\x00"
+    held = re.sub(r"\[[+-]?\d[^\]]*\]", lambda m: m.group(0).replace(" ", keep), item)
+    held = held.replace(" %", keep + "%")
+    lines = textwrap.wrap(held, WIDTH, subsequent_indent="  ", break_long_words=False,
+                          break_on_hyphens=False)  # fmt: skip
+    return [line.replace(keep, " ") for line in lines]
 
 
 def readme_text(text: str, folder: Path) -> str:

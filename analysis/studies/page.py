@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from analysis.studies.context import beside
 from analysis.studies.definition import Study
 from analysis.studies.families import Adjusted, adjust
-from analysis.studies.figures import entry, figure_verdicts
+from analysis.studies.figures import entry
 from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, p_clause
 from analysis.studies.search_page import SearchInput, search_page
@@ -101,13 +101,17 @@ def render_page(
     }
     adjusted = adjust(study.questions, reports, comparisons)
     page = Page("")
+    # A search's confirmations are questions too, numbered on from the study's own.
+    searched = None if search is None else search_page(search, source, len(study.questions) + 1)
     out = [f"# {study.title}", ""]
-    if study.description:
-        out += [study.description, ""]
-    opening, judged = verdict_section(study, ids, reports, source, levels, page.figures)
+    # The verdict, its table and its plot first: they are what fits a first screen, and the
+    # question, the commands and the detail follow them.
+    opening, judged = verdict_section(
+        study, ids, reports, source, levels, page.figures, searched.data if searched else None
+    )
     out += opening
-    concluded, said = figure_verdicts(study, reports, bool(opening))
-    out += concluded
+    if study.description:
+        out += ["## The question", "", study.description, ""]
     out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
     out += ["## Questions", ""]
     for number, q in enumerate(study.questions, start=1):
@@ -122,8 +126,6 @@ def render_page(
         if shown.plot is not None:
             out += shown.plot(page.figures, study.name, number, q, report)
         out.append("")
-    # A search's confirmations are questions too, numbered on from the study's own.
-    searched = None if search is None else search_page(search, source, len(study.questions) + 1)
     if searched is not None:
         out += searched.questions + searched.section
     measured: dict[str, Any] | None = None
@@ -143,7 +145,6 @@ def render_page(
     page.markdown = "\n".join(out).rstrip() + "\n"
     page.data = page_data(study, ids, reports, comparisons, seconds or {}, adjusted)
     page.data.update(judged)
-    page.data.update(said)
     if searched is not None:
         page.data["questions"] += searched.question_data
         page.data["search"] = searched.data

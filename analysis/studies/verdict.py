@@ -1,48 +1,43 @@
-"""A study page's opening: its verdict in a few sentences and one table, then the first
-player's advantage against the strength of the level played.
+"""A study page's opening: its verdict in a few short sentences and one table, then the first
+player's advantage against the strength of the level played, all on the page's first screen.
 
 Every figure is a report's: each batch's first-player advantage, its decided games, its
-diversity, and the comparison of the two strongest levels of the main line (the group of
-batches with the most levels), which says whether the answer has **settled with strength**:
-the difference and its whole 95 % interval within ``SETTLED`` of zero. The Elo of a level is
-the game's strength ladder's (``analysis.studies.levels``).
+diversity, the agents' scores, and the comparison of each group's two strongest levels, which
+says whether the answer has **settled with strength**: the difference and its whole 95 %
+interval within ``SETTLED`` of zero. The Elo of a level is the game's strength ladder's
+(``analysis.studies.levels``). The sentences are :mod:`analysis.studies.verdict_text`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from analysis import plots
+from analysis.studies import verdict_text as say
 from analysis.studies.context import decided_data, diversity
 from analysis.studies.definition import Figure, Study
-from analysis.studies.estimates import Estimate, compared_first_player, first_player
+from analysis.studies.estimates import compared_first_player, first_player
 from analysis.studies.levels import LevelsInput
-from analysis.studies.page_text import Source, bounds, p_clause, pct, points
+from analysis.studies.page_text import Source, bounds, pct
+from analysis.studies.verdict_text import SETTLED, Point
 
-SETTLED = 0.02
-"""How far apart (a share: 2 points) the two strongest levels' answers may be, interval
-included, for the answer to count as settled with strength."""
+DRAWN_SAID = 0.9
+"""The verdict says what share of the games are decided below this share."""
 
-
-@dataclass(frozen=True)
-class Point:
-    """One batch's first-player figure, placed by its level and its group."""
-
-    batch: str
-    level: str
-    group: str
-    elo: float | None
-    advantage: Estimate
+STRENGTH_SIZE = (6.4, 2.0)
+"""The strength plot's size in inches: at the docs site's 1280-pixel width it is drawn about
+700 pixels wide, and this height leaves it on the first screen under the verdict's table."""
 
 
-def _level(study: Study, name: str) -> str:
-    """The batch's one level when it is self-play of one agent spec, else its agents."""
+def _level(study: Study, name: str) -> tuple[str, bool]:
+    """The batch's one level when it is self-play of one agent spec, else its agents (and
+    that it is a mixed table)."""
     specs = [s.strip() for s in str(study.batch(name).keys.get("agents", "")).split(",")]
-    return specs[0] if len(set(specs)) == 1 else ", ".join(specs)
+    mixed = len(set(specs)) > 1
+    return (", ".join(specs) if mixed else specs[0]), mixed
 
 
 def _groups(study: Study, reports: Mapping[str, Any], names: list[str]) -> dict[str, str]:
@@ -53,9 +48,17 @@ def _groups(study: Study, reports: Mapping[str, Any], names: list[str]) -> dict[
     out = {}
     for n in names:
         label = f"{reports[n]['batch']['players']} players"
-        extra = ", ".join(f"{k}={options[n].get(k)}" for k in varying)
+        extra = ", ".join(_option(k, options[n].get(k)) for k in varying)
         out[n] = f"{label}, {extra}" if extra else label
     return out
+
+
+def _option(key: str, value: Any) -> str:
+    """An option as a group's label gives it: a named value by its name alone (a layout's
+    ``belgian_daisy``), a number or a flag with its key."""
+    text = str(value)
+    named = isinstance(value, str) and any(c.isalpha() for c in text)
+    return text if named else f"{key}={text}"
 
 
 def first_player_points(
@@ -71,14 +74,12 @@ def first_player_points(
             names.append(q.batch)
     elo = {} if levels is None else {r.level: r.elo for r in levels.table.levels if r.games}
     groups = _groups(study, reports, names)
-    return [
-        Point(n, _level(study, n), groups[n], elo.get(_level(study, n)), first_player(reports[n]))
-        for n in names
-    ]
-
-
-def _elo_text(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.0f}"
+    found = []
+    for n in names:
+        level, mixed = _level(study, n)
+        rated = None if mixed else elo.get(level)
+        found.append(Point(n, level, groups[n], rated, first_player(reports[n]), mixed))
+    return found
 
 
 def _rated_groups(found: list[Point]) -> list[list[Point]]:
@@ -95,16 +96,7 @@ def _judge(compared: Mapping[str, Any], low: Point, high: Point) -> dict[str, An
     difference and its whole interval within ``SETTLED``."""
     d = compared_first_player(compared)
     iv = d.interval
-    ok = iv.known and (iv.low or 0) >= -SETTLED and (iv.high or 0) <= SETTLED
-    if ok:
-        words = "**settled with strength** (within ±2 points)"
-    elif iv.holds(0.0):
-        words = (
-            "**not yet shown settled** (no change measured, but the interval reaches beyond "
-            "±2 points)"
-        )
-    else:
-        words = "**still moving with strength**"
+    key = say.state(iv)
     return {
         "group": high.group,
         "stronger": high.batch,
@@ -112,21 +104,55 @@ def _judge(compared: Mapping[str, Any], low: Point, high: Point) -> dict[str, An
         "difference": d.value,
         "ci_low": iv.low,
         "ci_high": iv.high,
-        "settled": ok,
-        "words": words,
+        "settled": key == "settled",
+        "state": key,
+        "words": say.WORDS[key],
     }
 
 
 def _main_line(found: list[Point]) -> list[Point]:
     """The group with the most rated levels, strongest last."""
-    by_group: dict[str, list[Point]] = {}
-    for p in found:
-        if p.elo is not None:
-            by_group.setdefault(p.group, []).append(p)
-    if not by_group:
+    groups = _rated_groups(found) or [[p] for p in found if p.elo is not None]
+    if not groups:
         return []
-    best = max(by_group.values(), key=len)
-    return sorted(best, key=lambda p: p.elo or 0.0)
+    return max(groups, key=len)
+
+
+def _columns(found: list[Point]) -> list[Point]:
+    """One point per level, in the study's order with the mixed tables last: the table's
+    columns."""
+    seen: dict[str, Point] = {}
+    for p in sorted(found, key=lambda p: p.mixed):
+        seen.setdefault(p.level, p)
+    return list(seen.values())
+
+
+def _table(found: list[Point], judged: list[dict[str, Any]]) -> list[str]:
+    """The answer as one table: a row per group, a column per level played (weakest first),
+    and where the group's two strongest levels leave the answer."""
+    columns = _columns(found)
+    heads = [
+        f"`{c.level}` (Elo {say.elo_text(c.elo)})" if c.elo is not None else f"`{c.level}`"
+        for c in columns
+    ]
+    states = {j["group"]: say.SHORT[j["state"]] for j in judged}
+    heads = ["first player's edge [95 %]", *heads] + (["with strength"] if judged else [])
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for group in dict.fromkeys(p.group for p in found):
+        cells = []
+        for c in columns:
+            p = next((p for p in found if p.group == group and p.level == c.level), None)
+            cells.append("–" if p is None else _cell(p))
+        tail = [states.get(group, "–")] if judged else []
+        lines.append("| " + " | ".join([group, *cells, *tail]) + " |")
+    return lines
+
+
+def _cell(p: Point) -> str:
+    """``+6.2 % [+3.0, +9.5]``: the interval's ends without their ``%``, so a cell keeps to
+    one line."""
+    a = p.advantage
+    return f"{pct(a.value, True)} {bounds(a.interval, True).replace(' %', '')}"
 
 
 def verdict_section(
@@ -136,75 +162,54 @@ def verdict_section(
     source: Source,
     levels: LevelsInput | None,
     figures: dict[str, str],
+    search: Mapping[str, Any] | None = None,
 ) -> tuple[list[str], dict[str, Any]]:
     """The page's "Verdict" section (adding its plot to ``figures``) and its part of the twin:
-    ``verdict`` (the sentences, each with its page) and ``strength`` (the table's rows and
-    whether the answer has settled)."""
+    ``verdict`` (the sentences, each with its page), ``summary`` (its one line in the README)
+    and ``strength`` (the table's rows and whether the answer has settled). ``search`` is a
+    layout search's twin data, whose confirmations answer the study's question first."""
     found = first_player_points(study, reports, levels)
     if not found:
         return [], {}
     page = f"docs/studies/{study.name}.md"
-    sentences: list[str] = []
     line = _main_line(found)
     top = line[-1] if line else found[-1]
-    a = top.advantage
-    sentences.append(
-        f"At `{top.level}` ({top.group}"
-        + (f", Elo {_elo_text(top.elo)} on the game's ladder" if top.elo is not None else "")
-        + f"), the first player's advantage is **{pct(a.value, True)}** "
-        f"{bounds(a.interval, True)} (95 %), {p_clause(a.p_value)}."
-    )
-    settled: list[dict[str, Any]] = []
-    moves: list[str] = []
+    by_batch = {p.batch: p for p in found}
+    judged: list[dict[str, Any]] = []
     for group in _rated_groups(found):
         low, high = group[-2], group[-1]
-        judged = _judge(source.compare(ids[high.batch], ids[low.batch]), low, high)
-        settled.append(judged)
-        where = "" if len(found) == len(group) else f"{high.group}: "
-        moves.append(
-            f"{where}from `{low.level}` (Elo {_elo_text(low.elo)}) to `{high.level}` "
-            f"(Elo {_elo_text(high.elo)}) it changes by {points(judged['difference'])} "
-            f"[{points(judged['ci_low'])}, {points(judged['ci_high'])}]: {judged['words']}"
-        )
-    if moves:
-        text = "; ".join(moves)
-        sentences.append(text[0].upper() + text[1:] + ".")
-    others = [p for p in found if p.group != top.group and p.elo == top.elo]
-    if others:
-        sentences.append(
-            "At the same level: "
-            + "; ".join(
-                f"{p.group} {pct(p.advantage.value, True)} {bounds(p.advantage.interval, True)}"
-                for p in others
-            )
-            + "."
-        )
+        judged.append(_judge(source.compare(ids[high.batch], ids[low.batch]), low, high))
     decided = decided_data(reports[top.batch])
+    share = None if decided is None else decided["decided"] / decided["matches"]
+    # Said where a tenth or more of the games are drawn; the table's detail gives every share.
+    share = share if share is not None and share < DRAWN_SAID else None
+    alone = len({p.group for p in found}) == 1
+    answer = say.headline(top, share, alone)
+    lead: list[str] = []
+    if search is not None:
+        searched = say.search_answer(search)
+        lead += [searched] if searched else []
+    agents = [q for q in study.questions if q.figure == Figure.AGENTS and not q.against]
+    strategies = [s for q in agents[:2] if (s := say.scores(reports[q.batch])) is not None]
+    by_agents = bool(study.questions) and study.questions[0].figure == Figure.AGENTS
+    sentences = lead + (strategies if by_agents else []) + [answer]
+    if judged:
+        sentences.append(say.settling(judged, by_batch))
+    rest = say.others(top, found)
+    if rest is not None:
+        sentences.append(rest)
     if decided is not None and decided["mostly_truncated"]:
-        f = decided["first_player"]
-        sentences.append(
-            f"{'All' if decided['truncated'] == decided['draws'] else 'Most'} of its draws "
-            f"({decided['truncated']:,} of {decided['draws']:,}) are games cut "
-            f"unfinished at a move limit; among the {decided['decided']:,} decided games the "
-            f"first player wins {f['wins']:,.0f} ({pct(f['wins'] / decided['decided'])})."
-        )
+        sentences.append(say.truncations(decided))
+    if not by_agents:
+        sentences += strategies[:1]
     thin = [n for n in ids if diversity(reports[n])["warning"]]
     if thin:
         sentences.append(
             f"Resting on too few distinct openings: {', '.join(f'`{n}`' for n in thin)}."
         )
     rows = []
-    table = [
-        "| batch | level | group | Elo | first-player advantage | 95 % interval | decided |",
-        "|---|---|---|---|---|---|---|",
-    ]
     for p in found:
         dec = decided_data(reports[p.batch])
-        share = "100 %" if dec is None else pct(dec["decided"] / dec["matches"])
-        table.append(
-            f"| {p.batch} | `{p.level}` | {p.group} | {_elo_text(p.elo)} | "
-            f"{pct(p.advantage.value, True)} | {bounds(p.advantage.interval, True)} | {share} |"
-        )
         rows.append(
             {
                 "batch": p.batch,
@@ -217,14 +222,48 @@ def verdict_section(
                 "decided": None if dec is None else dec["decided"] / dec["matches"],
             }
         )
-    out = ["## Verdict", "", " ".join(sentences), "", *table, ""]
+    out = ["## Verdict", "", " ".join(sentences), "", *_table(found, judged), ""]
     rated = [r for r in rows if r["elo"] is not None]
     if rated:
         name = f"{study.name}-strength.svg"
-        figures[name] = plots.to_svg(plots.advantage_by_strength(pd.DataFrame(rated)))
+        drawn = plots.advantage_by_strength(pd.DataFrame(rated), size=STRENGTH_SIZE)
+        figures[name] = plots.to_svg(drawn)
         out += [f"![The first player's advantage by the strength of the level played]({name})", ""]
+    if judged:
+        out += [
+            f"*With strength* compares each group's two strongest levels: settled when "
+            f"{say.WHY['settled']}, still moving when {say.WHY['moving']}, not yet settled "
+            f"when {say.WHY['unsure']}.",
+            "",
+        ]
     data = {
         "verdict": [{"text": s, "page": page} for s in sentences],
-        "strength": {"rows": rows, "settled": settled, "threshold": SETTLED},
+        "summary": _summary(
+            study.title, search, reports, agents[0].batch if by_agents else None, top, found, judged
+        ),
+        "strength": {"rows": rows, "settled": judged, "threshold": SETTLED},
     }
     return out, data
+
+
+def _summary(
+    title: str,
+    search: Mapping[str, Any] | None,
+    reports: Mapping[str, Any],
+    by_agents: str | None,
+    top: Point,
+    found: list[Point],
+    judged: list[dict[str, Any]],
+) -> str:
+    """The verdict in one short line for the README: a search's answer, or the leading
+    strategy's (``by_agents``: its batch), else the first player's advantage."""
+    text = None
+    if search is not None:
+        text = say.search_summary(search)
+    elif by_agents is not None:
+        text = say.scores_summary(reports[by_agents])
+    if text is None:
+        # The README gives a study two lines of 100 characters, its title included.
+        room = 196 - len(title)
+        text = say.first_player_summary(top, found, judged, room)
+    return text[0].upper() + text[1:]
