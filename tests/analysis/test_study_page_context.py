@@ -160,7 +160,7 @@ def test_each_page_opens_with_its_verdict_table_and_strength_plot(study: str) ->
         assert not any(q["figure"] == "first_player_advantage" for q in twin["questions"])
         return
     head = page.split("## How to reproduce")[0]
-    assert "## Verdict" in head and "| batch | level | group | Elo |" in head
+    assert "## Verdict" in head and "| first player's edge [95 %] |" in head
     sentences = twin["verdict"]
     assert 1 <= len(sentences) <= 5
     for s in sentences:
@@ -206,7 +206,7 @@ def test_the_what_we_found_block_is_the_twins_verdicts(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text(f"# X\n\n{BEGIN}\n- kept by hand\n{END}\n\n## More\n")
     update_readme(readme, folder)
-    expected = f"# X\n\n{BEGIN}\n- **B** ([page](docs/studies/b.md)): {verdict[0]['text']}\n{END}"
+    expected = f"# X\n\n{BEGIN}\n- [**B**](docs/studies/b.md): {verdict[0]['text']}\n{END}"
     assert readme.read_text() == expected + "\n\n## More\n"
     before = readme.read_text()
     update_readme(readme, folder)
