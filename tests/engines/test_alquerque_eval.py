@@ -1,0 +1,128 @@
+"""Alquerque's weighted evaluation: the kernel's ``features`` and ``evaluate_weighted`` equal the
+readable Python of ``engines.alquerque.evaluation`` on every position of random games; the
+features of positions worked out by hand from the rules page; the evaluation's symmetry
+between the seats; and, with no weights, the kernel's default evaluation unchanged (what
+``expert`` plays today)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from engines.alquerque import kernel
+from engines.alquerque.evaluation import FEATURE_NAMES, evaluate_weighted, features, safe_moves
+from engines.alquerque.rules import AlquerqueState
+from engines.registry import load_game
+
+ALQUERQUE = load_game("alquerque")
+NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+
+
+def random_positions(games: int, seed: int) -> list[AlquerqueState]:
+    """Every position (finished ones included) of ``games`` uniformly random games."""
+    rng = random.Random(seed)
+    positions = []
+    for _ in range(games):
+        state = ALQUERQUE.new_initial_state()
+        positions.append(state.clone())
+        while not state.is_terminal():
+            state.apply(rng.choice(state.legal_actions()))
+            positions.append(state.clone())
+    return positions
+
+
+POSITIONS = random_positions(60, seed=46)
+
+
+def test_the_kernel_names_the_same_features_as_the_python_evaluation() -> None:
+    assert kernel.WEIGHT_NAMES == FEATURE_NAMES
+
+
+def test_the_kernel_features_equal_the_python_ones_on_random_positions() -> None:
+    out = np.empty(len(FEATURE_NAMES), dtype=np.float64)
+    checked = 0
+    for state in POSITIONS:
+        if state.is_terminal():
+            continue
+        encoded = kernel.encode(state)
+        for seat in (0, 1):
+            kernel.features(encoded, seat, out)
+            assert out.tolist() == features(state, seat), (str(state), seat)
+            checked += 1
+    assert checked > 2000
+
+
+@pytest.mark.parametrize("draw", range(3))
+def test_the_kernel_weighted_evaluation_equals_the_python_one(draw: int) -> None:
+    rng = np.random.default_rng(draw)
+    weights = rng.normal(0.0, 0.5, len(FEATURE_NAMES))
+    for state in POSITIONS:
+        encoded = kernel.encode(state)
+        for seat in (0, 1):
+            expected = evaluate_weighted(state, seat, weights.tolist())
+            assert kernel.evaluate_weighted(encoded, seat, weights) == pytest.approx(
+                expected, abs=1e-12
+            )
+
+
+def test_without_weights_the_kernel_gives_its_default_evaluation() -> None:
+    for state in POSITIONS[::7]:
+        encoded = kernel.encode(state)
+        for seat in (0, 1):
+            assert kernel.evaluate_weighted(encoded, seat, NO_WEIGHTS) == kernel.evaluate(
+                encoded, seat
+            )
+
+
+def test_a_position_is_worth_to_one_seat_what_it_costs_the_other() -> None:
+    weights = [0.9, 0.1, 0.8, -0.4, -0.2, 0.05, -0.6, 0.03, 0.1, 0.05, -0.1]
+    for state in POSITIONS[::5]:
+        assert evaluate_weighted(state, 0, weights) == pytest.approx(
+            -evaluate_weighted(state, 1, weights), abs=1e-12
+        )
+
+
+def test_the_start_position() -> None:
+    """Worked from docs/rules/alquerque.md: c3 is the only empty point; neither side can
+    capture; White's four moves (b2-c3, c2-c3, d2-c3, d3-c3) each let Black capture, so none is
+    safe; each side has four simple moves into c3; seven pieces each stand on a friend (rows 1
+    and 2, d3 and e3 for White); b2 and d2 against b4 and d4 in the centre."""
+    start = ALQUERQUE.new_initial_state()
+    white = [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+    assert features(start, 0) == white
+    assert features(start, 1) == [-f if f else 0 for f in white]
+
+
+def test_a_capture_ready_and_a_threat_waiting() -> None:
+    """White to move; a1xc3xe3 takes b2 and d3 (a corner turned, as on the rules page), d4xd2
+    takes d3 alone: two ready. Were it Black's turn, e5xc3 and d3xd5 would each take d4 and
+    stop there: a threat of one, with one White piece (d4) open to a first jump."""
+    state = AlquerqueState.from_board(["a1", "d4"], ["b2", "d3", "e5"], to_move=0)
+    white = dict(zip(FEATURE_NAMES, features(state, 0), strict=True))
+    assert white["material"] == -1
+    assert white["tempo"] == 1
+    assert white["ready"] == 2
+    assert white["threat"] == 1
+    assert white["exposed"] == 1
+    assert white["no_safe_move"] == 0
+    black = dict(zip(FEATURE_NAMES, features(state, 1), strict=True))
+    assert (black["material"], black["tempo"], black["ready"], black["threat"]) == (1, -1, -2, -1)
+
+
+def test_safe_moves_and_a_side_with_none() -> None:
+    """White c2 (no diagonals there) against Black c4: c2-c3 lets c4 jump back to c2, c2-b2 and
+    c2-d2 leave Black nothing to jump: two safe moves. White c4 under Black's whole row 5: c5
+    is full, so only b4 and d4, and a5xc3 or b5xb3 takes on b4, e5xc3 or d5xd3 on d4."""
+    state = AlquerqueState.from_board(["c2"], ["c4"], to_move=0)
+    assert safe_moves(state.white, state.black, 0) == 2
+    f = dict(zip(FEATURE_NAMES, features(state, 0), strict=True))
+    assert (f["safe_moves"], f["no_safe_move"]) == (2, 0)
+    cornered = AlquerqueState.from_board(["c4"], ["a5", "b5", "c5", "d5", "e5"], to_move=0)
+    assert safe_moves(cornered.white, cornered.black, 0) == 0
+    g = dict(zip(FEATURE_NAMES, features(cornered, 0), strict=True))
+    assert (g["safe_moves"], g["no_safe_move"], g["far_row"]) == (0, 1, 0)
+    only_stuck = [0.0] * 6 + [-1.0] + [0.0] * 4
+    assert evaluate_weighted(cornered, 0, only_stuck) == pytest.approx(math.tanh(-0.5))
