@@ -34,6 +34,13 @@ round by round with random Alvéoles playouts so that the ratios between the rat
 measured under the same load; the compiled information-set MCTS's iterations per CPU second
 at a 3-player opening; and a cProfile of the contract's loop.
 
+``--searches`` measures only the compiled searches, round by round in one process: the
+alpha-beta's nodes per CPU second (Abalone's eight middle-game positions and Alquerque's
+opening, iterative deepening within a node budget), UCT's iterations per CPU second at each
+kernel game's opening (random rollouts) and the information-set search's at a 3-player
+Alhambra opening (``bench/results/searches.json``). Run it from two checkouts in turn to
+compare two versions of the searches on one machine state.
+
 ``--kernels`` measures only the two kernel targets, in one process, the four loops interleaved
 round by round: Alhambra's kernel against its public contract (random 3-player games per CPU
 second, target ≥ 20×) and Abalone's kernel against OpenSpiel's ``chinese_checkers`` C++ loop
@@ -668,6 +675,50 @@ def report_kernel_targets(row: dict[str, Any]) -> None:
         )
 
 
+def _negamax_rate(game_name: str, positions: list[Any], budget: int) -> float:
+    """Compiled alpha-beta nodes per CPU second over ``positions``, ``budget`` nodes each."""
+    from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
+
+    game = load_game(game_name)
+    nodes = 0
+    started = time.process_time()
+    for state in positions:
+        agent = CompiledAlphaBetaAgent(game, random.Random(0), depth=64, nodes=budget)
+        agent.step(state)
+        nodes += agent.nodes_spent
+    return nodes / (time.process_time() - started)
+
+
+def search_rates(rounds: int, iterations: int) -> dict[str, Any]:
+    """Each compiled search's rate, median over ``rounds`` rounds (one of each a round, so
+    load drifts hit them alike), after a first call that loads or compiles them all."""
+    searched = {
+        "abalone": _abalone_positions(8),
+        "alquerque": [load_game("alquerque").new_initial_state(0)],
+    }
+    uct_games = [name for name in game_names() if has_kernel(name) and name != "alhambra"]
+    figures: dict[str, list[float]] = {}
+
+    def one_round(budget: int, its: int) -> None:
+        for name, positions in searched.items():
+            rate = _negamax_rate(name, positions, budget)
+            figures.setdefault(f"negamax {name} nodes/s", []).append(rate)
+        for name in uct_games:
+            figures.setdefault(f"uct {name} it/s", []).append(compiled_mcts_rate(name, its))
+        figures.setdefault("ismcts alhambra it/s", []).append(ismcts_rate(3, its))
+
+    one_round(2_000, 50)  # load every search before timing
+    figures.clear()
+    for _ in range(rounds):
+        one_round(100_000, iterations)
+    return {
+        "rounds": rounds,
+        "median": {k: statistics.median(v) for k, v in figures.items()},
+        "per_round": figures,
+        "load_average": os.getloadavg(),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
@@ -682,7 +733,22 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="only the kernel targets: Alhambra's and Abalone's ratios, in one process",
     )
+    parser.add_argument(
+        "--searches",
+        action="store_true",
+        help="only the compiled searches' rates (alpha-beta, UCT, information-set MCTS)",
+    )
+    parser.add_argument("--out", type=Path, help="where --searches writes its JSON")
     args = parser.parse_args(argv)
+    if args.searches:
+        row = search_rates(args.rounds, args.iterations)
+        for key, value in row["median"].items():
+            print(f"{key}: {value:,.0f}")
+        out = args.out or RESULTS / "searches.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(row, indent=2))
+        print(f"written {out}")
+        return
     if args.kernels:
         row = kernel_targets(args.seconds, args.rounds)
         report_kernel_targets(row)
