@@ -231,9 +231,9 @@ def verdict_section(
         out += [f"![The first player's advantage by the strength of the level played]({name})", ""]
     if judged:
         out += [
-            f"*With strength* compares each group's two strongest levels: settled when "
-            f"{say.WHY['settled']}, still moving when {say.WHY['moving']}, not yet settled "
-            f"when {say.WHY['unsure']}.",
+            f"*With strength* compares each group's two strongest levels' difference: settled "
+            f"when {say.WHY['settled']}, still moving when {say.WHY['moving']}, not yet "
+            f"settled when {say.WHY['unsure']}.",
             "",
         ]
     data = {

@@ -25,9 +25,9 @@ WORDS = {
 """The three states of an answer between a group's two strongest levels."""
 
 WHY = {
-    "settled": "the difference and its interval within ±2 points",
-    "unsure": "no change measured, but the interval reaches beyond ±2 points",
-    "moving": "the difference's interval leaves out zero",
+    "settled": "the difference and its whole interval lie within ±2 points",
+    "unsure": "the interval holds zero but reaches beyond ±2 points",
+    "moving": "the interval leaves out zero",
 }
 """What each state means, under the verdict's table."""
 
@@ -141,7 +141,7 @@ def others(top: Point, found: Sequence[Point]) -> str | None:
     if not rest:
         return None
     away = [p for p in rest if p.advantage.interval.known and not p.advantage.interval.holds(0.0)]
-    where = f"At `{top.level}`"
+    where = f"At `{top.level}`,"
     if not away:
         return (
             f"{where} no other group's interval leaves out an even game "
@@ -151,7 +151,13 @@ def others(top: Point, found: Sequence[Point]) -> str | None:
         f"{p.group} {pct(p.advantage.value, True)} {bounds(p.advantage.interval, True)}"
         for p in away
     )
-    return f"{where} {len(away)} of the {len(rest)} other groups leave out an even game: {listed}."
+    if len(away) == len(rest):
+        count = (
+            "the other group leaves" if len(rest) == 1 else f"all {len(rest)} other groups leave"
+        )
+    else:
+        count = f"{len(away)} of the {len(rest)} other groups leave"
+    return f"{where} {count} out an even game: {listed}."
 
 
 def truncations(decided: Mapping[str, Any]) -> str:
@@ -191,9 +197,8 @@ def scores(report: Mapping[str, Any]) -> str | None:
             f"`{second['agent']}`, {where} an even {pct(fair)}."
         )
     return (
-        f"Of {len(rows)} agents at one table of {report['batch']['players']}, "
-        f"`{best['agent']}` scores most, {_score(best)}, {where} a fair {pct(fair)}; "
-        f"next comes `{second['agent']}`, {_score(second)}."
+        f"At one table of {len(rows)}, `{best['agent']}` scores most, {_score(best)}, {where} "
+        f"a fair {pct(fair)}; next comes `{second['agent']}`, {_score(second)}."
     )
 
 
@@ -213,9 +218,9 @@ def search_answer(data: Mapping[str, Any]) -> str | None:
     best_text = f"{pct(s['estimate'], True)} {bounds(Interval.of(s), True)}"
     if verdict.get("closer") == "base":
         return (
-            f"Of {tried} layouts tried, the {replayed} best replayed at full strength, none "
-            f"plays closer to an even game than {name}, confirmed at {base_text} over "
-            f"{b['units']:,} games; the best found stands at {best_text}."
+            f"Of {tried} layouts tried (the {replayed} best of a screen replayed at full "
+            f"strength), none plays closer to an even game than {name}, confirmed at "
+            f"{base_text} over {b['units']:,} games; the best found stands at {best_text}."
         )
     if verdict.get("closer") == "best":
         return (

@@ -138,7 +138,7 @@ def test_the_strategies_verdict_names_the_leader_the_stored_games_give() -> None
     leader = str(scores.idxmax())
     share = float(scores.max())
     first = data["verdict"][0]["text"]
-    assert first.startswith("Of 4 agents at one table of 4, ")
+    assert first.startswith("At one table of 4, ")
     assert f"`{leader}` scores most, {share * 100:.1f} % [" in first
     assert data["summary"].startswith(f"`{leader}` scores most of the 4 at one table, ")
     assert f"against a fair {100 / 4:.1f} %" in data["summary"]
