@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from engines.alquerque import kernel
-from engines.alquerque.evaluation import FEATURE_NAMES, evaluate_weighted, features, safe_moves
+from engines.alquerque.evaluation import (
+    FEATURE_NAMES,
+    TUNED_WEIGHTS,
+    evaluate_weighted,
+    features,
+    safe_moves,
+)
 from engines.alquerque.rules import AlquerqueState
 from engines.registry import load_game
 
@@ -39,6 +45,12 @@ POSITIONS = random_positions(60, seed=46)
 
 def test_the_kernel_names_the_same_features_as_the_python_evaluation() -> None:
     assert kernel.WEIGHT_NAMES == FEATURE_NAMES
+
+
+def test_the_tuned_weights_value_a_piece_up_above_a_piece_down() -> None:
+    assert len(TUNED_WEIGHTS) == len(FEATURE_NAMES)
+    up = AlquerqueState.from_board(["a1", "e1"], ["c5"], to_move=1)
+    assert evaluate_weighted(up, 0, TUNED_WEIGHTS) > 0 > evaluate_weighted(up, 1, TUNED_WEIGHTS)
 
 
 def test_the_kernel_features_equal_the_python_ones_on_random_positions() -> None:

@@ -1,0 +1,331 @@
+"""A candidate for Alquerque's ``expert``: the compiled alpha-beta on a tuned evaluation.
+
+    NUMBA_CACHE_DIR=/tmp/alq/numba .venv/bin/python -m bench.alquerque_expert fit \\
+        --games 300 --workers 2
+    NUMBA_CACHE_DIR=/tmp/alq/numba .venv/bin/python -m bench.alquerque_expert match \\
+        --matches 200 --seed 46 --workers 2 --weights tuned
+
+``fit`` tunes the weights of ``engines.alquerque.evaluation`` on data ("Texel tuning"):
+self-play games of the compiled alpha-beta on the default evaluation (``--nodes`` a move, the
+search rules of ``expert``) from random openings of ``--opening`` plies, their seeds
+``FIT_SEED`` + i kept apart from any match seed; at every position of those games where the
+side to move has no capture (the positions the search evaluates) the features and the game's
+result for the side to move; then a logistic regression of the result on the features (a win
+1, a draw 1/2, a loss 0: the mean cross-entropy, with a small ridge), by SciPy's L-BFGS. The
+weights, their data and the fit's log-loss go to ``--out`` (JSON).
+
+``match`` plays the candidate (``expert``'s search, ``--nodes`` a move, on those weights)
+against ``hard`` over the service's seating for an ``expert``/``hard`` batch of ``--seed``:
+each random opening twice, seats swapped, so the pair of games is the unit of sampling. It
+prints the candidate's score with its 95 % interval over pairs, its Elo, the endings, and the
+CPU seconds of its own moves per game; each match's line goes to ``--log`` as it ends.
+
+The compiled search asks the kernel for an evaluation through
+``engines.compiled.dispatch_alphabeta.evaluate_weighted``, which gives Alquerque's default
+evaluation whatever the weights. Until that branch hands the weights to the kernel's
+``evaluate_weighted`` (as Abalone's does), this bench puts such a branch in the search of its
+own process before anything compiles (``route_weights``). Give it a numba cache directory of
+its own (``NUMBA_CACHE_DIR``): the search it compiles is not the shared one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FIT_SEED = 9_100_000
+"""Self-play seeds of the fit start here: far from the match seeds given on the command line."""
+DEFAULT_WEIGHTS = Path("/tmp/alquerque_expert_weights.json")
+EXPERT_QUIESCENCE = 8
+RIDGE = 1e-3
+
+
+def route_weights() -> None:
+    """Make this process's compiled alpha-beta hand Alquerque's weights to the kernel's
+    ``evaluate_weighted`` (no weights: the default evaluation, as before). Call it before the
+    search first compiles."""
+    from numba import njit
+
+    from engines.alquerque import kernel as alquerque
+    from engines.compiled import dispatch_alphabeta, search_negamax
+    from engines.compiled.dispatch import ALQUERQUE
+
+    shared = dispatch_alphabeta.evaluate_weighted
+
+    @njit
+    def evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarray) -> float:
+        if game == ALQUERQUE:
+            return alquerque.evaluate_weighted(state, seat, weights)
+        return shared(game, state, seat, weights)
+
+    search_negamax.evaluate_weighted = evaluate_weighted
+
+
+def searcher(
+    game: Any, rng: random.Random, nodes: int, weights: tuple[float, ...], contempt: float = 0.0
+) -> Any:
+    """``expert``'s search (compiled alpha-beta, captures compulsory, forced replies free); a
+    draw is worth ``-contempt`` to it."""
+    from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
+
+    return CompiledAlphaBetaAgent(
+        game,
+        rng,
+        depth=16,
+        nodes=nodes,
+        quiescence=EXPERT_QUIESCENCE,
+        weights=weights,
+        contempt=contempt,
+        extend_single=True,
+        compulsory=True,
+    )
+
+
+# --------------------------------------------------------------------------- fit
+
+
+def self_play(index: int, nodes: int, opening: int) -> list[tuple[list[float], float]]:
+    """One self-play game's quiet positions: (features for the side to move, its result)."""
+    from engines.alquerque.evaluation import features
+    from engines.registry import load_game
+
+    seed = FIT_SEED + index
+    rng = random.Random(seed)
+    game = load_game("alquerque")
+    state = game.new_initial_state()
+    for _ in range(opening):
+        if state.is_terminal():
+            break
+        state.apply(rng.choice(state.legal_actions()))
+    player = searcher(game, rng, nodes, ())
+    seen: list[tuple[list[float], int]] = []
+    while not state.is_terminal():
+        if not state.has_capture:
+            seen.append((features(state, state.to_move), state.to_move))
+        state.apply(player.step(state))
+    result = state.returns()
+    return [(f, float(result[seat])) for f, seat in seen]
+
+
+def _self_play_job(args: tuple[int, int, int]) -> list[tuple[list[float], float]]:
+    route_weights()
+    return self_play(*args)
+
+
+def fit_weights(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, float]:
+    """Weights minimising the mean cross-entropy of ``sigmoid(x · w)`` against ``y`` in [0, 1]
+    plus ``ridge`` times the squared weights, and that mean cross-entropy."""
+    from scipy.optimize import minimize
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = x @ w
+        # log(1 + e^z) - y z, written to stay finite for large |z|.
+        value = np.logaddexp(0.0, z) - y * z
+        p = 0.5 * (1.0 + np.tanh(z / 2.0))
+        grad = x.T @ (p - y) / len(y) + 2 * ridge * w
+        return float(value.mean() + ridge * w @ w), grad
+
+    result = minimize(
+        loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B", options={"gtol": 1e-10}
+    )
+    w = result.x
+    z = x @ w
+    return w, float((np.logaddexp(0.0, z) - y * z).mean())
+
+
+def run_fit(args: argparse.Namespace) -> None:
+    from engines.alquerque.evaluation import FEATURE_NAMES
+
+    started = time.process_time()
+    jobs = [(i, args.nodes, args.opening) for i in range(args.games)]
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        games = pool.map(_self_play_job, jobs, chunksize=4)
+    rows = [row for played in games for row in played]
+    x = np.array([f for f, _ in rows], dtype=np.float64)
+    y = np.array([r for _, r in rows], dtype=np.float64)
+    weights, log_loss = fit_weights(x, y)
+    baseline = float(-(y * math.log(0.5) + (1 - y) * math.log(0.5)).mean())
+    report = {
+        "features": list(FEATURE_NAMES),
+        "weights": [round(float(w), 6) for w in weights],
+        "games": args.games,
+        "positions": len(rows),
+        "nodes": args.nodes,
+        "opening_plies": args.opening,
+        "seeds": [FIT_SEED, FIT_SEED + args.games - 1],
+        "results": dict(Counter(str(r) for r in y.tolist())),
+        "log_loss": round(log_loss, 5),
+        "log_loss_even": round(baseline, 5),
+        "cpu_s_parent": round(time.process_time() - started, 1),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    for name, w in zip(FEATURE_NAMES, report["weights"], strict=True):
+        print(f"{name:>14} {w:+.4f}")
+    print(
+        f"{len(rows)} positions of {args.games} games; "
+        f"log-loss {log_loss:.4f} (even {baseline:.4f})"
+    )
+
+
+# --------------------------------------------------------------------------- match
+
+
+def _match_job(args: tuple[int, int, int, tuple[float, ...], int, float]) -> dict[str, Any]:
+    route_weights()
+    return play_one(*args)
+
+
+def play_one(
+    index: int,
+    matches: int,
+    seed: int,
+    weights: tuple[float, ...],
+    nodes: int,
+    contempt: float = 0.0,
+) -> dict[str, Any]:
+    """Match ``index`` of the ``expert``/``hard`` batch of ``seed``, seated and opened as the
+    service does, with the candidate in ``expert``'s seat; CPU seconds per seat."""
+    from bench.ladder.play import CpuTimed
+    from engines.core import LoadingAgent, agent_rng, match_seed, play_match
+    from storage.settings import get_settings
+    from workers.batches import plan_batch
+    from workers.play import build_game, seat_match
+
+    batch = plan_batch(
+        game="alquerque",
+        agents=["expert", "hard"],
+        matches=matches,
+        seed=seed,
+        seat_policy=None,
+        chunk_size=None,
+        max_plies=None,
+        settings=get_settings(),
+    )
+    game = build_game(batch)
+    seated = seat_match(game, batch, index)
+    seat = seated.order.index(0)
+    candidate = searcher(
+        game, agent_rng(match_seed(batch.seed, index), seat), nodes, weights, contempt
+    )
+    player = seated.players[seat]
+    if hasattr(player, "inner"):
+        player.inner = candidate
+    else:
+        seated.players[seat] = candidate
+    for p in seated.players:
+        inner = getattr(p, "inner", p)
+        if isinstance(inner, LoadingAgent):
+            inner.preload()
+    timed = [CpuTimed(p) for p in seated.players]
+    result = play_match(game, timed, seated.game_seed, batch.max_plies, seated.labels)
+    return {
+        "index": index,
+        "candidate_seat": seat,
+        "score": float(result.returns[seat]),
+        "ended_by": str(result.ended_by),
+        "plies": result.plies,
+        "cpu": [round(t.seconds, 4) for t in timed],
+    }
+
+
+def summarise(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """Score over pairs of games (one opening, seats swapped), its 95 % interval and Elo."""
+    from analysis.stats import elo_with_interval, score_interval
+
+    pairs: dict[int, list[float]] = {}
+    for line in lines:
+        pairs.setdefault(line["index"] // 2, []).append(line["score"])
+    units = np.array([np.mean(v) for v in pairs.values()])
+    score = float(units.mean())
+    variance = float(units.var(ddof=1)) if len(units) > 1 else 0.0
+    lo, hi = score_interval(score, variance, len(units))
+    elo, elo_lo, elo_hi = elo_with_interval(score, variance, len(units))
+    own = [line["cpu"][line["candidate_seat"]] for line in lines]
+    theirs = [line["cpu"][1 - line["candidate_seat"]] for line in lines]
+    endings = Counter((line["ended_by"], line["score"]) for line in lines)
+    return {
+        "games": len(lines),
+        "pairs": len(units),
+        "score": round(score, 4),
+        "interval": [round(lo, 4), round(hi, 4)],
+        "elo": [round(elo), round(elo_lo), round(elo_hi)],
+        "candidate_cpu_s_per_game": round(float(np.mean(own)), 3),
+        "hard_cpu_s_per_game": round(float(np.mean(theirs)), 3),
+        "plies_mean": round(float(np.mean([line["plies"] for line in lines])), 1),
+        "endings": {f"{e} {s}": n for (e, s), n in sorted(endings.items())},
+    }
+
+
+def run_match(args: argparse.Namespace) -> None:
+    from engines.alquerque.evaluation import TUNED_WEIGHTS
+
+    weights: tuple[float, ...] = ()
+    if args.weights == "tuned":
+        weights = TUNED_WEIGHTS
+    elif args.weights != "none":
+        weights = tuple(json.loads(Path(args.weights).read_text())["weights"])
+    jobs = [
+        (i, args.matches, args.seed, weights, args.nodes, args.contempt)
+        for i in range(args.matches)
+    ]
+    lines = []
+    args.log.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        args.log.open("a") as log,
+        multiprocessing.get_context("fork").Pool(args.workers) as pool,
+    ):
+        for line in pool.imap_unordered(_match_job, jobs):
+            line["nodes"] = args.nodes
+            line["weights"] = list(weights)
+            line["contempt"] = args.contempt
+            log.write(json.dumps(line) + "\n")
+            log.flush()
+            lines.append(line)
+    print(json.dumps(summarise(lines), indent=1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.alquerque_expert")
+    sub = parser.add_subparsers(dest="command", required=True)
+    fit = sub.add_parser("fit", help="tune the evaluation's weights on self-play games")
+    fit.add_argument("--games", type=int, default=400)
+    fit.add_argument("--nodes", type=int, default=3000, help="node budget of the self-play")
+    fit.add_argument("--opening", type=int, default=8, help="random plies at the start")
+    fit.add_argument("--workers", type=int, default=1)
+    fit.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
+    match = sub.add_parser("match", help="the candidate against hard, seats swapped")
+    match.add_argument("--matches", type=int, default=200)
+    match.add_argument("--seed", type=int, default=46)
+    match.add_argument("--nodes", type=int, default=100_000)
+    match.add_argument(
+        "--weights",
+        default="tuned",
+        help="'tuned' (the committed TUNED_WEIGHTS), 'none' (the default evaluation: "
+        "today's expert) or the JSON a fit wrote",
+    )
+    match.add_argument("--contempt", type=float, default=0.0, help="a draw is worth minus this")
+    match.add_argument("--workers", type=int, default=1)
+    match.add_argument("--log", type=Path, default=Path("/tmp/alquerque_expert.jsonl"))
+    args = parser.parse_args(argv)
+    if getattr(args, "games", 1) < 1 or getattr(args, "matches", 2) < 2:
+        parser.error("--games must be at least 1 and --matches at least 2")
+    if args.command == "fit":
+        run_fit(args)
+    else:
+        run_match(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
