@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from analysis.studies.context import beside
 from analysis.studies.definition import Study
 from analysis.studies.families import Adjusted, adjust
-from analysis.studies.figures import entry
+from analysis.studies.figures import entry, figure_verdicts
 from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, p_clause
 from analysis.studies.search_page import SearchInput, search_page
@@ -110,6 +110,8 @@ def render_page(
         study, ids, reports, source, levels, page.figures, searched.data if searched else None
     )
     out += opening
+    concluded, said = figure_verdicts(study, reports, bool(opening))
+    out += concluded
     if study.description:
         out += ["## The question", "", study.description, ""]
     out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
@@ -145,6 +147,7 @@ def render_page(
     page.markdown = "\n".join(out).rstrip() + "\n"
     page.data = page_data(study, ids, reports, comparisons, seconds or {}, adjusted)
     page.data.update(judged)
+    page.data.update(said)
     if searched is not None:
         page.data["questions"] += searched.question_data
         page.data["search"] = searched.data
