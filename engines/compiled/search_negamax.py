@@ -257,7 +257,7 @@ def _value(game: int, start: int, depth: int, quiet: int, alpha: float, beta: fl
 
     One loop, its records' arrays taken out once at the top: split into functions for the
     ordering, the table and the quiescence step, or reading the records' fields at each node,
-    it searched 11 to 53 % fewer nodes a second (``bench/README.md``)."""
+    it searched 9 to 53 % fewer nodes a second (``bench/README.md``)."""
     stack, frames, bounds, moves, scores, killers, history, buf = work
     tt_keys, tt_values, tt_depths, tt_flags, tt_moves, bits = table
     nodes, deadline, ctl = limits
