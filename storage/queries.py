@@ -274,6 +274,58 @@ def starter_sums(
         }
 
 
+class StarterMatch(NamedTuple):
+    """One successful match of a batch as its units of sampling and its starting player's
+    result need it: ``opening`` its stored opening key (None where not recorded), ``game`` a
+    key equal for matches that played the same move list (None where no move was recorded),
+    ``win_share`` the result of the seat that moved first (seat 0 where it was not recorded)."""
+
+    match_index: int
+    opening: int | None
+    game: int | None
+    win_share: float
+
+
+def starter_matches(engine: Engine, batch_ids: Sequence[str]) -> dict[str, list[StarterMatch]]:
+    """``StarterMatch`` rows of each batch in ``batch_ids``, in match order, in one query.
+
+    For the batches whose units ``starter_sums`` cannot group in SQL: matches joined by a shared
+    game or opening with their rounds (``analysis.units``), a connected set rather than a key.
+    ``game`` is a dense rank of the move lists within the batch, taken in SQL so the moves
+    never leave the database (as ``analysis.frames.match_design`` takes it)."""
+    if not batch_ids:
+        return {}
+    s, m = SEAT_RESULT, MATCH
+    game = case(
+        (m.c.moves == "", None),
+        else_=func.dense_rank().over(partition_by=m.c.batch_id, order_by=m.c.moves),
+    )
+    query = (
+        select(s.c.batch_id, m.c.match_index, m.c.opening, game, s.c.win_share)
+        .select_from(
+            s.join(m, and_(m.c.batch_id == s.c.batch_id, m.c.match_index == s.c.match_index))
+        )
+        .where(
+            s.c.batch_id.in_(list(batch_ids)),
+            m.c.ok.is_(True),
+            s.c.seat == func.coalesce(m.c.first_seat, 0),
+        )
+        .order_by(s.c.batch_id, m.c.match_index)
+    )
+    out: dict[str, list[StarterMatch]] = {}
+    with engine.connect() as conn:
+        for batch_id, index, opening, key, share in conn.execute(query):
+            out.setdefault(batch_id, []).append(
+                StarterMatch(
+                    int(index),
+                    None if opening is None else int(opening),
+                    None if key is None else int(key),
+                    float(share),
+                )
+            )
+    return out
+
+
 MATCH_SORTS = ("index", "plies", "points")
 """Orders of ``list_matches_page``: match index, length in plies, top points of the match."""
 

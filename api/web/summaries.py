@@ -1,9 +1,11 @@
 """What the dashboard shows of a batch in one row: progress, rate, ETA and its headline.
 
 A page of batches costs three grouped queries (chunk tallies, the starting player's sums by
-unit of sampling, distinct games) plus one progress read per running batch for its rate and
-ETA, however many matches the batches hold. The headline's figure and interval come from
-``analysis.independence.headline``.
+round or opening, distinct games) plus one progress read per running batch for its rate and
+ETA, however many matches the batches hold; and one more over the matches of the batches whose
+units are not their rounds (``starter_sums_of``). The headline's figure and interval come from
+``analysis.independence.headline`` over the report's units (``analysis.units``), so the list
+and the report give one interval for one batch.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from sqlalchemy import Engine
 
 from analysis import stats
@@ -19,11 +22,11 @@ from analysis.formatting import num, pct, span
 from analysis.independence import headline as starter_headline
 from analysis.stop_rule import sprt_status
 from analysis.stopping import SprtRule, of_batch
-from analysis.units import links_openings
+from analysis.units import links_games, links_openings, sampling_units
 from engines.seating import opening_round
 from storage.crud import progress
 from storage.models import Batch, BatchStatus
-from storage.queries import BatchTally, StarterSums, batch_tallies, starter_sums
+from storage.queries import BatchTally, batch_tallies, starter_matches, starter_sums
 from storage.soundness import batch_problem
 
 LIVE = frozenset({BatchStatus.QUEUED, BatchStatus.RUNNING})
@@ -31,21 +34,13 @@ LIVE = frozenset({BatchStatus.QUEUED, BatchStatus.RUNNING})
 
 
 def first_player_headline(
-    sums: StarterSums | None, players: int, seat_policy: str
+    sums: stats.UnitSums | None, players: int, seat_policy: str
 ) -> dict[str, Any] | None:
     """The starting player's win share minus 1/players with its 95 % interval, as the analysis
-    computes it from the grouped sums (``analysis.independence.headline``)."""
+    computes it from sums over the batch's units (``analysis.independence.headline``)."""
     if sums is None:
         return None
-    unit_sums = stats.UnitSums(*sums[:8])
-    size = opening_round(players, seat_policy)
-    if sums[9] and sums[8] <= size < unit_sums.matches:
-        # No more distinct games than one round holds: one unit (``analysis.units``).
-        m, t = unit_sums.matches, unit_sums.total
-        unit_sums = unit_sums._replace(
-            units=1, unit_squares=t * t, unit_size_squares=float(m * m), unit_cross=m * t
-        )
-    return starter_headline(unit_sums, players, seat_policy)
+    return starter_headline(sums, players, seat_policy)
 
 
 def _sprt_headline(engine: Engine, batch: Batch) -> str:
@@ -72,7 +67,7 @@ def _eta_text(seconds: float | None) -> str:
 
 
 def batch_row(
-    engine: Engine, batch: Batch, tally: BatchTally | None, sums: StarterSums | None
+    engine: Engine, batch: Batch, tally: BatchTally | None, sums: stats.UnitSums | None
 ) -> dict[str, Any]:
     """One batch as the list and the live updates show it (plain JSON types only)."""
     done = tally.done if tally else 0
@@ -166,9 +161,40 @@ def batch_rows(engine: Engine, batches: Sequence[Batch]) -> list[dict[str, Any]]
     ]
 
 
-def starter_sums_of(engine: Engine, batches: Sequence[Batch]) -> dict[str, StarterSums]:
-    """``storage.queries.starter_sums`` grouped by each batch's units of sampling
-    (``analysis.units``: its design's rounds, or its openings where it links them)."""
+def starter_sums_of(engine: Engine, batches: Sequence[Batch]) -> dict[str, stats.UnitSums]:
+    """The starting player's ``UnitSums`` of each batch over its units of sampling, the
+    report's (``analysis.units.sampling_units``).
+
+    Where the units are the design's rounds, grouped in SQL (``storage.queries.starter_sums``):
+    a batch that draws its matches (random openings, noise on a player), or that replays no
+    game twice. Where matches join through a shared game or opening, the units are connected
+    sets no SQL grouping gives, so its matches' keys are read and joined as the report joins
+    them (``storage.queries.starter_matches``)."""
     rounds = {b.id: opening_round(b.players, b.seat_policy) for b in batches}
-    linked = [b.id for b in batches if links_openings(b.variation)]
-    return starter_sums(engine, rounds, linked)
+    by_opening = {b.id for b in batches if links_openings(b.variation)}
+    grouped = starter_sums(engine, rounds, by_opening)
+    by_game = {b.id for b in batches if links_games(b.variation)}
+    # ``grouped``'s distinct move lists below its matches: some game was replayed (or some
+    # moves were not recorded; reading the keys then gives the rounds, as the SQL would).
+    keyed = [
+        b
+        for b in batches
+        if b.id in grouped
+        and (b.id in by_opening or (b.id in by_game and grouped[b.id][8] < grouped[b.id][0]))
+    ]
+    sums = {batch_id: stats.UnitSums(*row[:8]) for batch_id, row in grouped.items()}
+    rows = starter_matches(engine, [b.id for b in keyed])
+    for b in keyed:
+        matches = rows.get(b.id, [])
+        if not matches:
+            continue
+        units = sampling_units(
+            np.array([r.match_index for r in matches], np.int64),
+            np.array([r.opening for r in matches], object),
+            rounds[b.id],
+            by_opening=b.id in by_opening,
+            game=np.array([r.game for r in matches], object) if b.id in by_game else None,
+        )
+        shares = np.array([r.win_share for r in matches], np.float64)
+        sums[b.id] = stats.unit_sums(shares, units.label)
+    return sums
