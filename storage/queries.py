@@ -274,20 +274,22 @@ def starter_sums(
         }
 
 
-class StarterMatch(NamedTuple):
-    """One successful match of a batch as its units of sampling and its starting player's
-    result need it: ``opening`` its stored opening key (None where not recorded), ``game`` a
-    key equal for matches that played the same move list (None where no move was recorded),
-    ``win_share`` the result of the seat that moved first (seat 0 where it was not recorded)."""
+class StarterMatches(NamedTuple):
+    """The successful matches of a batch, in match order, as columns: what its units of
+    sampling and its starting player's result need. ``opening``: each match's stored opening
+    key (None where not recorded); ``game``: a key equal for matches that played the same move
+    list (None where no move was recorded); ``win_share``: the result of the seat that moved
+    first (seat 0 where it was not recorded)."""
 
-    match_index: int
-    opening: int | None
-    game: int | None
-    win_share: float
+    match_index: list[int]
+    opening: list[int | None]
+    game: list[int | None]
+    win_share: list[float]
 
 
-def starter_matches(engine: Engine, batch_ids: Sequence[str]) -> dict[str, list[StarterMatch]]:
-    """``StarterMatch`` rows of each batch in ``batch_ids``, in match order, in one query.
+def starter_matches(engine: Engine, batch_ids: Sequence[str]) -> dict[str, StarterMatches]:
+    """``StarterMatches`` of each batch in ``batch_ids`` with a stored seat result, in one
+    query.
 
     For the batches whose units ``starter_sums`` cannot group in SQL: matches joined by a shared
     game or opening with their rounds (``analysis.units``), a connected set rather than a key.
@@ -312,18 +314,16 @@ def starter_matches(engine: Engine, batch_ids: Sequence[str]) -> dict[str, list[
         )
         .order_by(s.c.batch_id, m.c.match_index)
     )
-    out: dict[str, list[StarterMatch]] = {}
+    rows: dict[str, list[tuple[Any, ...]]] = {}
     with engine.connect() as conn:
-        for batch_id, index, opening, key, share in conn.execute(query):
-            out.setdefault(batch_id, []).append(
-                StarterMatch(
-                    int(index),
-                    None if opening is None else int(opening),
-                    None if key is None else int(key),
-                    float(share),
-                )
-            )
-    return out
+        for batch_id, *row in conn.execute(query):
+            rows.setdefault(batch_id, []).append(tuple(row))
+    # Columns as the database returns them: integer keys (63-bit, never through a float) and
+    # a float share; built once per batch rather than once per match.
+    return {
+        batch_id: StarterMatches(*(list(column) for column in zip(*matches, strict=True)))
+        for batch_id, matches in rows.items()
+    }
 
 
 MATCH_SORTS = ("index", "plies", "points")

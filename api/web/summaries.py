@@ -185,16 +185,15 @@ def starter_sums_of(engine: Engine, batches: Sequence[Batch]) -> dict[str, stats
     sums = {batch_id: stats.UnitSums(*row[:8]) for batch_id, row in grouped.items()}
     rows = starter_matches(engine, [b.id for b in keyed])
     for b in keyed:
-        matches = rows.get(b.id, [])
-        if not matches:
+        if b.id not in rows:
             continue
+        matches = rows[b.id]
         units = sampling_units(
-            np.array([r.match_index for r in matches], np.int64),
-            np.array([r.opening for r in matches], object),
+            np.array(matches.match_index, np.int64),
+            np.array(matches.opening, object),
             rounds[b.id],
             by_opening=b.id in by_opening,
-            game=np.array([r.game for r in matches], object) if b.id in by_game else None,
+            game=np.array(matches.game, object) if b.id in by_game else None,
         )
-        shares = np.array([r.win_share for r in matches], np.float64)
-        sums[b.id] = stats.unit_sums(shares, units.label)
+        sums[b.id] = stats.unit_sums(np.array(matches.win_share, np.float64), units.label)
     return sums
