@@ -10,6 +10,7 @@ the whole range for a single unit (one observation bounds nothing).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ def stored(
     variation: dict[str, Any] | None,
     seat_policy: str = "fixed",
     outcomes: list[Any] | None = None,
+    openings: Callable[[int], int | None] = lambda i: None,
 ) -> tuple[Any, str]:
     """A batch of ``MATCHES`` alquerque matches replaying ``games`` distinct move lists in turn
     (None: every match its own game), each game with its one result, stored with
@@ -50,7 +52,7 @@ def stored(
         results = [RESULTS[i % games] for i in range(MATCHES)]
     engine, batch_id = store_batch(
         url, game="alquerque", players=2, labels=["a", "b"], outcomes=results,
-        seat_policy=seat_policy, moves=moves,
+        seat_policy=seat_policy, moves=moves, openings=openings,
     )  # fmt: skip
     with engine.begin() as conn:
         conn.execute(BATCH.update().where(BATCH.c.id == batch_id).values(variation=variation))
@@ -143,3 +145,20 @@ def test_a_page_of_batches_mixes_grouped_and_joined_units(db_url: str) -> None:
     assert [r["first_player"]["units"] for r in rows] == [3, MATCHES // 2]
     for row, batch_id in zip(rows, (replays, distinct), strict=True):
         assert_same(row["first_player"], build_report(engine, batch_id))
+
+
+def test_a_batch_stored_before_variations_joins_rounds_that_share_an_opening(
+    db_url: str,
+) -> None:
+    # Undeclared variation: a shared opening links matches too. Pairs (rotate) whose openings
+    # run 0, 0, 0, 0, 1, 1, 1, 1, …: two pairs to an opening, so twenty pairs make ten units
+    # (grouping by opening alone, with each pair's second match opening apart, would not).
+    rng = np.random.default_rng(44)
+    outcomes = [RESULTS[int(k)] for k in rng.integers(0, len(RESULTS), MATCHES)]
+    engine, batch_id = stored(
+        db_url, None, variation=None, seat_policy="rotate", outcomes=outcomes,
+        openings=lambda i: 100 + i // 4 if i % 2 == 0 else None,
+    )  # fmt: skip
+    fpa, report = headline_and_report(engine, batch_id)
+    assert fpa["units"] == 10
+    assert_same(fpa, report)
