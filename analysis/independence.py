@@ -30,10 +30,11 @@ def few_units(units: int, matches: int, round_size: int) -> bool:
 
 
 def headline(sums: stats.UnitSums, players: int, seat_policy: str) -> dict[str, Any] | None:
-    """The dashboard's first-player headline from sums grouped by opening (one grouped query
-    over a page of batches): the starting player's win share − 1/n with the report's interval
-    rule (``stats.share_from_sums``), the units it rests on and a short ``warning`` when they
-    are far fewer than the matches (a batch that links openings). None before any match."""
+    """The dashboard's first-player headline from the starting player's sums over the report's
+    units (rounds from one grouped query over a page of batches; matches joined by
+    ``units.sampling_units`` where replayed games or shared openings link them): its win share
+    − 1/n with the report's interval rule (``stats.share_from_sums``), the units it rests on
+    and a short ``warning`` when they are far fewer than the matches. None before any match."""
     if sums.matches == 0:
         return None
     share = stats.share_from_sums(sums)
