@@ -22,10 +22,11 @@ CPU seconds of its own moves per game; each match's line goes to ``--log`` as it
 
 The compiled search asks the kernel for an evaluation through
 ``engines.compiled.dispatch_alphabeta.evaluate_weighted``, which gives Alquerque's default
-evaluation whatever the weights. Until that branch hands the weights to the kernel's
-``evaluate_weighted`` (as Abalone's does), this bench puts such a branch in the search of its
-own process before anything compiles (``route_weights``). Give it a numba cache directory of
-its own (``NUMBA_CACHE_DIR``): the search it compiles is not the shared one.
+evaluation whatever the weights. Until that branch hands the weights to
+``engines.alquerque.kernel_weighted.evaluate_weighted`` (as Abalone's does), this bench puts
+such a branch in the search of its own process before anything compiles (``route_weights``).
+Give it a numba cache directory of its own (``NUMBA_CACHE_DIR``): the search it compiles is not
+the shared one.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def route_weights() -> None:
     search first compiles."""
     from numba import njit
 
-    from engines.alquerque import kernel as alquerque
+    from engines.alquerque import kernel_weighted as alquerque
     from engines.compiled import dispatch_alphabeta, search_negamax
     from engines.compiled.dispatch import ALQUERQUE
 

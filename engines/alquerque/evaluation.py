@@ -1,5 +1,6 @@
-"""A weighted Alquerque evaluation, in readable Python: the reference for the kernel's
-``evaluate_weighted`` (``tests/engines/test_alquerque_eval.py`` proves the two equal).
+"""A weighted Alquerque evaluation, in readable Python: the reference for the compiled
+``kernel_weighted.evaluate_weighted`` (``tests/engines/test_alquerque_eval.py`` proves the two
+equal).
 
 The evaluation is a logistic model: ``features`` describes a position for one seat, a weighted
 sum of them is the log-odds that the seat wins, and the value is ``tanh(sum / 2)`` (that

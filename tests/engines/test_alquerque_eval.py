@@ -1,6 +1,6 @@
 """Alquerque's weighted evaluation: the kernel's ``features`` and ``evaluate_weighted`` equal the
 readable Python of ``engines.alquerque.evaluation`` on every position of random games; the
-features of positions worked out by hand from the rules page; the evaluation's symmetry
+features of positions worked out by hand from docs/rules/alquerque.md; the evaluation's symmetry
 between the seats; and, with no weights, the kernel's default evaluation unchanged (what
 ``expert`` plays today)."""
 
@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from engines.alquerque import kernel
+from engines.alquerque import kernel, kernel_weighted
 from engines.alquerque.evaluation import (
     FEATURE_NAMES,
     TUNED_WEIGHTS,
@@ -44,7 +44,7 @@ POSITIONS = random_positions(60, seed=46)
 
 
 def test_the_kernel_names_the_same_features_as_the_python_evaluation() -> None:
-    assert kernel.WEIGHT_NAMES == FEATURE_NAMES
+    assert kernel_weighted.WEIGHT_NAMES == FEATURE_NAMES
 
 
 def test_the_tuned_weights_value_a_piece_up_above_a_piece_down() -> None:
@@ -61,7 +61,7 @@ def test_the_kernel_features_equal_the_python_ones_on_random_positions() -> None
             continue
         encoded = kernel.encode(state)
         for seat in (0, 1):
-            kernel.features(encoded, seat, out)
+            kernel_weighted.features(encoded, seat, out)
             assert out.tolist() == features(state, seat), (str(state), seat)
             checked += 1
     assert checked > 2000
@@ -75,7 +75,7 @@ def test_the_kernel_weighted_evaluation_equals_the_python_one(draw: int) -> None
         encoded = kernel.encode(state)
         for seat in (0, 1):
             expected = evaluate_weighted(state, seat, weights.tolist())
-            assert kernel.evaluate_weighted(encoded, seat, weights) == pytest.approx(
+            assert kernel_weighted.evaluate_weighted(encoded, seat, weights) == pytest.approx(
                 expected, abs=1e-12
             )
 
@@ -84,7 +84,7 @@ def test_without_weights_the_kernel_gives_its_default_evaluation() -> None:
     for state in POSITIONS[::7]:
         encoded = kernel.encode(state)
         for seat in (0, 1):
-            assert kernel.evaluate_weighted(encoded, seat, NO_WEIGHTS) == kernel.evaluate(
+            assert kernel_weighted.evaluate_weighted(encoded, seat, NO_WEIGHTS) == kernel.evaluate(
                 encoded, seat
             )
 
@@ -109,7 +109,7 @@ def test_the_start_position() -> None:
 
 
 def test_a_capture_ready_and_a_threat_waiting() -> None:
-    """White to move; a1xc3xe3 takes b2 and d3 (a corner turned, as on the rules page), d4xd2
+    """White to move; a1xc3xe3 takes b2 and d3 (a corner turned), d4xd2
     takes d3 alone: two ready. Were it Black's turn, e5xc3 and d3xd5 would each take d4 and
     stop there: a threat of one, with one White piece (d4) open to a first jump."""
     state = AlquerqueState.from_board(["a1", "d4"], ["b2", "d3", "e5"], to_move=0)

@@ -1,0 +1,164 @@
+"""Alquerque's weighted evaluation, compiled: the features of a position and
+``tanh(weights · features / 2)`` over them, for the compiled alpha-beta's candidate levels.
+
+:mod:`engines.alquerque.evaluation` is the readable reference (the features' meaning and the
+fitted weights); ``tests/engines/test_alquerque_eval.py`` proves the two equal. It sits beside
+:mod:`engines.alquerque.kernel`, whose bitboards, capture tables and default ``evaluate`` it
+reads, so the rules' kernel keeps to the rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engines.alquerque.board import POINTS, WHITE
+from engines.alquerque.kernel import (
+    _JUMP_LAND,
+    _JUMP_OVER,
+    _STACK,
+    _STEP_TO,
+    BLACK_BITS,
+    ENDED,
+    WHITE_BITS,
+    WINNER,
+    _can_capture,
+    _hanging,
+    _popcount,
+    _sides,
+    _steps,
+    evaluate,
+)
+from engines.kernel_cache import track
+
+WEIGHT_NAMES = (
+    "material",
+    "tempo",
+    "ready",
+    "threat",
+    "exposed",
+    "safe_moves",
+    "no_safe_move",
+    "mobility",
+    "support",
+    "centre",
+    "far_row",
+)
+"""The weighted evaluation's features, in the order of its weights (the names and meaning of
+``engines.alquerque.evaluation.FEATURE_NAMES``)."""
+_FEATURES = len(WEIGHT_NAMES)
+_CENTRE = (1 << 6) | (1 << 8) | (1 << 12) | (1 << 16) | (1 << 18)
+_FAR_ROW = np.array([31 << 20, 31], dtype=np.int64)
+"""Per colour, the row it cannot leave forwards (White's row 5, Black's row 1)."""
+_ROW_ABOVE = 5
+
+
+@njit(cache=True)
+def _longest_chain(own: int, enemy: int) -> int:
+    """Most pieces one capture of ``own`` takes now (0 when it has none): the deepest path of
+    the depth-first capture search of ``_captures``."""
+    if not _can_capture(own, enemy):
+        return 0
+    empty = ((1 << POINTS) - 1) ^ own ^ enemy
+    st_at = np.empty(_STACK, dtype=np.int64)
+    st_enemy = np.empty(_STACK, dtype=np.int64)
+    st_empty = np.empty(_STACK, dtype=np.int64)
+    st_depth = np.empty(_STACK, dtype=np.int64)
+    longest = 0
+    for p in range(POINTS):
+        if not own >> p & 1:
+            continue
+        st_at[0] = p
+        st_enemy[0] = enemy
+        st_empty[0] = empty
+        st_depth[0] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            q = st_at[top]
+            foes = st_enemy[top]
+            free = st_empty[top]
+            depth = st_depth[top]
+            if depth > longest:
+                longest = depth
+            for k in range(8):
+                over = _JUMP_OVER[q, k]
+                if over < 0:
+                    break
+                land = _JUMP_LAND[q, k]
+                if foes >> over & 1 and free >> land & 1:
+                    st_at[top] = land
+                    st_enemy[top] = foes ^ (1 << over)
+                    st_empty[top] = (free | (1 << over) | (1 << q)) & ~(1 << land)
+                    st_depth[top] = depth + 1
+                    top += 1
+    return longest
+
+
+@njit(cache=True)
+def _safe_moves(own: int, enemy: int, colour: int) -> int:
+    """Simple moves of ``own`` after which ``enemy`` has no capture."""
+    empty = ((1 << POINTS) - 1) ^ own ^ enemy
+    count = 0
+    for p in range(POINTS):
+        if not own >> p & 1:
+            continue
+        for k in range(8):
+            q = _STEP_TO[colour, p, k]
+            if q < 0:
+                break
+            if empty >> q & 1 and not _can_capture(enemy, own ^ (1 << p) ^ (1 << q)):
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _supported(own: int, colour: int) -> int:
+    if colour == WHITE:
+        return _popcount(own & (own << _ROW_ABOVE))
+    return _popcount(own & (own >> _ROW_ABOVE))
+
+
+@njit(cache=True)
+def features(state: np.ndarray, seat: int, out: np.ndarray) -> None:
+    """The position's features for ``seat`` into ``out``, in the order of ``WEIGHT_NAMES``."""
+    if seat == WHITE:
+        own, enemy = state[WHITE_BITS], state[BLACK_BITS]
+    else:
+        own, enemy = state[BLACK_BITS], state[WHITE_BITS]
+    moving, waiting, mover = _sides(state)
+    empty = ((1 << POINTS) - 1) ^ own ^ enemy
+    ready = _longest_chain(moving, waiting)
+    safe = _safe_moves(moving, waiting, mover)
+    sign = 1.0 if mover == seat else -1.0
+    out[0] = _popcount(own) - _popcount(enemy)
+    out[1] = sign
+    out[2] = sign * ready
+    out[3] = sign * _longest_chain(waiting, moving)
+    out[4] = sign * _hanging(waiting, moving, empty)
+    out[5] = sign * safe
+    out[6] = sign if ready == 0 and safe == 0 else 0.0
+    out[7] = _steps(own, empty, seat) - _steps(enemy, empty, 1 - seat)
+    out[8] = _supported(own, seat) - _supported(enemy, 1 - seat)
+    out[9] = _popcount(own & _CENTRE) - _popcount(enemy & _CENTRE)
+    out[10] = _popcount(own & _FAR_ROW[seat]) - _popcount(enemy & _FAR_ROW[1 - seat])
+
+
+@njit(cache=True)
+def evaluate_weighted(state: np.ndarray, seat: int, weights: np.ndarray) -> float:
+    """``tanh(weights · features / 2)`` for ``seat`` (the logistic model of
+    ``engines.alquerque.evaluation``); with no weights, the default ``evaluate``."""
+    if weights.shape[0] == 0:
+        return evaluate(state, seat)
+    if state[ENDED]:
+        winner = state[WINNER]
+        return 0.0 if winner < 0 else (1.0 if winner == seat else -1.0)
+    values = np.empty(_FEATURES, dtype=np.float64)
+    features(state, seat, values)
+    total = 0.0
+    for i in range(values.shape[0]):
+        total += weights[i] * values[i]
+    return np.tanh(total / 2.0)
+
+
+track(globals())
