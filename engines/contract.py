@@ -14,6 +14,12 @@ Two more optional members show the game on the dashboard and in reports:
 - ``REPORT``: the game's own section of a batch's report, an ``analysis.games.GameReport``
   whose ``name`` is the game's; without one the report has the generic sections only.
 
+One more tells ``python -m bench.ladder`` how to measure the game's players' strength:
+
+- ``LADDER``: a ``LadderDeclaration`` (its levels, reference, table size, games a pairing and
+  the game's options); without one the game gets a generic ladder of the generic agents it is
+  offered. Checked when the game loads, as the other two are.
+
 Each is the object itself or a reference to it, ``"module:attribute"`` (the form of an entry
 point), imported only when a board is drawn or a report written: the engine module need not
 import drawing or report code, which workers never run, and a module of playtester's own
@@ -56,7 +62,9 @@ The members, each documented on the object itself:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from engines.core import (
     TERMINAL,
@@ -94,6 +102,53 @@ page scales it) and a ``<title>`` describing the position. It reads the state wi
 it, does no I/O, and gives the same text for the same position; the page inserts the text as
 it is, so it escapes whatever it writes from the state."""
 
+
+@dataclass(frozen=True)
+class LadderDeclaration:
+    """A game's strength ladder, as its module's ``LADDER`` declares it.
+
+    ``python -m bench.ladder`` plays each level against the next one up and against the
+    reference, then the ``extra`` pairings, ``games`` matches each, on the game built with
+    ``options`` for ``players`` seats; the Elo it fits for each level is what a study page of
+    the game shows beside the levels the study plays. ``levels`` are agent specs as a batch
+    takes them (``"mcts:iterations=100"``), weakest first as expected; ``reference`` is one of
+    them, whose Elo is fixed at 0. A study whose batches play other options than the ladder's
+    reads the ladder's Elo all the same, so a game whose boards differ a lot should declare the
+    options of the board its studies care most about.
+    """
+
+    levels: tuple[str, ...]
+    reference: str
+    games: int = 200
+    """Matches a pairing plays, unless the command line says otherwise."""
+    players: int = 2
+    extra: tuple[tuple[str, str], ...] = ()
+    """Pairings beyond each level's next one up and the reference, the stronger level first."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The game's options for every match of the ladder (its defaults when empty)."""
+
+    def problem(self, min_players: int, max_players: int) -> str:
+        """What makes this declaration unusable for a game seating ``min_players`` to
+        ``max_players``, or ``""``."""
+        levels = list(self.levels)
+        if not levels or not all(isinstance(v, str) and v.strip() for v in levels):
+            return "levels should be a non-empty tuple of agent specs"
+        if len(set(levels)) != len(levels):
+            return f"levels {levels} name a level twice"
+        if self.reference not in levels:
+            return f"reference {self.reference!r} is not one of the levels {levels}"
+        if not isinstance(self.games, int) or self.games < 1:
+            return f"games is {self.games!r}; it should be a whole number of at least 1"
+        if not isinstance(self.players, int) or not min_players <= self.players <= max_players:
+            return f"players is {self.players!r}; the game seats {min_players} to {max_players}"
+        for pair in self.extra:
+            if len(pair) != 2 or pair[0] == pair[1] or not set(pair) <= set(levels):
+                return f"extra pairing {pair!r} should be two different levels"
+        if not isinstance(self.options, Mapping):
+            return f"options is {self.options!r}; it should be a mapping of option to value"
+        return ""
+
+
 __all__ = [
     "CONTRACT_VERSION",
     "TERMINAL",
@@ -106,6 +161,7 @@ __all__ = [
     "GameError",
     "GameType",
     "IllegalActionError",
+    "LadderDeclaration",
     "NotationError",
     "Option",
     "OptionError",

@@ -7,7 +7,8 @@ sorts the declarations into games and refusals without importing any of them; lo
 (``load``) imports its module and checks what it exposes against the contract.
 
 A game's module may also declare its board renderer (``RENDER_BOARD``) and its report section
-(``REPORT``), each the object or a ``"module:attribute"`` reference to it (``engines.contract``).
+(``REPORT``), each the object or a ``"module:attribute"`` reference to it (``engines.contract``),
+and its strength ladder (``LADDER``, a ``LadderDeclaration``, checked at load).
 ``load`` checks their kind and keeps them as declared; ``resolve`` imports a reference when the
 dashboard or a report first asks for it, so that nothing here imports ``api`` or ``analysis``.
 
@@ -27,7 +28,7 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any
 
-from engines.contract import CONTRACT_VERSION
+from engines.contract import CONTRACT_VERSION, LadderDeclaration
 from engines.core import AgentType, Game
 from engines.errors import OptionError
 
@@ -85,6 +86,7 @@ class Loaded:
     agents: tuple[AgentType, ...]
     board: Any = None
     report: Any = None
+    ladder: LadderDeclaration | None = None
 
 
 class GameLoadError(OptionError):
@@ -202,7 +204,24 @@ def load(entry: Declared) -> Loaded:
             raise GameLoadError(
                 f"{where}: {member} is {value!r}; a reference is written 'module:attribute'"
             )
-    return Loaded(declared=entry, game=game, agents=agents, board=board, report=report)
+    ladder = getattr(module, "LADDER", None)
+    if ladder is not None:
+        _check_ladder(ladder, game, where)
+    return Loaded(
+        declared=entry, game=game, agents=agents, board=board, report=report, ladder=ladder
+    )
+
+
+def _check_ladder(ladder: object, game: type[Game], where: str) -> None:
+    if not isinstance(ladder, LadderDeclaration):
+        raise GameLoadError(
+            f"{where}: LADDER is {_kind(ladder)}; it should be an "
+            "engines.contract.LadderDeclaration"
+        )
+    game_type = game.game_type
+    problem = ladder.problem(game_type.min_players, game_type.max_players)
+    if problem:
+        raise GameLoadError(f"{where}: its LADDER's {problem}")
 
 
 def _kind(value: object) -> str:

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from engines import clock, plugins
-from engines.contract import BoardRenderer
+from engines.contract import BoardRenderer, LadderDeclaration
 from engines.core import (
     Agent,
     AgentType,
@@ -86,6 +86,14 @@ def report_section(name: str) -> Any:
     which ``analysis.games`` checks), or None as for ``board_renderer``, which it resolves
     the same way."""
     return _declared_member(name, "report")
+
+
+def declared_ladder(name: str) -> LadderDeclaration | None:
+    """The strength ladder game ``name``'s module declares (its ``LADDER``), or None when it
+    declares none; the errors of ``game_class`` for a name that is not a loaded game."""
+    game_class(name)
+    loaded = _loaded(name.strip().lower())
+    return loaded.ladder if isinstance(loaded, plugins.Loaded) else None
 
 
 @cache
