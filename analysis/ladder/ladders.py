@@ -1,10 +1,18 @@
-"""Each game's ladder: its levels, its fixed reference, its player count and its pairings."""
+"""Each game's ladder: its levels, its fixed reference, its player count and its pairings.
+
+The built-in games' ladders are written here (``LADDERS``); an installed game's comes from its
+module's ``LADDER`` (``engines.contract.LadderDeclaration``), or, when it declares none, is the
+generic ladder of the generic agents it is offered (``generic_ladder``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from engines.core import derive_seed
+from engines import registry
+from engines.contract import LadderDeclaration
+from engines.core import State, derive_seed
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,8 @@ class Ladder:
     """Games a pairing plays unless told otherwise: whole rounds of the seating design."""
     extra: tuple[tuple[str, str], ...] = ()
     """Pairings beyond the next level up and the reference."""
+    options: tuple[tuple[str, Any], ...] = ()
+    """The game's options for every match, as (name, value) pairs (its defaults when empty)."""
 
     def pairings(self) -> list[tuple[str, str]]:
         """Each level against the next one up and against the reference, then ``extra``:
@@ -98,12 +108,68 @@ LADDERS: dict[str, Ladder] = {
 its earlier strength figures); the others by two."""
 
 
+GENERIC_GAMES = 200
+GENERIC_MCTS_ITERATIONS = (100, 1000)
+"""The generic ladder's Monte Carlo tree search budgets, a tenfold step."""
+
+
+def from_declaration(game: str, declared: LadderDeclaration) -> Ladder:
+    """The ladder a game's module declares as its ``LADDER``."""
+    return Ladder(
+        game,
+        declared.players,
+        tuple(declared.levels),
+        declared.reference,
+        declared.games,
+        extra=tuple((a, b) for a, b in declared.extra),
+        options=tuple(sorted(declared.options.items())),
+    )
+
+
+def generic_ladder(game: str) -> Ladder:
+    """The ladder of a game that declares none: ``random`` (the reference), ``mcts`` at
+    100 and 1,000 iterations a move, and ``alphabeta`` when the game offers it and its
+    positions have an evaluation of their own (else it would search on win or loss alone),
+    each the generic agent of that name (a game's own agent of that name leaves its level
+    out); at the game's default options, for two players when
+    it seats two, else for its fewest."""
+    game_type = registry.game_class(game).game_type
+    players = 2 if game_type.min_players <= 2 <= game_type.max_players else game_type.min_players
+    # A game's own agent of a generic name (its tuned ``mcts``) takes other parameters.
+    agents = registry.agent_types(registry.load_game(game, players))
+    offered = {a.name for a in agents if a.games is None}
+    levels = ["random"] if "random" in offered else []
+    if "mcts" in offered:
+        levels += [f"mcts:iterations={n}" for n in GENERIC_MCTS_ITERATIONS]
+    if "alphabeta" in offered and _has_evaluation(game, players):
+        levels.append("alphabeta")
+    if "random" not in levels:
+        raise ValueError(
+            f"no ladder for {game!r}: it declares no LADDER and is not offered the generic "
+            "random player"
+        )
+    return Ladder(game, players, tuple(levels), "random", GENERIC_GAMES)
+
+
+def _has_evaluation(game: str, players: int) -> bool:
+    state = registry.load_game(game, players).new_initial_state(0)
+    return type(state).evaluate is not State.evaluate
+
+
 def ladder_for(game: str) -> Ladder:
-    """The ladder of ``game``; a ``ValueError`` naming the games that have one."""
-    try:
+    """The ladder of ``game``: a built-in game's own, else the one its module declares, else
+    the generic one. A ``ValueError`` for a name that is not a game that loads."""
+    if game in LADDERS:
         return LADDERS[game]
-    except KeyError:
-        raise ValueError(f"no ladder for {game!r}; one of {', '.join(LADDERS)}") from None
+    declared = registry.declared_ladder(game)
+    if declared is not None:
+        return from_declaration(game, declared)
+    return generic_ladder(game)
+
+
+def ladder_games() -> list[str]:
+    """The games a ladder can be played for: every game that loads."""
+    return registry.game_names()
 
 
 def find_pairing(ladder: Ladder, name: str) -> tuple[str, str]:

@@ -14,8 +14,21 @@ import numpy as np
 
 import bench.ladder
 from analysis.ladder.fit import ladder_table
-from analysis.ladder.ladders import LADDERS, Ladder, find_pairing, ladder_for, pairing_name
-from analysis.ladder.results import FOLDER, append_result, done_indices, read_results
+from analysis.ladder.ladders import (
+    LADDERS,
+    Ladder,
+    find_pairing,
+    ladder_for,
+    ladder_games,
+    pairing_name,
+)
+from analysis.ladder.results import (
+    FOLDER,
+    append_result,
+    done_indices,
+    read_results,
+    results_path,
+)
 from analysis.ladder.show import ladder_text, plot
 from bench.ladder.play import pairing_batch, play_ladder_match, round_size
 
@@ -137,7 +150,7 @@ def _main(argv: list[str] | None) -> None:
         ("plan", "play a few rounds of each pairing (kept), then price the rest"),
     ):
         p = sub.add_parser(name, help=text, description=text)
-        p.add_argument("--game", required=True, choices=list(LADDERS))
+        p.add_argument("--game", required=True, choices=ladder_games())
         p.add_argument("--pairing", action="append", help="A-B, e.g. expert-greedy (repeatable)")
         p.add_argument("--games", type=int, help="games a pairing (default: the ladder's)")
         p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
@@ -146,14 +159,25 @@ def _main(argv: list[str] | None) -> None:
         else:
             p.add_argument("--probe-rounds", type=int, default=1, help="rounds a pairing to time")
     t = sub.add_parser("table", help="the tables, from the results files alone")
-    t.add_argument("--game", action="append", choices=list(LADDERS), help="default: every game")
+    t.add_argument(
+        "--game",
+        action="append",
+        choices=ladder_games(),
+        help="default: the built-in games, then every other game with a results file",
+    )
     t.add_argument("--markdown", action="store_true", help="Markdown tables")
     t.add_argument("--plot", type=Path, help="write the Elo-against-CPU plot (PNG) here")
     args = parser.parse_args(argv)
     if args.command == "table":
-        tables = [
-            ladder_table(LADDERS[g], read_results(g, args.results)) for g in args.game or LADDERS
+        games = args.game or [
+            *LADDERS,
+            *(
+                g
+                for g in ladder_games()
+                if g not in LADDERS and results_path(g, args.results).exists()
+            ),
         ]
+        tables = [ladder_table(ladder_for(g), read_results(g, args.results)) for g in games]
         for table in tables:
             print(ladder_text(table, args.markdown))
         if args.plot:

@@ -23,7 +23,7 @@ def pairing_batch(ladder: Ladder, a: str, b: str, games: int) -> BatchPlan:
     return plan_batch(
         game=ladder.game,
         players=ladder.players,
-        options={},
+        options=dict(ladder.options),
         agents=ladder.seat_agents(a, b),
         matches=games,
         seed=ladder.seed(a, b),

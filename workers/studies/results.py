@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy import Engine
 
 from analysis.ladder.fit import ladder_table
-from analysis.ladder.ladders import LADDERS
+from analysis.ladder.ladders import ladder_for
 from analysis.ladder.results import FOLDER, read_results, results_path
 from analysis.studies.definition import Study, StudyError
 from analysis.studies.levels import LevelsInput
@@ -61,16 +61,19 @@ def committed_ladder(study: Study) -> LevelsInput | None:
     """The strength ladder of the study's game, fitted from its file beside the results
     (``results/ladder/<game>.jsonl``), when the study plays one game and that file holds
     matches. The page names the file relative to the study's folder's parent, as the
-    repository does, so that it reads the same in any clone."""
+    repository does, so that it reads the same in any clone. The ladder is the game's own
+    (``analysis.ladder.ladders.ladder_for``: a built-in's, an installed game's ``LADDER``,
+    or the generic one)."""
     games = {str(b.keys.get("game")) for b in study.batches}
-    if len(games) != 1 or (game := games.pop()) not in LADDERS:
+    if len(games) != 1:
         return None
+    game = games.pop()
     folder = study.path.parent / RESULTS / FOLDER
     rows = read_results(game, folder)
     if not rows:
         return None
     source = results_path(game, Path(study.path.parent.name) / RESULTS / FOLDER)
-    return LevelsInput(ladder_table(LADDERS[game], rows), source.as_posix())
+    return LevelsInput(ladder_table(ladder_for(game), rows), source.as_posix())
 
 
 def batch_folder(study: Study, name: str) -> Path:
