@@ -184,7 +184,9 @@ def verdict_section(
     # Said where a tenth or more of the games are drawn; the table's detail gives every share.
     share = share if share is not None and share < DRAWN_SAID else None
     alone = len({p.group for p in found}) == 1
-    answer = say.headline(top, share, alone)
+    # A search's confirmations come first and quote larger batches: this one is named.
+    games = diversity(reports[top.batch])["matches"] if search is not None else None
+    answer = say.headline(top, share, alone, games)
     lead: list[str] = []
     if search is not None:
         searched = say.search_answer(search)

@@ -81,13 +81,17 @@ def _at(p: Point) -> str:
     return f"At `{p.level}`"
 
 
-def headline(top: Point, decided: float | None, alone: bool) -> str:
+def headline(top: Point, decided: float | None, alone: bool, games: int | None = None) -> str:
     """The answer at the level the verdict rests on; its group named unless it is the study's
-    only one; the decided share where some games are drawn."""
+    only one; the decided share where some games are drawn. ``games`` names the batch and its
+    size, where an earlier sentence quotes another batch of the same layout."""
     group = "" if alone else f" with {top.group}"
     a = top.advantage
+    at = _at(top)
+    if games is not None:
+        at = f"In the `{top.batch}` batch ({games:,} games) " + at[0].lower() + at[1:]
     text = (
-        f"{_at(top)}, the first player's advantage{group} is **{pct(a.value, True)}** "
+        f"{at}, the first player's advantage{group} is **{pct(a.value, True)}** "
         f"{bounds(a.interval, True)}, {p_clause(a.p_value)}"
     )
     if decided is not None:

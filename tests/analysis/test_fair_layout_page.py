@@ -154,3 +154,18 @@ def test_the_verdict_bounds_how_much_fairer_a_replayed_layout_can_be(
         f"{len(complete)} screened) and averaged {again * 100:+.1f} % when played again"
     ) in verdict
     assert re.search(r"The screen did(?: not)? tell its 41 variants apart", verdict)
+
+
+def test_the_verdict_names_the_batch_of_its_strength_figure_after_the_confirmations(
+    twin: dict[str, Any],
+) -> None:
+    # The search's sentence quotes the 9,674-game confirmation of `classic`; the figure at the
+    # strongest level comes from another batch of the same layout, so it must say which.
+    search, strength = (entry["text"] for entry in twin["verdict"][:2])
+    assert "confirmed at" in search
+    played = {name: b["matches"] for name, b in twin["batches"].items()}
+    named = re.match(r"In the `(\w[\w-]*)` batch \(([\d,]+) games\) at `", strength)
+    assert named, strength
+    assert int(named[2].replace(",", "")) == played[named[1]]
+    share = first_mover_share(RESULTS / named[1])
+    assert f"**{(share - 0.5) * 100:+.1f} %**" in strength
