@@ -10,6 +10,7 @@ of strength levels, that is its "strongest affordable" level beside what its bud
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,6 +73,14 @@ def strongest(rows: Sequence[LevelRow]) -> LevelRow | None:
     return max(measured, key=lambda r: r.elo, default=None)
 
 
+def _options(options: Sequence[tuple[str, Any]]) -> str:
+    """The ladder's game options as the page says them; a study of other options reads the
+    ladder's Elo all the same, so the page names them."""
+    if not options:
+        return ""
+    return " with " + ", ".join(f"{k}={json.dumps(v)}" for k, v in options)
+
+
 def levels_section(study: Study, levels: LevelsInput) -> tuple[list[str], dict[str, Any]]:
     """The page's "Levels" section and its part of the twin."""
     table = levels.table
@@ -85,7 +94,8 @@ def levels_section(study: Study, levels: LevelsInput) -> tuple[list[str], dict[s
     out.append(
         "How strong the levels are and what a game of each costs, from the strength ladder of "
         f"`{ladder.game}` (`{levels.source}`, played by `python -m bench.ladder`): "
-        f"{ladder.players} players, each level against the next one up and against "
+        f"{ladder.players} players{_options(ladder.options)}, each level against the next one "
+        "up and against "
         f"`{ladder.reference}`, "
         f"{table.games:,} games, one Bradley–Terry Elo scale with 95 % intervals over "
         f"{table.units:,} units of sampling. CPU time is measured in the process that played "
