@@ -90,7 +90,12 @@ def test_batch_columns_are_declared_once_for_plan_table_and_api() -> None:
         "run_started_at",
         "run_start_finished",
     }
-    assert set(BatchPublic.model_fields) - set(Batch.model_fields) == {"progress", "links"}
+    # What it adds is derived at read time: progress, links and why chunks wait.
+    assert set(BatchPublic.model_fields) - set(Batch.model_fields) == {
+        "progress",
+        "links",
+        "waiting",
+    }
     assert not issubclass(BatchPublic, Batch) and not issubclass(BatchPlan, Batch)
 
 
