@@ -33,9 +33,16 @@ from __future__ import annotations
 import math
 import random
 
-from engines.agents.mcts import leaf_shares, rollout_cap, root_share_values
+from engines.agents.mcts import (
+    exploration_param,
+    iterations_param,
+    leaf_shares,
+    rollout_cap,
+    rollout_params,
+    root_share_values,
+)
 from engines.clock import MoveTimer, past
-from engines.core import TERMINAL, Action, AgentType, Game, Option, Seat, State
+from engines.core import TERMINAL, Action, AgentType, Game, Seat, State
 
 
 class IsNode:
@@ -183,37 +190,9 @@ ISMCTS = AgentType(
     "with hidden information or chance, any number of players.",
     factory=IsMctsAgent,
     params=(
-        Option(
-            "iterations",
-            int,
-            400,
-            "search iterations per move",
-            minimum=1,
-            maximum=1_000_000,
-        ),
-        Option(
-            "exploration",
-            float,
-            0.7,
-            "UCB exploration constant (results are win shares in [0, 1])",
-            minimum=0.0,
-            maximum=100.0,
-        ),
-        Option(
-            "rollout",
-            str,
-            "game",
-            "playout policy: the game's own ('game') or uniform ('random')",
-            choices=("game", "random"),
-        ),
-        Option(
-            "max_rollout_plies",
-            int,
-            0,
-            "stop each playout after this many plies and use the game's evaluation (0 = play out)",
-            minimum=0,
-            maximum=100_000,
-        ),
+        iterations_param(400),
+        exploration_param(0.7, "UCB exploration constant (results are win shares in [0, 1])"),
+        *rollout_params(),
     ),
     hidden_information_only=True,
 )

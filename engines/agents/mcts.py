@@ -17,7 +17,38 @@ import random
 from collections.abc import Iterable
 
 from engines.clock import MoveTimer, past
-from engines.core import TERMINAL, Action, Game, Seat, State
+from engines.core import TERMINAL, Action, Game, Option, Seat, State
+
+
+def iterations_param(default: int, description: str = "search iterations per move") -> Option:
+    """A tree search's ``iterations``: its budget, the same bounds for every one."""
+    return Option("iterations", int, default, description, minimum=1, maximum=1_000_000)
+
+
+def exploration_param(default: float, description: str = "UCT exploration constant") -> Option:
+    """A tree search's ``exploration``: the constant of its upper confidence bound."""
+    return Option("exploration", float, default, description, minimum=0.0, maximum=100.0)
+
+
+def rollout_params() -> tuple[Option, Option]:
+    """A Monte Carlo search's playouts: whose policy, and where they stop for the evaluation."""
+    return (
+        Option(
+            "rollout",
+            str,
+            "game",
+            "playout policy: the game's own ('game') or uniform ('random')",
+            choices=("game", "random"),
+        ),
+        Option(
+            "max_rollout_plies",
+            int,
+            0,
+            "stop each playout after this many plies and use the game's evaluation (0 = play out)",
+            minimum=0,
+            maximum=100_000,
+        ),
+    )
 
 
 class _Node:

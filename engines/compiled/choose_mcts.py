@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engines.agents.mcts import MctsAgent
+from engines.agents.mcts import MctsAgent, exploration_param, iterations_param, rollout_params
 from engines.compiled.kernels import KERNEL_GAMES, has_kernel
 from engines.core import Agent, AgentType, Game, Option, OptionError
 
@@ -43,16 +43,6 @@ def make_mcts(game: Game, rng: random.Random, backend: str = "auto", **params: A
     return MctsAgent(game, rng, **params)
 
 
-def iterations_param(default: int, description: str = "search iterations per move") -> Option:
-    """A tree search's ``iterations``: its budget, the same bounds for every compiled one."""
-    return Option("iterations", int, default, description, minimum=1, maximum=1_000_000)
-
-
-def exploration_param(default: float, description: str = "UCT exploration constant") -> Option:
-    """A tree search's ``exploration``: the constant of its upper confidence bound."""
-    return Option("exploration", float, default, description, minimum=0.0, maximum=100.0)
-
-
 MCTS = AgentType(
     name="mcts",
     description="Monte Carlo tree search (UCT) with an iteration budget; any number of players.",
@@ -60,21 +50,7 @@ MCTS = AgentType(
     params=(
         iterations_param(400),
         exploration_param(1.4),
-        Option(
-            "rollout",
-            str,
-            "game",
-            "playout policy: the game's own ('game') or uniform ('random')",
-            choices=("game", "random"),
-        ),
-        Option(
-            "max_rollout_plies",
-            int,
-            0,
-            "stop each playout after this many plies and use the game's evaluation (0 = play out)",
-            minimum=0,
-            maximum=100_000,
-        ),
+        *rollout_params(),
         Option(
             "backend",
             str,
