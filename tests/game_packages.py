@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import tomllib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,8 +19,9 @@ from engines import registry
 class Site:
     """A folder on ``sys.path`` that distributions are installed into."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.root = root
+        self.monkeypatch = monkeypatch
         self.modules: set[str] = set()
 
     def install(
@@ -45,11 +47,24 @@ class Site:
         importlib.invalidate_caches()
         registry.forget_games()
 
+    def install_example(self, folder: Path) -> None:
+        """Install the project in ``folder`` (``examples/<name>``) as ``pip install -e`` would:
+        the folder on ``sys.path``, its ``pyproject.toml``'s name, version and games declared;
+        every module of its packages forgotten after the test."""
+        project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        self.monkeypatch.syspath_prepend(str(folder))
+        for path in folder.glob("*/*.py"):
+            package = path.parent.name
+            if package != "tests":
+                self.modules.add(package if path.stem == "__init__" else f"{package}.{path.stem}")
+        games = project["entry-points"]["playtester.games"]
+        self.install(project["name"], project["version"], games)
+
 
 @contextmanager
 def site_packages(root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
     """A fresh installation folder for one test; everything it installed is forgotten after."""
-    site = Site(root)
+    site = Site(root, monkeypatch)
     already = set(sys.modules)  # a module a test imported itself stays, to compare with
     monkeypatch.syspath_prepend(str(root))
     try:

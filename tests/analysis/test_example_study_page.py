@@ -25,16 +25,9 @@ runner = CliRunner()
 
 @pytest.fixture
 def kalah(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
-    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
     (tmp_path / "site").mkdir()
     with site_packages(tmp_path / "site", monkeypatch) as site:
-        monkeypatch.syspath_prepend(str(EXAMPLE))
-        site.modules.update({"kalah", "kalah.rules", "kalah.solver", "kalah.published"})
-        site.install(
-            project["project"]["name"],
-            project["project"]["version"],
-            project["project"]["entry-points"]["playtester.games"],
-        )
+        site.install_example(EXAMPLE)
         yield site
 
 

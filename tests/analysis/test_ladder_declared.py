@@ -176,15 +176,8 @@ def kalah(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
     """The example package installed as pip would (as tests/analysis/test_example_study_page.py
     does)."""
     example = REPO / "examples" / "kalah"
-    project = tomllib.loads((example / "pyproject.toml").read_text(encoding="utf-8"))
     with site_packages(tmp_path, monkeypatch) as site:
-        monkeypatch.syspath_prepend(str(example))
-        site.modules.update({"kalah", "kalah.rules", "kalah.solver", "kalah.published"})
-        site.install(
-            project["project"]["name"],
-            project["project"]["version"],
-            project["project"]["entry-points"]["playtester.games"],
-        )
+        site.install_example(example)
         yield site
 
 

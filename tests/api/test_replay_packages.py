@@ -6,7 +6,6 @@ the matches are played by the workers' code and read back through the dashboard'
 from __future__ import annotations
 
 import html
-import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,10 +105,7 @@ def test_a_packages_own_renderer_draws_every_ply(
 def test_kalah_replays_on_its_own_board(
     site: Site, client: TestClient, migrated_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project = tomllib.loads((KALAH / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    monkeypatch.syspath_prepend(str(KALAH))
-    site.modules.update({"kalah", "kalah.rules", "kalah.solver", "kalah.board"})
-    site.install(project["name"], project["version"], project["entry-points"]["playtester.games"])
+    site.install_example(KALAH)
     batch_id = played_batch(migrated_sqlite_url, "kalah", ["random", "random"], 1)
     stored = client.get(f"/batches/{batch_id}/matches/0").json()
     positions = _positions(client, batch_id)

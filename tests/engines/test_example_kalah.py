@@ -4,7 +4,6 @@ with its package, passes the conformance kit and plays with its own ``perfect`` 
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,15 +20,8 @@ EXAMPLE = REPO / "examples" / "kalah"
 
 @pytest.fixture
 def kalah(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
-    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
     with site_packages(tmp_path, monkeypatch) as site:
-        monkeypatch.syspath_prepend(str(EXAMPLE))
-        site.modules.update({"kalah", "kalah.rules", "kalah.solver"})
-        site.install(
-            project["project"]["name"],
-            project["project"]["version"],
-            project["project"]["entry-points"]["playtester.games"],
-        )
+        site.install_example(EXAMPLE)
         yield site
 
 

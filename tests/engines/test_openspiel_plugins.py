@@ -9,7 +9,6 @@ with), OpenSpiel's own ``random_sim_test``, and an exact minimax written here.
 from __future__ import annotations
 
 import random
-import tomllib
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -30,15 +29,8 @@ EXAMPLE = REPO / "examples" / "kalah"
 
 @pytest.fixture
 def packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
     with site_packages(tmp_path, monkeypatch) as site:
-        monkeypatch.syspath_prepend(str(EXAMPLE))
-        site.modules.update({"kalah", "kalah.rules", "kalah.solver"})
-        site.install(
-            project["project"]["name"],
-            project["project"]["version"],
-            project["project"]["entry-points"]["playtester.games"],
-        )
+        site.install_example(EXAMPLE)
         site.install("toy-nim", "0.3", {"toy": "toy_nim"})
         site.install("hidden-guess", "0.1", {"guess": "hidden_guess"})
         yield
