@@ -24,6 +24,9 @@ from analysis.studies.levels import LevelsInput
 from analysis.studies.page_text import Source, bounds, pct
 from analysis.studies.verdict_text import SETTLED, Point
 
+THIN_NAMED = 3
+"""Batches resting on too few distinct openings that the verdict names; past it, it counts them."""
+
 DRAWN_SAID = 0.9
 """The verdict says what share of the games are decided below this share."""
 
@@ -41,15 +44,20 @@ def _level(study: Study, name: str) -> tuple[str, bool]:
 
 
 def _groups(study: Study, reports: Mapping[str, Any], names: list[str]) -> dict[str, str]:
-    """Each batch's group: its player count, and its options where they differ in the study."""
+    """Each batch's group: its player count where it differs in the study (or nothing else
+    does), and its options where they differ."""
     options = {n: reports[n]["batch"].get("options") or {} for n in names}
     varying = sorted({k for o in options.values() for k, v in o.items()
                       if any(p.get(k) != v for p in options.values())})  # fmt: skip
+    counts = {reports[n]["batch"]["players"] for n in names}
     out = {}
     for n in names:
         label = f"{reports[n]['batch']['players']} players"
         extra = ", ".join(_option(k, options[n].get(k)) for k in varying)
-        out[n] = f"{label}, {extra}" if extra else label
+        if not extra:
+            out[n] = label
+        else:
+            out[n] = f"{label}, {extra}" if len(counts) > 1 else extra
     return out
 
 
@@ -205,7 +213,14 @@ def verdict_section(
     if not by_agents:
         sentences += strategies[:1]
     thin = [n for n in ids if diversity(reports[n])["warning"]]
-    if thin:
+    if len(thin) > THIN_NAMED:
+        # Named one by one they would push the table and plot off the first screen; each
+        # figure below carries its own warning.
+        sentences.append(
+            f"{len(thin)} of its {len(ids)} batches rest on too few distinct openings "
+            "(each figure below is marked)."
+        )
+    elif thin:
         sentences.append(
             f"Resting on too few distinct openings: {', '.join(f'`{n}`' for n in thin)}."
         )

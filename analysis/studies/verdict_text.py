@@ -133,7 +133,13 @@ def settling(judged: Sequence[Mapping[str, Any]], points_by_batch: Mapping[str, 
             figure = f" ({points(j['difference'])} [{points(j['ci_low'])}, {points(j['ci_high'])}])"
         else:
             figure = ""
-        clauses.append(f"{WORDS[key]} with {_players([j['group'] for j in same])}{figure}")
+        # One state for every group (never the case for a single group: handled above).
+        who = (
+            f"in all {len(same)} groups"
+            if len(same) == len(judged)
+            else (f"with {_players([j['group'] for j in same])}")
+        )
+        clauses.append(f"{WORDS[key]} {who}{figure}")
     text = " and ".join(clauses) if len(clauses) <= 2 else "; ".join(clauses)
     return f"{span[0].upper()}{span[1:]} it is {text}."
 
