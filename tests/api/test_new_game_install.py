@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
+from overlay_venv import plain_venv
 
 CLI = "import sys; from api.cli import main; sys.argv[0] = 'playtester'; main()"
 
@@ -31,19 +30,8 @@ def _run(python: Path, *arguments: str, cwd: Path) -> str:
 @pytest.mark.slow
 def test_a_new_game_installs_with_pip_and_plays(tmp_path: Path) -> None:
     env = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=False).create(env)
-    python = env / "bin" / "python"
-    site_dir = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    ours = sysconfig.get_paths()["purelib"]
+    python = plain_venv(env)
     assert Path(sys.prefix) != env
-    (Path(site_dir) / "_playtester_base.pth").write_text(
-        f"import site; site.addsitedir({ours!r})\n", encoding="utf-8"
-    )
     package = tmp_path / "playtester-kayles"
     _run(python, "-c", CLI, "new-game", "kayles", "--dir", str(package), cwd=tmp_path)
     _run(python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(package), cwd=tmp_path)

@@ -21,9 +21,7 @@ import os
 import shutil
 import signal
 import subprocess
-import sysconfig
 import uuid
-import venv
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from overlay_venv import plain_venv
 from service_fixtures import PgCluster, RedisServer, free_port, pg_cluster, redis_server
 from sqlalchemy import text
 
@@ -52,23 +51,6 @@ WAIT = 150.0
 """Seconds any one observed event may take before the test fails: a guard on a shared
 machine, never a measured figure."""
 MISSING = "waiting: no worker has the game kalah (install playtester-kalah on a worker)"
-
-
-def plain_venv(folder: Path) -> Path:
-    """A virtual environment that sees this one's packages; its ``python``."""
-    venv.EnvBuilder(with_pip=False).create(folder)
-    python = folder / "bin" / "python"
-    site_dir = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    ours = sysconfig.get_paths()["purelib"]
-    (Path(site_dir) / "_playtester_base.pth").write_text(
-        f"import site; site.addsitedir({ours!r})\n", encoding="utf-8"
-    )
-    return python
 
 
 class Processes:
