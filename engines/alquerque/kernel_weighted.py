@@ -13,17 +13,18 @@ import numpy as np
 from numba import njit
 
 from engines.alquerque.board import POINTS, WHITE
+from engines.alquerque.evaluation import FEATURE_NAMES
 from engines.alquerque.kernel import (
-    _JUMP_LAND,
-    _JUMP_OVER,
-    _STACK,
     _STEP_TO,
     BLACK_BITS,
     ENDED,
+    MAX_ACTIONS,
     WHITE_BITS,
     WINNER,
     _can_capture,
+    _captures,
     _hanging,
+    _path_len,
     _popcount,
     _sides,
     _steps,
@@ -31,22 +32,7 @@ from engines.alquerque.kernel import (
 )
 from engines.kernel_cache import track
 
-WEIGHT_NAMES = (
-    "material",
-    "tempo",
-    "ready",
-    "threat",
-    "exposed",
-    "safe_moves",
-    "no_safe_move",
-    "mobility",
-    "support",
-    "centre",
-    "far_row",
-)
-"""The weighted evaluation's features, in the order of its weights (the names and meaning of
-``engines.alquerque.evaluation.FEATURE_NAMES``)."""
-_FEATURES = len(WEIGHT_NAMES)
+_FEATURES = len(FEATURE_NAMES)
 _CENTRE = (1 << 6) | (1 << 8) | (1 << 12) | (1 << 16) | (1 << 18)
 _FAR_ROW = np.array([31 << 20, 31], dtype=np.int64)
 """Per colour, the row it cannot leave forwards (White's row 5, Black's row 1)."""
@@ -55,43 +41,15 @@ _ROW_ABOVE = 5
 
 @njit(cache=True)
 def _longest_chain(own: int, enemy: int) -> int:
-    """Most pieces one capture of ``own`` takes now (0 when it has none): the deepest path of
-    the depth-first capture search of ``_captures``."""
+    """Most pieces one capture of ``own`` takes now (0 when it has none): the longest of the
+    kernel's capture sequences, each of which lands once a jump."""
     if not _can_capture(own, enemy):
         return 0
-    empty = ((1 << POINTS) - 1) ^ own ^ enemy
-    st_at = np.empty(_STACK, dtype=np.int64)
-    st_enemy = np.empty(_STACK, dtype=np.int64)
-    st_empty = np.empty(_STACK, dtype=np.int64)
-    st_depth = np.empty(_STACK, dtype=np.int64)
+    codes = np.empty(MAX_ACTIONS, dtype=np.int64)
+    n = _captures(own, enemy, codes, 0)
     longest = 0
-    for p in range(POINTS):
-        if not own >> p & 1:
-            continue
-        st_at[0] = p
-        st_enemy[0] = enemy
-        st_empty[0] = empty
-        st_depth[0] = 0
-        top = 1
-        while top > 0:
-            top -= 1
-            q = st_at[top]
-            foes = st_enemy[top]
-            free = st_empty[top]
-            depth = st_depth[top]
-            if depth > longest:
-                longest = depth
-            for k in range(8):
-                over = _JUMP_OVER[q, k]
-                if over < 0:
-                    break
-                land = _JUMP_LAND[q, k]
-                if foes >> over & 1 and free >> land & 1:
-                    st_at[top] = land
-                    st_enemy[top] = foes ^ (1 << over)
-                    st_empty[top] = (free | (1 << over) | (1 << q)) & ~(1 << land)
-                    st_depth[top] = depth + 1
-                    top += 1
+    for i in range(n):
+        longest = max(longest, _path_len(codes[i]) - 1)
     return longest
 
 
@@ -121,7 +79,7 @@ def _supported(own: int, colour: int) -> int:
 
 @njit(cache=True)
 def features(state: np.ndarray, seat: int, out: np.ndarray) -> None:
-    """The position's features for ``seat`` into ``out``, in the order of ``WEIGHT_NAMES``."""
+    """The position's features for ``seat`` into ``out``, in the order of ``FEATURE_NAMES``."""
     if seat == WHITE:
         own, enemy = state[WHITE_BITS], state[BLACK_BITS]
     else:

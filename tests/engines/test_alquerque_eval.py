@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from engines.alquerque import kernel, kernel_weighted
+from engines.alquerque.board import longest_chain
 from engines.alquerque.evaluation import (
     FEATURE_NAMES,
     TUNED_WEIGHTS,
@@ -43,8 +44,18 @@ def random_positions(games: int, seed: int) -> list[AlquerqueState]:
 POSITIONS = random_positions(60, seed=46)
 
 
-def test_the_kernel_names_the_same_features_as_the_python_evaluation() -> None:
-    assert kernel_weighted.WEIGHT_NAMES == FEATURE_NAMES
+def test_the_longest_capture_is_counted_in_pieces_taken() -> None:
+    # a1 jumps b2 to c3, then d4 to e5 (the long diagonal, docs/rules/alquerque.md): two pieces.
+    two = AlquerqueState.from_board(["a1"], ["b2", "d4", "a5"])
+    assert kernel_weighted._longest_chain(two.white, two.black) == 2
+    # Black's a5 has no jump: nothing ready.
+    assert kernel_weighted._longest_chain(two.black, two.white) == 0
+
+
+def test_the_kernel_longest_capture_equals_the_python_one_on_random_positions() -> None:
+    for state in POSITIONS:
+        for own, enemy in ((state.white, state.black), (state.black, state.white)):
+            assert kernel_weighted._longest_chain(own, enemy) == longest_chain(own, enemy)
 
 
 def test_the_tuned_weights_value_a_piece_up_above_a_piece_down() -> None:
