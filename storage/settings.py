@@ -58,6 +58,13 @@ class Settings(BaseSettings):
         description="Deliveries of a chunk that may end without a result (worker killed, hard "
         "time limit) before its matches are recorded as failed.",
     )
+    chunk_lease_seconds: float = Field(
+        default=10.0,
+        ge=1,
+        description="A delivery holds its chunk's lease in Redis, renewed every quarter of "
+        "this while it plays; a worker that dies leaves it to expire within this, and only "
+        "then may another delivery take the chunk.",
+    )
     stall_seconds: float = Field(
         default=60.0,
         gt=0,

@@ -5,7 +5,8 @@ renews every few seconds while the chunk is played and stored. While it is held,
 deliveries of the same range (the sweep queueing it again, a message delivered twice) skip it
 instead of playing it a second time. When the worker's process dies — killed at the hard time
 limit, by SIGKILL, by the out-of-memory killer — renewal stops and the lease expires within
-``LEASE_SECONDS``, so the next delivery can take it.
+its length (``chunk_lease_seconds``, ``LEASE_SECONDS`` by default), so the next delivery can
+take it.
 
 Taking the lease counts an attempt. The count lives in Redis, not in the worker, so it
 survives the worker. Attempts that end on a transient error (database or broker away) are taken
@@ -28,6 +29,7 @@ from workers.dispatch import KEY_TTL, attempts_key, lease_key
 __all__ = [
     "LEASE_SECONDS",
     "RENEW_EVERY",
+    "RENEW_FRACTION",
     "ChunkLease",
     "acquire",
     "attempts",
@@ -37,9 +39,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LEASE_SECONDS = 10
-"""A lease not renewed for this long is free again: its worker is gone."""
-RENEW_EVERY = LEASE_SECONDS / 4
+LEASE_SECONDS = 10.0
+"""A lease not renewed for this long is free again: its worker is gone (the default of the
+``chunk_lease_seconds`` setting)."""
+RENEW_FRACTION = 0.25
+"""A held lease is renewed every this fraction of its length, so a renewal or two may be late
+(a busy host, a broker away for a moment) without losing it."""
+RENEW_EVERY = LEASE_SECONDS * RENEW_FRACTION
 
 
 def attempts(client: redis.Redis, batch_id: str, start: int) -> int:
@@ -53,9 +59,16 @@ class ChunkLease:
     first delivery that took it."""
 
     def __init__(
-        self, client: redis.Redis, batch_id: str, start: int, lock: Lock, attempt: int
+        self,
+        client: redis.Redis,
+        batch_id: str,
+        start: int,
+        lock: Lock,
+        attempt: int,
+        seconds: float = LEASE_SECONDS,
     ) -> None:
         self.client = client
+        self.seconds = seconds
         self.batch_id = batch_id
         self.start = start
         self.lock = lock
@@ -67,9 +80,9 @@ class ChunkLease:
         self._renewer.start()
 
     def _renew(self) -> None:
-        while not self._stop.wait(RENEW_EVERY):
+        while not self._stop.wait(self.seconds * RENEW_FRACTION):
             try:
-                self.lock.extend(LEASE_SECONDS, replace_ttl=True)
+                self.lock.extend(self.seconds, replace_ttl=True)
             except redis.exceptions.LockError:
                 # Lost (e.g. Redis restarted empty): another delivery may play the chunk too,
                 # which the idempotent write makes harmless.
@@ -92,12 +105,15 @@ class ChunkLease:
             self.lock.release()
 
 
-def acquire(client: redis.Redis, batch_id: str, start: int) -> ChunkLease | None:
-    """Take the chunk's lease and count the attempt; None when another delivery holds it."""
-    lock = client.lock(lease_key(batch_id, start), timeout=LEASE_SECONDS, thread_local=False)
+def acquire(
+    client: redis.Redis, batch_id: str, start: int, seconds: float = LEASE_SECONDS
+) -> ChunkLease | None:
+    """Take the chunk's lease, ``seconds`` long, and count the attempt; None when another
+    delivery holds it."""
+    lock = client.lock(lease_key(batch_id, start), timeout=seconds, thread_local=False)
     if not lock.acquire(blocking=False):
         return None
     key = attempts_key(batch_id)
     attempt = int(client.hincrby(key, str(start), 1))
     client.expire(key, KEY_TTL)
-    return ChunkLease(client, batch_id, start, lock, attempt)
+    return ChunkLease(client, batch_id, start, lock, attempt, seconds)

@@ -74,7 +74,9 @@ def deliver_chunk(
         dispatch.defer(batch, start, stop, settings, limits, warmup.DEFER_SECONDS)
         return Delivery(attempt=0, outcome=None, deferred=ready.pending)
     dispatch.count_delivery(batch_id, start, settings)
-    lease = attempts.acquire(dispatch.broker(settings), batch_id, start)
+    lease = attempts.acquire(
+        dispatch.broker(settings), batch_id, start, settings.chunk_lease_seconds
+    )
     if lease is None:
         return Delivery(attempt=0, outcome=None)
     # Which worker holds which chunk, and how often it was taken: what an operator (or a

@@ -127,6 +127,7 @@ CHOSEN = {
     "TASK_TIME_LIMIT": "120",
     "TASK_SOFT_TIME_LIMIT": "100",
     "MAX_CHUNK_ATTEMPTS": "5",
+    "CHUNK_LEASE_SECONDS": "4",
     "STALL_SECONDS": "33",
     "DATABASE_CA_FILE": "/run/secrets/db-ca.pem",
     "BROKER_CA_FILE": "/run/secrets/redis-ca.pem",

@@ -23,6 +23,9 @@ OVER_LONG = {
 """About ten minutes a move on this machine: no match of it ever ends by itself."""
 QUICK = {"game": "alquerque", "agents": ["random", "random"], "seed": 4}
 SOFT, HARD, STALL, ATTEMPTS = 2, 4, 3, 3
+LEASE = 3
+"""Seconds a dead worker's chunk lease outlives it (``CHUNK_LEASE_SECONDS``): each of the
+kills below waits that out, ten seconds at the default."""
 
 
 def stored_matches(service: Service, batch_id: str) -> list[tuple[int, bool, str, str]]:
@@ -87,6 +90,7 @@ def test_a_chunk_whose_worker_keeps_dying_is_given_up_and_its_batch_ends(
         STALL_SECONDS=str(STALL),
         MAX_AGENT_ITERATIONS="1000000",
         MAX_CHUNK_ATTEMPTS=str(ATTEMPTS),
+        CHUNK_LEASE_SECONDS=str(LEASE),
     )
     doomed = service.submit(**OVER_LONG, matches=2, chunk_size=2)
     broker = redis_client(service.redis.url)
