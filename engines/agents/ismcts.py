@@ -23,25 +23,23 @@ their action alone, which assumes, as every game here does, that each seat sees 
 played (a game whose moves are themselves hidden would need the multiple-observer variant).
 
 Each node keeps the total return of the seat that moved into it, as in
-:mod:`engines.agents.mcts`, so any number of players works. The budget is a number of
-iterations, so a match replays from its seed; in a clocked match (``set_move_time``) the search
-also stops when the move's time is spent.
+:mod:`engines.agents.mcts`, so any number of players works. The budget, the clock, the per-move
+loop, the playouts and the credit are the ones both searches share
+(:mod:`engines.agents.tree_search`): a match replays from its seed.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable, Sequence
 
-from engines.agents.mcts import (
+from engines.agents.tree_search import (
+    TreeSearchAgent,
     exploration_param,
     iterations_param,
-    leaf_shares,
-    rollout_cap,
     rollout_params,
-    root_share_values,
 )
-from engines.clock import MoveTimer, past
 from engines.core import TERMINAL, Action, AgentType, Game, Seat, State
 
 
@@ -62,7 +60,7 @@ class IsNode:
         self.total = 0.0
 
 
-class IsMctsAgent:
+class IsMctsAgent(TreeSearchAgent[IsNode]):
     """SO-ISMCTS with an iteration budget, the game's (or uniform) playouts, the most visited
     root action played."""
 
@@ -75,57 +73,26 @@ class IsMctsAgent:
         rollout: str = "game",
         max_rollout_plies: int = 0,
     ) -> None:
-        self.rng = rng
-        self.players = game.num_players
-        self.iterations = int(iterations)
-        self.exploration = exploration
-        self.game_rollout = rollout == "game"
-        self.rollout_cap = rollout_cap(game, max_rollout_plies)
-        self.timer = MoveTimer()
+        super().__init__(game, rng, iterations, exploration, rollout, max_rollout_plies)
 
-    def set_move_time(self, seconds: float | None) -> None:
-        """``TimedAgent``: stop each search after ``seconds`` (at least one iteration)."""
-        self.timer.set(seconds)
+    def _new_root(self) -> IsNode:
+        return IsNode(TERMINAL)
 
-    def step(self, state: State) -> Action:
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        root = self.search(state)
+    def _position(self, state: State, seat: Seat) -> State:
+        # A fresh determinisation of what the seat to move at the root knows.
+        return state.resample_from_infostate(seat, self.rng)
+
+    def _root_moves(self, root: IsNode) -> Iterable[tuple[Action, int, float]]:
+        return ((a, c.visits, c.total) for a, c in root.children.items())
+
+    def _most_visited(self, root: IsNode, legal: Sequence[Action]) -> Action:
         # Every root action is legal in every determinisation (the seat knows its own moves),
         # so the most visited one is the most searched, as in UCT.
+        children = root.children
         return max(
-            (a for a in legal if a in root.children),
-            key=lambda a: (root.children[a].visits, root.children[a].total),
+            (a for a in legal if a in children),
+            key=lambda a: (children[a].visits, children[a].total),
         )
-
-    def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
-        """The searched root actions with their mean result for the seat to move (the same
-        search as ``step``; see :func:`engines.agents.mcts.root_share_values`). Every value is
-        a mean, so ``within`` changes nothing."""
-        root = self.search(state)
-        return root_share_values(
-            ((a, c.visits, c.total) for a, c in root.children.items()), self.players
-        )
-
-    def search(self, state: State) -> IsNode:
-        """Run the iterations from the seat to move's information set in ``state`` (left
-        untouched) and return the root."""
-        seat = state.current_player()
-        root = IsNode(TERMINAL)
-        deadline = self.timer.deadline()
-        for i in range(self.iterations):
-            if i and past(deadline):
-                break
-            sim = state.resample_from_infostate(seat, self.rng)
-            path = self._descend(root, sim)
-            self._simulate(sim)
-            shares = leaf_shares(sim, self.players)
-            for node in path:
-                node.visits += 1
-                if node.mover >= 0:
-                    node.total += shares[node.mover]
-        return root
 
     def _descend(self, root: IsNode, sim: State) -> list[IsNode]:
         """Walk the tree on the determinisation ``sim``, playing each chosen action on it, and
@@ -169,18 +136,6 @@ class IsMctsAgent:
             if score > best_score:
                 best, best_score = a, score
         return best
-
-    def _simulate(self, sim: State) -> None:
-        """Play ``sim`` on with the rollout policy until the game ends or the cap is reached."""
-        rng = self.rng
-        cap = self.rollout_cap
-        plies = 0
-        while plies < cap and not sim.is_terminal():
-            if self.game_rollout:
-                sim.apply(sim.rollout_action(rng))
-            else:
-                sim.apply(rng.choice(sim.legal_actions()))
-            plies += 1
 
 
 ISMCTS = AgentType(
