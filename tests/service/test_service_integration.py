@@ -139,7 +139,9 @@ def test_killing_a_worker_three_times_loses_and_duplicates_nothing(service_facto
     from workers import attempts
     from workers.dispatch import redis_client
 
-    service = service_factory(workers=2)
+    # A killed worker's lease lapses after CHUNK_LEASE_SECONDS (10 s by default) before
+    # another delivery may take its chunk: each kill waits that out.
+    service = service_factory(workers=2, CHUNK_LEASE_SECONDS="3")
     submitted = service.submit(**SLOW, matches=480, chunk_size=4, seed=11)
     killed: set[int] = set()
     for _ in range(3):
