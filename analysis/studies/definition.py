@@ -33,13 +33,14 @@ import math
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from analysis.ladder.results import FOLDER as LADDER_FOLDER
+from analysis.studies.series import Series, SeriesError, read_series
 from engines.core import OptionError
 
 
@@ -153,6 +154,15 @@ class QuestionKey(StrEnum):
     BATCH = "batch"
     AGAINST = "against"
     FAMILY = "family"
+    BATCHES = "batches"
+    """A series: the batches read as points along one axis (``analysis.studies.series``)."""
+    LABELS = "labels"
+    AXIS = "axis"
+    EXACT = "exact"
+
+
+SERIES_ONLY = (QuestionKey.LABELS, QuestionKey.AXIS, QuestionKey.EXACT)
+"""The keys only a series has."""
 
 
 class TopKey(StrEnum):
@@ -225,6 +235,9 @@ class Study:
     budget_cpu_hours: float | None = None
     """The CPU time the whole study may take, in hours: ``study plan`` sets its estimate
     against it."""
+    series: tuple[Series, ...] = ()
+    """The questions asked of several batches as points along one axis (``batches``): at most
+    one, whose figure opens the page."""
 
     def batch(self, name: str) -> StudyBatch:
         return next(b for b in self.batches if b.name == name)
@@ -408,10 +421,12 @@ def _batches(path: Path, text: str, data: dict[str, Any]) -> list[StudyBatch]:
 
 
 def _questions(
-    path: Path, text: str, data: dict[str, Any], games: Mapping[str, Any]
-) -> list[Question]:
-    """The questions; ``games``: each batch's name -> its game."""
+    path: Path, text: str, data: dict[str, Any], batches: Sequence[StudyBatch]
+) -> tuple[list[Question], list[Series]]:
+    """The questions, and the series among them (a ``[[question]]`` with ``batches``)."""
+    games = {b.name: b.keys.get(BatchKey.GAME) for b in batches}
     questions: list[Question] = []
+    series: list[Series] = []
     for index, raw in enumerate(_tables(path, text, data, TopKey.QUESTION)):
         line = header_line(text, TopKey.QUESTION, index) or 1
         where = f"question[{index}]"
@@ -426,6 +441,22 @@ def _questions(
                 path, at("figure"), f"{where}.figure", f"{figure!r}; use one of {', '.join(Figure)}"
             )
         kind = Figure(figure)
+        if QuestionKey.BATCHES in raw:
+            found = _series(path, text, raw, where, line, kind, batches)
+            if series:
+                raise StudyError(
+                    path,
+                    at("batches"),
+                    f"{where}.batches",
+                    "a study has one series; ask the other in a study of its own",
+                )
+            series.append(found)
+            continue
+        for key in SERIES_ONLY:
+            if key in raw:
+                raise StudyError(
+                    path, at(key), f"{where}.{key}", "only a series (batches = [...]) has one"
+                )
         batch = _text(path, at("batch"), f"{where}.batch", raw.get(QuestionKey.BATCH))
         against = raw.get(QuestionKey.AGAINST)
         for key, value in ((QuestionKey.BATCH, batch), (QuestionKey.AGAINST, against)):
@@ -451,7 +482,29 @@ def _questions(
         family = _family(path, at("family"), where, kind, raw.get(QuestionKey.FAMILY))
         questions.append(Question(title, kind, batch, against, line, family))
     _check_families(path, text, questions)
-    return questions
+    return questions, series
+
+
+def _series(
+    path: Path,
+    text: str,
+    raw: dict[str, Any],
+    where: str,
+    line: int,
+    kind: Figure,
+    batches: Sequence[StudyBatch],
+) -> Series:
+    """A ``[[question]]`` with ``batches``: a series of ``kind`` (the first player's advantage
+    alone for now), checked with its labels, axis and exact values."""
+    keys = {b.name: b.keys for b in batches}
+    try:
+        if kind is not Figure.FIRST_PLAYER_ADVANTAGE:
+            raise SeriesError("figure", f"a series is made of {Figure.FIRST_PLAYER_ADVANTAGE} only")
+        return read_series(raw, kind.description, str(kind), line, keys, path.parent)
+    except SeriesError as exc:
+        top, _, option = exc.key.partition(".")
+        found = (option and key_line(text, line, option)) or key_line(text, line, top) or line
+        raise StudyError(path, found, f"{where}.{exc.key}", exc.message) from None
 
 
 def _family(path: Path, line: int, where: str, kind: Figure, value: Any) -> str | None:
@@ -500,7 +553,7 @@ def load_study(path: Path) -> Study:
         line = key_line(text, 1, TopKey.DESCRIPTION) or 1
         raise StudyError(path, line, "description", "should be a text")
     batches = _batches(path, text, data)
-    questions = _questions(path, text, data, {b.name: b.keys.get(BatchKey.GAME) for b in batches})
+    questions, series = _questions(path, text, data, batches)
     half_width = _number(path, text, data, TopKey.HALF_WIDTH, below=0.5)
     budget = _number(path, text, data, TopKey.BUDGET_CPU_HOURS, below=None)
     tune = data.get(TopKey.TUNE)
@@ -518,6 +571,7 @@ def load_study(path: Path) -> Study:
         tune,
         half_width,
         budget,
+        tuple(series),
     )
 
 

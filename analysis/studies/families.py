@@ -42,10 +42,12 @@ def adjust(
     reports: Mapping[str, Any],
     comparisons: Mapping[tuple[str, str], Any],
 ) -> dict[int, Adjusted]:
-    """Each family question's adjusted p-value, by its number on the page (from 1)."""
+    """Each family question's adjusted p-value, by its number on the page (from 1); a
+    question whose batches have no results yet (no report) is left out of its family."""
     members: dict[str, list[int]] = {}
     for number, q in enumerate(questions, start=1):
-        if q.family is not None:
+        played = q.batch in reports and (q.against is None or q.against in reports)
+        if q.family is not None and played:
             members.setdefault(q.family, []).append(number)
     out: dict[int, Adjusted] = {}
     for family, numbers in members.items():

@@ -10,18 +10,19 @@ report can give: a family's p-values adjusted over the family (``analysis.studie
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Engine
 
 from analysis.studies.context import beside
-from analysis.studies.definition import Study
+from analysis.studies.definition import Question, Study
 from analysis.studies.families import Adjusted, adjust
 from analysis.studies.figures import entry, figure_verdicts
 from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, p_clause
 from analysis.studies.search_page import SearchInput, search_page
+from analysis.studies.series_page import series_verdict
 from analysis.studies.twin import page_data
 from analysis.studies.verdict import verdict_section
 
@@ -71,6 +72,31 @@ def _batch_table(
     return lines
 
 
+def _answered(q: Question, ids: Mapping[str, str]) -> bool:
+    """Whether every batch the question reads has results."""
+    return q.batch in ids and (q.against is None or q.against in ids)
+
+
+def _not_played(q: Question, ids: Mapping[str, str]) -> str:
+    missing = [n for n in (q.batch, q.against) if n is not None and n not in ids]
+    named = " and ".join(f"**{n}**" for n in missing)
+    return f"Not yet played: {named} {'has' if len(missing) == 1 else 'have'} no results yet."
+
+
+def _unplayed_row(study: Study, name: str) -> str:
+    """A batch without results in the batches' table: what its study file asks of it."""
+    keys = study.batch(name).keys
+    options = ", ".join(f"{k}={v}" for k, v in sorted((keys.get("options") or {}).items()))
+    agents = keys.get("agents", "")
+    agents = " vs ".join(agents) if isinstance(agents, list) else str(agents)
+    matches = keys.get("matches")
+    planned = "–" if matches is None else f"0 of {matches:,}"
+    return (
+        f"| {name} | – | {keys.get('game')} | {keys.get('players', '–')} | {agents} | "
+        f"{options or '–'} | {planned} | {keys.get('seed', '–')} | – | not yet played |"
+    )
+
+
 def _family_line(a: Adjusted) -> str:
     numbers = ", ".join(str(n) for n in a.numbers)
     return (
@@ -93,10 +119,14 @@ def render_page(
     its ``[tune]`` search when ``search`` is given and the strength and CPU time of its
     levels when the game's ladder (``levels``) is."""
     names = [b.name for b in study.batches]
-    reports = {name: source.report(ids[name]) for name in names}
+    # A study still playing may lack some batches' results: their questions say so, and the
+    # figures that read several batches read those played.
+    played = [name for name in names if name in ids]
+    reports = {name: source.report(ids[name]) for name in played}
+    asked = replace(study, questions=tuple(q for q in study.questions if _answered(q, ids)))
     comparisons = {
         (q.batch, q.against): source.compare(ids[q.batch], ids[q.against])
-        for q in study.questions
+        for q in asked.questions
         if q.against
     }
     adjusted = adjust(study.questions, reports, comparisons)
@@ -105,18 +135,26 @@ def render_page(
     searched = None if search is None else search_page(search, source, len(study.questions) + 1)
     out = [f"# {study.title}", ""]
     # The verdict, its table and its plot first: they are what fits a first screen, and the
-    # question, the commands and the detail follow them.
-    opening, judged = verdict_section(
-        study, ids, reports, source, levels, page.figures, searched.data if searched else None
-    )
+    # question, the commands and the detail follow them. A series, where the study asks one,
+    # is the verdict.
+    if study.series:
+        opening, judged = series_verdict(study, study.series[0], ids, reports, source,
+                                         page.figures)  # fmt: skip
+    else:
+        opening, judged = verdict_section(
+            asked, ids, reports, source, levels, page.figures, searched.data if searched else None
+        )
     out += opening
-    concluded, said = figure_verdicts(study, reports, bool(opening))
+    concluded, said = figure_verdicts(asked, reports, bool(opening))
     out += concluded
     if study.description:
         out += ["## The question", "", study.description, ""]
     out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
     out += ["## Questions", ""]
     for number, q in enumerate(study.questions, start=1):
+        if not _answered(q, ids):
+            out += [f"### {number}. {q.title}", "", _not_played(q, ids), ""]
+            continue
         report = reports[q.batch]
         compared = comparisons[(q.batch, q.against)] if q.against else None
         shown = entry(q.figure)
@@ -138,10 +176,12 @@ def render_page(
     listed_reports = {
         n: reports[n] if n in reports else source.report(i) for n, i in listed.items()
     }
-    out += ["## Batches", "", *_batch_table(list(listed), listed, listed_reports), ""]
-    method = reports[names[0]].get("method") or {}
+    table = _batch_table(list(listed), listed, listed_reports)
+    table += [_unplayed_row(study, n) for n in names if n not in ids]
+    out += ["## Batches", "", *table, ""]
+    method = reports[played[0]].get("method") or {}
     if method:
-        out += ["## Methods", "", f"As the report of **{names[0]}** states them:", ""]
+        out += ["## Methods", "", f"As the report of **{played[0]}** states them:", ""]
         out += [f"- **{name}**: {note}" for name, note in method.items()]
         out.append("")
     page.markdown = "\n".join(out).rstrip() + "\n"

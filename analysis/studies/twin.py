@@ -60,8 +60,13 @@ def page_data(
     adjusted = adjusted or {}
     questions = []
     for number, q in enumerate(study.questions, start=1):
-        compared = comparisons[(q.batch, q.against)] if q.against else None
         used = [q.batch] + ([q.against] if q.against else [])
+        if any(name not in ids for name in used):
+            # Not yet played: the question stands with no result.
+            questions.append({"number": number, "title": q.title, "figure": str(q.figure),
+                              "batch": q.batch, "against": q.against, "result": None})  # fmt: skip
+            continue
+        compared = comparisons[(q.batch, q.against)] if q.against else None
         shown = figure_entry(q.figure)
         result = shown.data(q, reports[q.batch], compared)
         result.update(beside(used, reports, shown.first_player)[1])
@@ -88,7 +93,9 @@ def page_data(
     batches = {
         b.name: _batch(study, b.name, ids[b.name], reports[b.name], seconds.get(b.name))
         for b in study.batches
+        if b.name in ids
     }
+    unplayed = {"not_played": [b.name for b in study.batches if b.name not in ids]}
     return {
         "format": FORMAT,
         "version": 2,
@@ -105,6 +112,8 @@ def page_data(
         ),
         "questions": questions,
         "batches": batches,
+        # Only a study still playing names its batches without results.
+        **(unplayed if unplayed["not_played"] else {}),
     }
 
 

@@ -445,8 +445,10 @@ def _from_results(engine: Engine, study: Study, planned: list[PlannedBatch]) -> 
 
 
 def _require_all(study: Study, planned: list[PlannedBatch], ids: dict[str, str]) -> None:
+    """A page needs one batch with results; the page of a study still playing marks the
+    batches that have none yet as not yet played."""
     missing = [p.batch.name for p in planned if p.batch.name not in ids]
-    if missing:
+    if len(missing) == len(planned):
         raise StudyError(
             study.path,
             study.batch(missing[0]).line,
