@@ -33,6 +33,17 @@ class Ladder:
     """Pairings beyond the next level up and the reference."""
     options: tuple[tuple[str, Any], ...] = ()
     """The game's options for every match, as (name, value) pairs (its defaults when empty)."""
+    opening_plies: int | None = None
+    """Random opening plies of every pairing's batch, each opening played once from each
+    seat; None plays the game's default variation (its ``VariationDefaults.opening_plies``).
+    A ladder sets it where the game's default opening decides too many games to measure
+    strong levels apart, without changing that default, which studies rely on."""
+
+    def variation(self) -> dict[str, Any] | None:
+        """The variation every pairing's batch asks for (None: the service's default)."""
+        if self.opening_plies is None:
+            return None
+        return {"kind": "openings", "plies": self.opening_plies}
 
     def pairings(self) -> list[tuple[str, str]]:
         """Each level against the next one up and against the reference, then ``extra``:

@@ -15,7 +15,8 @@ takes every game that loads (an installed one only where its package is installe
 Its pairings are each level against the next and against the reference (and any further
 pairings it names). A pairing ``A-B`` is a playtester batch of its own
 (``workers.batches.plan_batch``: agents ``[A, B]``, or ``[A, B, B]`` for three players,
-balanced seating, the game's default variation, a seed derived from the pairing), and
+balanced seating, the game's default variation unless the ladder sets its own opening length,
+``Ladder.opening_plies``, a seed derived from the pairing), and
 match ``i`` is that batch's match ``i`` (``workers.play.seat_match``), so its seating, opening
 or deal are the service's. A worker process loads each compiled search before the match's
 clock starts and times every ``step`` of every seat with ``time.process_time``.

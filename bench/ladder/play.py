@@ -30,6 +30,7 @@ def pairing_batch(ladder: Ladder, a: str, b: str, games: int) -> BatchPlan:
         seat_policy=None,
         chunk_size=None,
         max_plies=None,
+        variation=ladder.variation(),
         settings=get_settings(),
     )
 

@@ -1,0 +1,42 @@
+"""A ladder's own opening length (``Ladder.opening_plies``): its pairings' batches play random
+openings of that length, each opening from both seats, while a ladder without one keeps the
+game's default variation."""
+
+from __future__ import annotations
+
+from analysis.ladder.ladders import Ladder
+from bench.ladder.play import pairing_batch
+from engines.core import play_match
+from engines.registry import load_game
+from workers.play import build_game, seat_match
+
+
+def _openings(ladder: Ladder, plies: int) -> list[tuple[list[str], tuple[str, ...]]]:
+    """Each match's seats and first ``plies`` moves, for the first pairing's four matches."""
+    a, b = ladder.pairings()[0]
+    batch = pairing_batch(ladder, a, b, 4)
+    game = build_game(batch)
+    played = []
+    for index in range(4):
+        seated = seat_match(game, batch, index)
+        result = play_match(game, seated.players, seated.game_seed, batch.max_plies, seated.labels)
+        played.append((seated.labels, tuple(result.moves[:plies])))
+    return played
+
+
+def test_a_ladder_s_opening_length_is_its_batches_and_each_round_swaps_seats() -> None:
+    ladder = Ladder("alquerque", 2, ("random", "easy"), "random", 4, opening_plies=3)
+    batch = pairing_batch(ladder, "easy", "random", 4)
+    assert (batch.variation["kind"], batch.variation["plies"]) == ("openings", 3)
+    played = _openings(ladder, 3)
+    for first, second in (played[0:2], played[2:4]):
+        assert first[0] == list(reversed(second[0]))
+        assert first[1] == second[1]
+
+
+def test_a_ladder_without_one_plays_the_game_s_default_openings() -> None:
+    ladder = Ladder("alquerque", 2, ("random", "easy"), "random", 4)
+    batch = pairing_batch(ladder, "easy", "random", 4)
+    default = load_game("alquerque").game_type.variation.opening_plies
+    assert (batch.variation["kind"], batch.variation["plies"]) == ("openings", default)
+    assert batch.variation["default"] is True
