@@ -5,7 +5,6 @@ stored (``study verify``), for a study of the test's own and for every committed
 from __future__ import annotations
 
 import json
-import random
 import shutil
 from itertools import pairwise
 from pathlib import Path
@@ -22,7 +21,7 @@ from analysis.studies.definition import StudyError, load_study
 from api.cli import app
 from engines.compiled.warm import needs
 from storage.archive import MANIFEST, read_archive, read_batch
-from storage.archive.layout import MATCHES, file_digest
+from storage.archive.layout import MATCHES, SEATS, TABLE_FILES, file_digest
 from storage.db import get_engine, upgrade
 from storage.models import CHUNK, BatchBase
 from storage.queries import find_match
@@ -308,10 +307,9 @@ def test_a_batch_watched_on_a_server_is_saved_on_its_interval_when_done_and_on_c
     assert saves == [2, 5, 12] and read_archive(folder).batch["status"] == "done"
 
 
-LONG_MATCH_SECONDS = 1.0
-"""A batch whose matches took longer than this on average replays one of them, not two."""
-CANDIDATES = 6
-"""How many matches such a batch draws to replay the quickest of."""
+SPARE_SECONDS = 1.0
+"""A batch replays its quickest drawn match beside its quickest decided one when that drawn
+match took at most this long when it was played (seconds, as stored)."""
 
 
 EXAMPLE_STUDIES = {"kalah"}
@@ -335,13 +333,31 @@ def _needs_compiled(folder: Path) -> bool:
     return bool(needs(build_game(batch), batch.agents))
 
 
+def _same_as(folders: list[Path]) -> dict[Path, Path]:
+    """Each folder that holds the very batch of an earlier one (two studies sharing a batch,
+    e.g. Abalone's standard layout at the 400-ply limit), mapped to that earlier folder:
+    same batch id, same table digests in the manifest."""
+    first: dict[str, Path] = {}
+    copies: dict[Path, Path] = {}
+    for folder in folders:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        key = json.dumps([manifest["batch"]["id"], manifest["files"]], sort_keys=True)
+        if key in first:
+            copies[folder] = first[key]
+        else:
+            first[key] = folder
+    return copies
+
+
 def _committed_params() -> list[object]:
     folders = committed_batches()
     if not folders:
-        return [pytest.param(None, marks=pytest.mark.skip(reason="no committed results yet"))]
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason="no committed results"))]
+    copies = _same_as(folders)
     return [
         pytest.param(
             folder,
+            copies.get(folder),
             id=f"{folder.parent.name}/{folder.name}",
             # A compiled agent compiles on its first move: minutes on a cold cache.
             marks=[pytest.mark.slow] if _needs_compiled(folder) else [],
@@ -350,34 +366,50 @@ def _committed_params() -> list[object]:
     ]
 
 
-def _quick(folder: Path) -> list[int]:
-    """Where a batch's matches take long (the strongest levels), one match to replay: the
-    quickest of a few drawn at random, which proves the batch replays as well as any, at a
-    fraction of the time. Otherwise none: two are drawn at random."""
-    table = pq.read_table(folder / MATCHES, columns=["match_index", "ok", "duration"])
-    rows = table.to_pydict()
-    played = [
-        (duration, index)
-        for index, ok, duration in zip(
-            rows["match_index"], rows["ok"], rows["duration"], strict=True
-        )
-        if ok
-    ]
-    if not played or sum(d for d, _i in played) / len(played) <= LONG_MATCH_SECONDS:
-        return []
-    drawn = random.Random(31).sample(played, min(CANDIDATES, len(played)))
-    return [min(drawn)[1]]
+def quickest_by_result(folder: Path) -> list[int]:
+    """The matches to replay of a committed batch: its quickest decided match (some seat won
+    more than another, by the stored seat rows), and its quickest drawn one where that took at
+    most ``SPARE_SECONDS``; a batch of draws only replays its quickest draw.
+
+    Any one match that replays as stored proves that this code still plays the batch's
+    definition from its seeds as it was played; the quickest one proves it at the least cost,
+    which keeps the suite's share of a long batch (Abalone at a 2,000-ply limit, whose draws
+    took eight minutes each) at seconds. The random sample of ten decided and ten drawn
+    matches that bounds a forgery's chance of escaping stays the job of
+    ``playtester study verify``."""
+    rows = pq.read_table(folder / MATCHES, columns=["match_index", "ok", "duration"]).to_pydict()
+    seats = pq.read_table(folder / SEATS, columns=["match_index", "win_share"]).to_pydict()
+    shares: dict[int, list[float]] = {}
+    for index, share in zip(seats["match_index"], seats["win_share"], strict=True):
+        shares.setdefault(index, []).append(share)
+    decided: list[tuple[float, int]] = []
+    drawn: list[tuple[float, int]] = []
+    for index, ok, duration in zip(rows["match_index"], rows["ok"], rows["duration"], strict=True):
+        if ok:
+            kind = decided if max(shares[index]) > min(shares[index]) else drawn
+            kind.append((duration, index))
+    chosen = [min(decided)] if decided else []
+    if drawn and (not decided or min(drawn)[0] <= SPARE_SECONDS):
+        chosen.append(min(drawn))
+    return sorted(index for _duration, index in chosen)
 
 
-@pytest.mark.parametrize("folder", _committed_params())
-def test_every_committed_batch_replays_as_stored(folder: Path, migrated_sqlite_url: str) -> None:
+@pytest.mark.parametrize(("folder", "same_as"), _committed_params())
+def test_every_committed_batch_replays_as_stored(
+    folder: Path, same_as: Path | None, migrated_sqlite_url: str
+) -> None:
     from storage.archive import import_batch
     from storage.crud import find_batch
 
     engine = get_engine(migrated_sqlite_url)
-    summary = import_batch(engine, folder)
-    # The default sample (ten decided and ten drawn matches), or the one quick match of a
-    # batch whose matches take long.
-    verdict = verify_batch(engine, find_batch(engine, summary.batch_id), matches=_quick(folder))
+    summary = import_batch(engine, folder)  # checks the tables against the manifest's digests
+    if same_as is not None:
+        # The same batch as an earlier folder, which replays it: the very same files.
+        for name in (MANIFEST, *TABLE_FILES):
+            assert (folder / name).read_bytes() == (same_as / name).read_bytes(), name
+        return
+    verdict = verify_batch(
+        engine, find_batch(engine, summary.batch_id), matches=quickest_by_result(folder)
+    )
     assert verdict.sampled, f"{folder}: no played match to replay"
     assert verdict.ok, verdict.mismatches[0].describe()
