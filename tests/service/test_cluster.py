@@ -4,8 +4,8 @@ servers restarted, a wrong password, TLS and secrets (``harness/cluster``).
 One cluster serves the module: a broker host (Redis, TLS only, a password), a database host
 (PostgreSQL, TLS only, scram-sha-256), an API host (with the sweeper, ``STALL_SECONDS=3``) and
 three worker hosts started with nothing but the connection settings (the URLs and the CA of the
-throwaway authority the cluster made with ``openssl``). Every wait is on something observed:
-rows in the database, lines in a host's log.
+throwaway authority the cluster made with ``openssl``) and ``WORKER_ENV``. Every wait is on
+something observed: rows in the database, lines in a host's log.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ SLOW = {
     "agents": [{"name": "mcts", "iterations": 10, "backend": "python"}, "random"],
 }
 """About 20 ms a match: long enough to cut a host while it plays a chunk."""
+WORKER_ENV = {"CHUNK_LEASE_SECONDS": "3", "TCP_TIMEOUT": "8"}
+"""Shorter than the defaults (10 s, 20 s), which only set how long a rescue waits: a lost
+host's chunk is taken again once its lease lapses, and a session cut mid-write holds its locks
+until its silent connection is dropped. Each cut and each lost host waits them out."""
 RECORD = "match_index, seed, ok, plies, ended_by, moves, stats, error, first_seat, opening"
 SEATS = "match_index, seat, agent, agent_index, points, win_share, rank"
 
@@ -53,8 +57,10 @@ def cluster() -> Iterator[Cluster]:
         check_available()
     except Unavailable as exc:
         server_missing(f"no test cluster here: {exc}")
-    made = Cluster.create(workers=3, tls=True, api_env={"STALL_SECONDS": "3"})
+    made = Cluster.create(tls=True, api_env={"STALL_SECONDS": "3"})
     try:
+        for _ in range(3):
+            made.add_worker(**WORKER_ENV)
         for name in made.workers:
             made.worker_ready(name)
         yield made
@@ -105,7 +111,7 @@ def snapshot(cluster: Cluster, batch_id: str) -> tuple[Any, ...]:
 def live_workers(cluster: Cluster, count: int) -> None:
     """Make sure ``count`` worker hosts run (a test before may have lost one)."""
     while len(cluster.workers) < count:
-        cluster.worker_ready(cluster.add_worker())
+        cluster.worker_ready(cluster.add_worker(**WORKER_ENV))
 
 
 def local_run(tmp_path: Path, matches: int, seed: int) -> tuple[list[tuple], list[tuple]]:
@@ -268,7 +274,7 @@ def test_a_lost_host_and_a_joining_host(cluster: Cluster) -> None:
     for host in survivors:
         host.signal_all(signal.SIGSTOP)
     try:
-        joined = cluster.add_worker()
+        joined = cluster.add_worker(**WORKER_ENV)
         wait_until(
             lambda: cluster.sql(
                 "SELECT 1 FROM chunk WHERE batch_id = %s AND worker = %s",
@@ -316,8 +322,12 @@ def test_a_host_with_a_wrong_password_is_refused_and_the_batch_finishes(
     cluster: Cluster,
 ) -> None:
     live_workers(cluster, 2)
-    wrong_db = cluster.add_worker(DATABASE_URL=cluster.database.url("not-the-password"))
-    wrong_broker = cluster.add_worker(BROKER_URL=cluster.broker.url("not-the-password"))
+    wrong_db = cluster.add_worker(
+        DATABASE_URL=cluster.database.url("not-the-password"), **WORKER_ENV
+    )
+    wrong_broker = cluster.add_worker(
+        BROKER_URL=cluster.broker.url("not-the-password"), **WORKER_ENV
+    )
     cluster.worker_ready(wrong_db)  # it reaches the broker, so it takes chunks
     submitted = cluster.submit(**SLOW, matches=400, chunk_size=10, seed=5)
     db_log = cluster.workers[wrong_db].text
