@@ -150,7 +150,8 @@ def render_page(
     if study.description:
         out += ["## The question", "", study.description, ""]
     out += ["## How to reproduce", "", "```sh", *commands, "```", ""]
-    out += ["## Questions", ""]
+    # A study whose one question is its series has asked it in the verdict.
+    out += ["## Questions", ""] if study.questions else []
     for number, q in enumerate(study.questions, start=1):
         if not _answered(q, ids):
             out += [f"### {number}. {q.title}", "", _not_played(q, ids), ""]
