@@ -1,6 +1,6 @@
 """How much of an Alquerque strength pairing the random opening decides, by opening length.
 
-    nice -n 5 .venv/bin/python -m bench.alquerque_openings play --plies 0 2 4 6 8 \\
+    nice -n 5 .venv/bin/python -m bench.alquerque_openings play --plies 4 6 5 \\
         --matches 100 --log /tmp/alq/openings.jsonl
     .venv/bin/python -m bench.alquerque_openings summary --log /tmp/alq/openings.jsonl
 
@@ -12,7 +12,9 @@ order ``--plies`` gives, so a stopped run keeps whole lengths.
 ``summary`` reads them back (or, with ``--ladder-plies``, a pairing of a ladder results file
 played with that opening length), per opening length: pairs, distinct openings among them, the
 share of pairs the opening decided (one seat won both games, whoever sat there), the first
-agent's score over pairs with its 95 % interval and Elo, and the cap the decided pairs put on
+agent's score with its 95 % interval over pairs (each round draws its opening anew, as the
+ladder's fit counts them) and over openings (the pairs of one opening one cluster: the width
+for a reader who takes the few openings as the sample), its Elo, and the cap the decided pairs put on
 a measurement: a player who won every pair the opening left open would score at most
 ``1 - decided / 2``. ``count`` gives how many distinct move sequences and positions a random
 opening of each length can reach (the tree from the start, enumerated) and how many equally
