@@ -14,9 +14,9 @@ played with that opening length), per opening length: pairs, distinct openings a
 share of pairs the opening decided (one seat won both games, whoever sat there), the first
 agent's score with its 95 % interval over pairs (each round draws its opening anew, as the
 ladder's fit counts them) and over openings (the pairs of one opening one cluster: the width
-for a reader who takes the few openings as the sample), its Elo, and the cap the decided pairs put on
-a measurement: a player who won every pair the opening left open would score at most
-``1 - decided / 2``. ``count`` gives how many distinct move sequences and positions a random
+for a reader who takes the few openings as the sample), its Elo, and the cap the decided
+pairs put on a measurement: a player who won every pair the opening left open would score at
+most ``1 - decided / 2``. ``count`` gives how many distinct move sequences and positions a random
 opening of each length can reach (the tree from the start, enumerated) and how many equally
 likely openings their uneven chances amount to.
 """
