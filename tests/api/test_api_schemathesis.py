@@ -29,6 +29,12 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation.modes import GenerationMode
 
 EXAMPLES = {GenerationMode.POSITIVE: 110, GenerationMode.NEGATIVE: 40}
+NAMED_BATCH_POSITIVE = 20
+"""Positive cases of an operation that names batches (a ``{batch_id}`` path, ``/compare``).
+They fit the schema, so the batch ids they name are random strings of no stored batch: every
+one of 110 was answered 404 (counted on 2026-12-06, on SQLite, in 0.4-0.9 s of CPU an
+operation), the same lookup each time, whatever the query. Twenty still vary the query over
+the lookup; the hostile requests below are the ones that reach past it, on a stored batch."""
 HOSTILE_EXAMPLES = 1000
 MIN_REQUESTS = 2000
 MIN_PER_KIND = 150
@@ -248,6 +254,11 @@ def stored_batch(client: Any, url: str) -> str:
 HYPOTHESIS = {"deadline": None, "database": None, "suppress_health_check": list(HealthCheck)}
 
 
+def names_a_batch(path: str) -> bool:
+    """Whether every case of the operation names a batch to look up first."""
+    return "{batch_id}" in path or path == "/compare"
+
+
 def generated(operation: Any, mode: GenerationMode, examples: int, tally: Tally) -> Any:
     """A Hypothesis test sending ``examples`` schemathesis cases of ``operation``."""
 
@@ -277,6 +288,8 @@ def test_generated_requests_never_get_a_server_error(
     assert len(documented) >= 13
     for operation in operations:
         for mode, examples in EXAMPLES.items():
+            if mode == GenerationMode.POSITIVE and names_a_batch(operation.path):
+                examples = NAMED_BATCH_POSITIVE
             try:
                 generated(operation, mode, examples, tally)()
             except Unsatisfiable:
