@@ -1,9 +1,8 @@
 """A candidate for Alquerque's ``expert``: the compiled alpha-beta on a tuned evaluation.
 
-    NUMBA_CACHE_DIR=/tmp/alq/numba .venv/bin/python -m bench.alquerque_expert fit \\
-        --games 300 --workers 2
-    NUMBA_CACHE_DIR=/tmp/alq/numba .venv/bin/python -m bench.alquerque_expert match \\
-        --matches 200 --seed 46 --workers 2 --weights tuned
+    .venv/bin/python -m bench.alquerque_expert fit --games 300 --workers 2
+    .venv/bin/python -m bench.alquerque_expert match --matches 200 --seed 46 --workers 2 \\
+        --weights tuned
 
 ``fit`` tunes the weights of ``engines.alquerque.evaluation`` on data ("Texel tuning"):
 self-play games of the compiled alpha-beta on the default evaluation (``--nodes`` a move, the
@@ -20,13 +19,9 @@ each random opening twice, seats swapped, so the pair of games is the unit of sa
 prints the candidate's score with its 95 % interval over pairs, its Elo, the endings, and the
 CPU seconds of its own moves per game; each match's line goes to ``--log`` as it ends.
 
-The compiled search asks the kernel for an evaluation through
-``engines.compiled.dispatch_alphabeta.evaluate_weighted``, which gives Alquerque's default
-evaluation whatever the weights. Until that branch hands the weights to
-``engines.alquerque.kernel_weighted.evaluate_weighted`` (as Abalone's does), this bench puts
-such a branch in the search of its own process before anything compiles (``route_weights``).
-Give it a numba cache directory of its own (``NUMBA_CACHE_DIR``): the search it compiles is not
-the shared one.
+The compiled search hands the weights to ``engines.alquerque.kernel_weighted.evaluate_weighted``
+through ``engines.compiled.dispatch_alphabeta.evaluate_weighted`` (no weights: the default
+evaluation, ``expert``'s).
 """
 
 from __future__ import annotations
@@ -49,27 +44,6 @@ FIT_SEED = 9_100_000
 DEFAULT_WEIGHTS = Path("/tmp/alquerque_expert_weights.json")
 EXPERT_QUIESCENCE = 8
 RIDGE = 1e-3
-
-
-def route_weights() -> None:
-    """Make this process's compiled alpha-beta hand Alquerque's weights to the kernel's
-    ``evaluate_weighted`` (no weights: the default evaluation, as before). Call it before the
-    search first compiles."""
-    from numba import njit
-
-    from engines.alquerque import kernel_weighted as alquerque
-    from engines.compiled import dispatch_alphabeta, search_negamax
-    from engines.compiled.dispatch import ALQUERQUE
-
-    shared = dispatch_alphabeta.evaluate_weighted
-
-    @njit
-    def evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarray) -> float:
-        if game == ALQUERQUE:
-            return alquerque.evaluate_weighted(state, seat, weights)
-        return shared(game, state, seat, weights)
-
-    search_negamax.evaluate_weighted = evaluate_weighted
 
 
 def searcher(
@@ -119,7 +93,6 @@ def self_play(index: int, nodes: int, opening: int) -> list[tuple[list[float], f
 
 
 def _self_play_job(args: tuple[int, int, int]) -> list[tuple[list[float], float]]:
-    route_weights()
     return self_play(*args)
 
 
@@ -183,7 +156,6 @@ def run_fit(args: argparse.Namespace) -> None:
 
 
 def _match_job(args: tuple[int, int, int, tuple[float, ...], int, float]) -> dict[str, Any]:
-    route_weights()
     return play_one(*args)
 
 

@@ -12,7 +12,8 @@ three more functions of a two-player kernel:
   ``may_eject``), so that a quiet position is not listed for them;
 - the evaluation for a seat, in [-1, 1], with the game's weights where it has any
   (``evaluate_weighted(state, seat, weights)``; Abalone's, in the order of its
-  ``WEIGHT_NAMES``, its defaults when the array is empty), else the kernel's ``evaluate`` (the
+  ``WEIGHT_NAMES``, Alquerque's in the order of ``engines.alquerque.evaluation.FEATURE_NAMES``,
+  each game's default evaluation when the array is empty), else the kernel's ``evaluate`` (the
   weights array is then unread).
 
 A game whose kernel the alpha-beta should play gets one branch in each function here besides
@@ -26,6 +27,7 @@ from numba import njit
 
 from engines.abalone import kernel as abalone
 from engines.alquerque import kernel as alquerque
+from engines.alquerque import kernel_weighted as alquerque_weighted
 from engines.alveoles import kernel as alveoles
 from engines.compiled.dispatch import ABALONE, ALQUERQUE, ALVEOLES, NO_BRANCH
 from engines.kernel_cache import track
@@ -76,7 +78,7 @@ def evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarr
     if game == ALVEOLES:
         return alveoles.evaluate(state, seat)
     if game == ALQUERQUE:
-        return alquerque.evaluate(state, seat)
+        return alquerque_weighted.evaluate_weighted(state, seat, weights)
     if game == ABALONE:
         if weights.shape[0] == 0:
             return abalone.evaluate(state, seat)

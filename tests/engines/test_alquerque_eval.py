@@ -149,3 +149,17 @@ def test_safe_moves_and_a_side_with_none() -> None:
     assert (g["safe_moves"], g["no_safe_move"], g["far_row"]) == (0, 1, 0)
     only_stuck = [0.0] * 6 + [-1.0] + [0.0] * 4
     assert evaluate_weighted(cornered, 0, only_stuck) == pytest.approx(math.tanh(-0.5))
+
+
+def test_the_compiled_search_hands_alquerques_weights_to_the_weighted_evaluation() -> None:
+    from engines.compiled import dispatch_alphabeta
+    from engines.compiled.dispatch import ALQUERQUE as ALQUERQUE_ID
+
+    weights = np.array(TUNED_WEIGHTS, dtype=np.float64)
+    for state in POSITIONS[::7]:
+        encoded = kernel.encode(state)
+        for seat in (0, 1):
+            searched = dispatch_alphabeta.evaluate_weighted(ALQUERQUE_ID, encoded, seat, weights)
+            assert searched == pytest.approx(evaluate_weighted(state, seat, TUNED_WEIGHTS))
+            plain = dispatch_alphabeta.evaluate_weighted(ALQUERQUE_ID, encoded, seat, NO_WEIGHTS)
+            assert plain == kernel.evaluate(encoded, seat)
