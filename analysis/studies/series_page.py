@@ -34,6 +34,8 @@ STATES = {
     "missing": "not yet played",
 }
 """Where a point stands, as the table and the plot write it."""
+SUMMARY_ROOM = 196
+"""The characters the README's item has for the title and the summary (two lines of 100)."""
 UNKNOWN = Estimate(None, Interval(None, None))
 """The figure of a point with none: every part of it written as ``–``."""
 
@@ -129,6 +131,11 @@ def _headline(played: list[SeriesPoint], change: Estimate | None, level: str) ->
     iv = change.interval
     moved = iv.known and not iv.holds(0.0)
     verb = ("rises" if (change.value or 0) > 0 else "falls") if moved else "is not shown to change"
+    start = (first.advantage or UNKNOWN).value or 0.0
+    end = (last.advantage or UNKNOWN).value or 0.0
+    if moved and start * end > 0:
+        # Both on one side of an even game: say whether it draws nearer to one.
+        verb += " toward an even game" if abs(end) < abs(start) else " away from an even game"
     return (
         f"{text}: from {first.label} to {last.label} it {verb} "
         f"({points(change.value)} [{points(iv.low)}, {points(iv.high)}], "
@@ -194,14 +201,15 @@ def _exact(points_: list[SeriesPoint], level: str) -> str | None:
     who = f"`{level}`" if level else "the players played"
     if len(played) == 1:
         p = played[0]
-        shown = "shows" if _agrees(p) else "does not show"
-        text += f"; on {p.label}, the one solved board played, {who} {shown} that side ahead"
+        shown = "is" if _agrees(p) else "is not shown"
+        text += f"; at {who} the perfect-play winner {shown} ahead on {p.label}, the one solved "
+        text += "board played"
     elif played:
         agree = [p for p in played if _agrees(p)]
         others = [p.label for p in played if not _agrees(p)]
         text += (
-            f"; {who} shows that side ahead (interval clear of an even game) on {len(agree)} "
-            f"of the {len(played)} solved boards played"
+            f"; at {who} the perfect-play winner is ahead (interval clear of an even game) on "
+            f"{len(agree)} of the {len(played)} solved boards played"
         )
         if others and agree:
             text += f" (not on {_listed(others)})"
@@ -294,24 +302,31 @@ def series_verdict(
     page = f"docs/studies/{study.name}.md"
     data = {
         "verdict": [{"text": s, "page": page} for s in sentences],
-        "summary": _summary(played, found, level),
+        "summary": _summary(study.title, played, found, level),
         "strength": {"rows": _rows(played, reports), "settled": [], "threshold": SETTLED},
         "series": _series_data(series, found, played, change),
     }
     return out, data
 
 
-def _summary(played: list[SeriesPoint], found: list[SeriesPoint], level: str) -> str:
-    """The verdict in one short line for the README."""
+def _summary(title: str, played: list[SeriesPoint], found: list[SeriesPoint], level: str) -> str:
+    """The verdict in one short line for the README, which gives a study two lines of 100
+    characters with its title: the intervals are left out where they would not fit."""
     first, last = played[0], played[-1]
     at = f" at `{level}`" if level else ""
-    a = first.advantage or UNKNOWN
-    text = f"First player {pct(a.value, True)} {bounds(a.interval, True)} on {first.label}"
-    if len(played) > 1:
-        b = last.advantage or UNKNOWN
-        text += f", {pct(b.value, True)} {bounds(b.interval, True)} on {last.label}"
     settled = sum(p.state == "settled" for p in found)
-    return f"{text}{at}; {settled} of {len(found)} points settled."
+    tail = f"{at}; {settled} of {len(found)} points settled."
+    shown = [first] if len(played) == 1 else [first, last]
+    for with_bounds in (True, False):
+        parts = []
+        for p in shown:
+            a = p.advantage or UNKNOWN
+            iv = f" {bounds(a.interval, True)}" if with_bounds else ""
+            parts.append(f"{pct(a.value, True)}{iv} on {p.label}")
+        text = "First player " + ", ".join(parts) + tail
+        if len(text) <= SUMMARY_ROOM - len(title):
+            break
+    return text
 
 
 def _rows(played: list[SeriesPoint], reports: Mapping[str, Any]) -> list[dict[str, Any]]:

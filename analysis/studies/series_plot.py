@@ -16,7 +16,7 @@ from analysis import plots
 if TYPE_CHECKING:
     from analysis.studies.series_page import SeriesPoint
 
-SIZE = (6.4, 2.4)
+SIZE = (6.4, 2.1)
 """Inches: at the docs site's width it is drawn about 700 pixels wide and short enough to
 stay on the first screen under the verdict's table."""
 GREY = "#888"

@@ -277,6 +277,9 @@ def test_the_series_opens_the_page_with_the_games_own_figures(
     ) in verdict
     moved = change["ci_low"] > 0 or change["ci_high"] < 0
     word = ("rises" if difference > 0 else "falls") if moved else "is not shown to change"
+    if moved and a["estimate"] * b["estimate"] > 0:
+        nearer = abs(b["estimate"]) < abs(a["estimate"])
+        word += " toward an even game" if nearer else " away from an even game"
     assert f"from 2 by 3 to 3 by 3 it {word} ({difference * 100:+.1f} pp" in verdict
     assert "loses by 98 points on 2 by 3 and by 78 on 3 by 3" in verdict
     # 400 games reach the study's ±8 points; 40 do not, and the batch has finished.
@@ -295,3 +298,31 @@ def test_the_series_opens_the_page_with_the_games_own_figures(
     # The question of the batch not yet played says so, and so does the batches' table.
     assert "| 2x4 | – | alveoles | 2 | random |" in page and "not yet played |" in page
     assert data["summary"].startswith(f"First player {a['estimate'] * 100:+.1f} % [")
+
+
+def test_a_study_still_playing_marks_what_has_no_results(tmp_path: Path, sqlite_url: str) -> None:
+    # Two questions, one of them on a batch added after the study was played, and a
+    # comparison with it: the page is written, the missing batch said not yet played.
+    questions = (
+        '[[question]]\nfigure = "first_player_advantage"\nbatch = "2x3"\n'
+        '[[question]]\nfigure = "first_player_advantage"\nbatch = "3x3"\nagainst = "2x3"\n'
+    )
+    path = _study(tmp_path, HEAD + questions)
+    done = runner.invoke(app, ["study", "run", str(path), "--db", sqlite_url, "--workers", "1"])
+    assert done.exit_code == 0, done.output
+    more = '[[batch]]\nname = "2x4"\nmatches = 40\noptions = { layout = "classic-2x4" }\n'
+    path.write_text(HEAD + more + questions.replace('against = "2x3"', 'against = "2x4"'))
+    out = tmp_path / "pages"
+    done = runner.invoke(app, ["study", "report", str(path), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    page = (out / "series.md").read_text()
+    data = json.loads((out / "series.json").read_text())
+    assert "### 2. the starting player's win share minus 1/n" in page
+    assert "Not yet played: **2x4** has no results yet." in page
+    assert "| 2x4 | – | alveoles | 2 | random | layout=classic-2x4 | 0 of 40 | 11 | – |" in page
+    first, compared = data["questions"]
+    assert first["result"]["estimate"] is not None and compared["result"] is None
+    assert data["not_played"] == ["2x4"] and set(data["batches"]) == {"2x3", "3x3"}
+    # The verdict reads the question answered, 2 × 3's.
+    estimate = first["result"]["estimate"]
+    assert f"advantage is **{estimate * 100:+.1f} %**" in data["verdict"][0]["text"]
