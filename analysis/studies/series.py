@@ -48,7 +48,7 @@ class ExactValue:
     start_value: int
     meaning: str
     source: str
-    """The file as the study file names it (relative to the study's folder)."""
+    """The file from the study file's folder's parent: ``studies/results/solved/3x3.json``."""
 
     @property
     def outcome(self) -> str:
@@ -162,7 +162,10 @@ def read_exact(key: str, written: Any, batch: Mapping[str, Any], folder: Path) -
         raise SeriesError(
             key, f"{path} holds no value for the batch's layout {stated.get('layout')!r}"
         )
-    return ExactValue(int(entry["start_value"]), data["value"], str(path))
+    # Named from the study file's folder (``studies/...``), as the repository names it, so the
+    # page reads the same in any clone.
+    source = (PurePosixPath(folder.name) / path).as_posix()
+    return ExactValue(int(entry["start_value"]), data["value"], source)
 
 
 def _effective(key: str, batch: Mapping[str, Any]) -> dict[str, Any]:

@@ -88,6 +88,7 @@ def test_a_series_reads_its_points_labels_and_the_solvers_start_values(tmp_path:
         solved = json.loads((SOLVED / f"{board}.json").read_text())
         assert series.exact[board].start_value == solved["classic"]["start_value"]
         assert series.exact[board].meaning == solved["value"]
+        assert series.exact[board].source == f"studies/results/solved/{board}.json"
     # The labels default to the batch names, and a point may have no exact value.
     bare = HEAD + '[[question]]\nfigure = "first_player_advantage"\nbatches = ["3x3", "2x3"]\n'
     (plain,) = load_study(_study(tmp_path / "bare", bare)).series
