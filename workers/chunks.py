@@ -14,6 +14,7 @@ from storage import crud
 from storage.db import get_engine
 from storage.models import Batch, BatchStatus
 from storage.records import MatchRecord
+from workers.interrupts import interrupt_held
 from workers.lifecycle import after_chunk
 from workers.play import failed_record, play_chunk
 from workers.timelimit import soft_limit_held
@@ -79,7 +80,8 @@ def run_chunk(
     (``give_up_as``) with this reason, so that a chunk no worker can finish still ends.
     Matches cut short by the soft time limit are stored as failed by ``play_chunk``.
     ``then`` is called with the outcome once the chunk is stored, still shielded from the soft
-    time limit (the Celery task queues the next chunk there).
+    time limit (the Celery task queues the next chunk there). A Ctrl-C while the chunk is
+    stored and checked is raised once that is done (``workers.interrupts``).
     """
     engine = get_engine(database_url)
     batch = crud.get_batch(engine, batch_id)
@@ -106,8 +108,9 @@ def run_chunk(
         records = [failed_record(batch, i, give_up_as, give_up) for i in range(start, stop)]
         played = 0
     seconds = time.perf_counter() - began
-    # The matches are played: from here on the soft time limit must not undo their write.
-    with soft_limit_held():
+    # The matches are played: from here on the soft time limit must not undo their write, and
+    # a Ctrl-C waits until the chunk is stored and its batch's stop rule checked.
+    with soft_limit_held(), interrupt_held():
         written = crud.write_chunk(
             engine,
             batch_id=batch_id,

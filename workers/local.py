@@ -8,7 +8,9 @@ the end so that the pool's processes finish together.
 Ctrl-C stops submitting, cancels the chunks not yet started, lets the running ones finish and
 be written (a second Ctrl-C abandons them), sets the batch back to queued and re-raises
 ``KeyboardInterrupt``. Nothing half-written is left: each chunk is one transaction, so
-``run_local`` on the same batch later plays exactly the missing matches.
+``run_local`` on the same batch later plays exactly the missing matches. A Ctrl-C while a chunk
+is stored and its stop rule checked stops the run just after (``workers.interrupts``), as does
+one a finalizer swallowed, at the end of the chunk it landed in.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from storage.db import forget_inherited_engines, get_engine
 from storage.models import BatchStatus
 from storage.settings import Settings
 from workers.chunks import ChunkOutcome, run_chunk
+from workers.interrupts import interrupt_held, raise_swallowed_interrupt
 from workers.lifecycle import after_chunk
 from workers.sizing import RangePlanner
 
@@ -88,16 +91,19 @@ def run_local(
     most = len(ranges) if batch.chunk_size else sum(b - a for a, b in ranges)
     count = max(1, min(workers or default_workers(), most or 1))
     planner = RangePlanner(batch, ranges, settings=settings, workers=count)
-    if batch.stop_rule:
-        # Loaded once here, so forked workers inherit it instead of each importing NumPy and
-        # SciPy on its first check of the rule.
-        import analysis.sprt  # noqa: F401
+    # Everything from here on is in the try: a Ctrl-C while the stop rule is checked (after a
+    # chunk, or once more at the end) must put the batch back to queued as well.
     try:
+        if batch.stop_rule:
+            # Loaded once here, so forked workers inherit it instead of each importing NumPy
+            # and SciPy on its first check of the rule.
+            import analysis.sprt  # noqa: F401
         if count == 1:
             while (chunk := planner.take()) is not None:
                 outcome = run_chunk(batch_id, *chunk, database_url=database_url)
                 planner.measured(outcome.played, outcome.seconds)
                 report(crud.progress(engine, batch_id))
+                raise_swallowed_interrupt()
                 if outcome.batch_status in BatchStatus.FINISHED:
                     break  # done, cancelled elsewhere, or its stopping rule decided
         else:
@@ -108,12 +114,13 @@ def run_local(
                 database_url,
                 lambda: report(crud.progress(engine, batch_id)),
             )
+        with interrupt_held():  # the last check of the stop rule, whole (workers.interrupts)
+            after_chunk(engine, batch_id)
+        final = crud.progress(engine, batch_id)
+        report(final)
     except KeyboardInterrupt:
         crud.set_status(engine, batch_id, BatchStatus.QUEUED, only_from={BatchStatus.RUNNING})
         raise
-    after_chunk(engine, batch_id)
-    final = crud.progress(engine, batch_id)
-    report(final)
     return final
 
 
@@ -150,6 +157,7 @@ def _run_pool(
                     stopped = True
                     running = {f for f in running if not f.cancel()}
             tick()
+            raise_swallowed_interrupt()
     except KeyboardInterrupt:
         for future in running:
             future.cancel()

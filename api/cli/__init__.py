@@ -17,6 +17,7 @@ new command goes in the module of its kind; ``--help`` lists commands in the ord
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 
@@ -25,6 +26,7 @@ from rich.markup import escape
 
 from api.cli import archive, authoring, batches, db, docs, reports, run, service, study, tune
 from api.cli.common import describe_error, err
+from workers.interrupts import keep_swallowed_interrupts
 
 app = typer.Typer(
     name="playtester",
@@ -59,9 +61,29 @@ def hear_ctrl_c() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+class _NoInterruptTracebacks(logging.Filter):
+    """Drop records that log a ``KeyboardInterrupt`` (SQLAlchemy's pool does when one lands
+    while it returns a connection, then re-raises it): the command reports the stop itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = record.exc_info[0] if record.exc_info else None
+        return not (kind is not None and issubclass(kind, KeyboardInterrupt))
+
+
+def stop_cleanly_on_ctrl_c() -> None:
+    """Ctrl-C wherever it lands ends in the command's own message and exit code 130: one a
+    finalizer swallowed stops a local run at the end of its chunk (``workers.interrupts``), and
+    no library's traceback of it reaches stderr (logged records do through
+    ``logging.lastResort`` when nothing configured logging, as in the command line)."""
+    hear_ctrl_c()
+    keep_swallowed_interrupts()
+    if logging.lastResort is not None:
+        logging.lastResort.addFilter(_NoInterruptTracebacks())
+
+
 def main() -> None:
     """Entry point of the ``playtester`` console script."""
-    hear_ctrl_c()
+    stop_cleanly_on_ctrl_c()
     try:
         app(prog_name="playtester")
     except KeyboardInterrupt:
