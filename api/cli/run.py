@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.progress import (
@@ -67,15 +67,20 @@ def run(
     """Play a batch of matches on this machine and print the seat balance."""
     from workers.batches import plan_batch
 
-    with user_errors(db):
-        if workers is not None and workers < 1:
-            raise OptionError("--workers must be at least 1", field="workers")
-        plan = plan_batch(opts.batch_request(ctx.params), settings=settings_for(db))
-        engine = open_db(db)
-        batch = crud.create_batch(engine, plan=plan)
-        err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
-        warn_incomplete_seating(batch.players, batch.seat_policy, batch.matches)
-        _play(engine, batch.id, workers, db)
+    made: list[str] = []
+    try:
+        with user_errors(db):
+            if workers is not None and workers < 1:
+                raise OptionError("--workers must be at least 1", field="workers")
+            plan = plan_batch(opts.batch_request(ctx.params), settings=settings_for(db))
+            engine = open_db(db)
+            batch = crud.create_batch(engine, plan=plan)
+            made.append(batch.id)
+            err.print(f"batch [bold]{batch.id}[/bold] — {describe_batch(batch)}", highlight=False)
+            warn_incomplete_seating(batch.players, batch.seat_policy, batch.matches)
+            _play(engine, batch.id, workers, db)
+    except KeyboardInterrupt:
+        _interrupted(made[0] if made else None, db)
 
 
 @app.command()
@@ -87,27 +92,38 @@ def resume(
     db: DbOption = None,
 ) -> None:
     """Play only the missing matches of an interrupted batch."""
-    with user_errors(db):
-        engine = open_db(db)
-        batch = crud.find_batch(engine, batch_id)
-        if batch.status in BatchStatus.FINISHED:
-            err.print(f"batch {batch.id} is already {batch.status}; nothing to resume")
-        else:
-            err.print(f"resuming batch [bold]{batch.id}[/bold] — {describe_batch(batch)}")
-        _play(engine, batch.id, workers, db)
+    found: list[str] = []
+    try:
+        with user_errors(db):
+            engine = open_db(db)
+            batch = crud.find_batch(engine, batch_id)
+            found.append(batch.id)
+            if batch.status in BatchStatus.FINISHED:
+                err.print(f"batch {batch.id} is already {batch.status}; nothing to resume")
+            else:
+                err.print(f"resuming batch [bold]{batch.id}[/bold] — {describe_batch(batch)}")
+            _play(engine, batch.id, workers, db)
+    except KeyboardInterrupt:
+        _interrupted(found[0] if found else None, db)
 
 
 def _play(engine: Engine, batch_id: str, workers: int | None, url: str | None) -> None:
-    try:
-        progress_runner(batch_id, workers, url)
-    except KeyboardInterrupt:
+    progress_runner(batch_id, workers, url)
+    finish_report(engine, batch_id, url)
+
+
+def _interrupted(batch_id: str | None, url: str | None) -> NoReturn:
+    """Ctrl-C anywhere in ``run`` or ``resume``: each chunk is stored whole or not at all, so
+    say how to go on (or that nothing was played yet) and exit 130."""
+    if batch_id is None:
+        err.print("\ninterrupted; nothing was played")
+    else:
         db_hint = f" --db '{safe_url(url)}'" if url else ""
         err.print(
             f"\ninterrupted; finished chunks are saved. Continue with:\n"
             f"  playtester resume {batch_id}{db_hint}"
         )
-        raise typer.Exit(130) from None
-    finish_report(engine, batch_id, url)
+    raise typer.Exit(130)
 
 
 def progress_runner(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -43,6 +43,7 @@ from workers.studies.results import (
     committed_ladder,
     exporter,
     has_results,
+    recover,
     restore,
     restore_to,
     results_folder,
@@ -290,26 +291,45 @@ def _run_here(
         if workers is not None and workers < 1:
             raise OptionError("--workers must be at least 1", field="workers")
         engine = open_db(db)
-        _restored(restore(engine, study, planned), "read from its results")
+        # The batch being played, saved once more on Ctrl-C wherever it lands: in a chunk, a
+        # stop rule's check, a checkpoint, between batches or in the final saves.
+        playing: list[Checkpoints] = []
+        try:
+            _restored(restore(engine, study, planned), "read from its results")
 
-        def play(run: StudyRun) -> None:
-            folder = batch_folder(study, run.name)
-            points = Checkpoints(
-                exporter(engine, run.batch_id, moves=moves), folder, every=every, saved=_saved
-            )
-            try:
+            def play(run: StudyRun) -> None:
+                folder = batch_folder(study, run.name)
+                points = Checkpoints(
+                    exporter(engine, run.batch_id, moves=moves), folder, every=every, saved=_saved
+                )
+                playing[:] = [points]
                 progress_runner(run.batch_id, workers, db, also=points.tick)
-            except KeyboardInterrupt:
                 points.save()
-                _interrupted(study, path, None)
-            points.save()
 
-        runs = run_here(engine, planned, play=play, announce=_announce)
-        for r in runs:
-            folder = batch_folder(study, r.name)
-            if not has_results(folder):
-                _saved(save(engine, r.batch_id, folder, moves=moves))
+            runs = run_here(engine, planned, play=play, announce=_announce)
+            for r in runs:
+                folder = batch_folder(study, r.name)
+                if not has_results(folder):
+                    _saved(save(engine, r.batch_id, folder, moves=moves))
+        except KeyboardInterrupt:
+            saved = _save_interrupted(playing, [batch_folder(study, p.batch.name) for p in planned])
+            _interrupted(study, path, None, saved=saved)
         return runs
+
+
+def _save_interrupted(playing: list[Checkpoints], folders: list[Path]) -> bool:
+    """Save the batch that was playing (if any) after Ctrl-C; False when a second Ctrl-C
+    stopped that save. Either way no results folder is left half-written: a save stopped
+    midway is finished or undone (``recover``), so each holds its last whole save."""
+    try:
+        for points in playing:
+            points.save()
+        return True
+    except KeyboardInterrupt:
+        return False
+    finally:
+        for folder in folders:
+            recover(folder)
 
 
 def _restored(restored: list[Restored], how: str) -> None:
@@ -321,11 +341,12 @@ def _restored(restored: list[Restored], how: str) -> None:
         )
 
 
-def _interrupted(study: Study, path: Path, service: str | None) -> None:
+def _interrupted(study: Study, path: Path, service: str | None, *, saved: bool = True) -> NoReturn:
     where = f" --service {shlex.quote(service)}" if service else ""
     playing = " (the server goes on playing)" if service else ""
+    how = "results saved in" if saved else "stopped before the last save; earlier results are in"
     err.print(
-        f"\ninterrupted; results saved in {results_folder(study)}{playing}. Continue "
+        f"\ninterrupted; {how} {results_folder(study)}{playing}. Continue "
         f"(here or elsewhere) with:\n  playtester study run {shlex.quote(str(path))}{where}"
     )
     raise typer.Exit(130)
