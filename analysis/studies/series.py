@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from analysis.studies.estimates import Estimate
+
 ENTRY_KEYS = ("classic", "random")
 """Where a solved-values file keeps its layouts' values."""
 
@@ -197,3 +199,27 @@ def _entry(data: Mapping[str, Any], layout: Any) -> Mapping[str, Any] | None:
         if entry.get("name") == layout or entry.get("layout") == layout:
             return entry
     return None
+
+
+@dataclass(frozen=True)
+class SeriesPoint:
+    """One point of the series: its batch and label, its figure where it has results, how far
+    its interval is from the precision aimed at, and its exact value where it is known."""
+
+    batch: str
+    label: str
+    level: str
+    advantage: Estimate | None
+    games: int
+    target: float | None
+    """The half-width aimed at: the batch's precision stop's, else the study's."""
+    state: str
+    exact: ExactValue | None
+
+    @property
+    def played(self) -> bool:
+        return self.advantage is not None
+
+    @property
+    def half_width(self) -> float | None:
+        return None if self.advantage is None else self.advantage.interval.half_width

@@ -12,7 +12,6 @@ results yet are said to be not yet played, and drawn as such.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from analysis import plots
@@ -20,7 +19,7 @@ from analysis.studies.context import decided_data, diversity
 from analysis.studies.definition import Study
 from analysis.studies.estimates import Estimate, Interval, compared_first_player, first_player
 from analysis.studies.page_text import Source, bounds, p_clause, pct, points
-from analysis.studies.series import ExactValue, Series
+from analysis.studies.series import Series, SeriesPoint
 from analysis.studies.series_plot import series_plot
 from analysis.studies.verdict_text import SETTLED
 
@@ -38,30 +37,6 @@ SUMMARY_ROOM = 196
 """The characters the README's item has for the title and the summary (two lines of 100)."""
 UNKNOWN = Estimate(None, Interval(None, None))
 """The figure of a point with none: every part of it written as ``–``."""
-
-
-@dataclass(frozen=True)
-class SeriesPoint:
-    """One point of the series: its batch and label, its figure where it has results, how far
-    its interval is from the precision aimed at, and its exact value where it is known."""
-
-    batch: str
-    label: str
-    level: str
-    advantage: Estimate | None
-    games: int
-    target: float | None
-    """The half-width aimed at: the batch's precision stop's, else the study's."""
-    state: str
-    exact: ExactValue | None
-
-    @property
-    def played(self) -> bool:
-        return self.advantage is not None
-
-    @property
-    def half_width(self) -> float | None:
-        return None if self.advantage is None else self.advantage.interval.half_width
 
 
 def _target(report: Mapping[str, Any], study: Study) -> float | None:

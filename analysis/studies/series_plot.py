@@ -6,15 +6,12 @@ pyplot, the same bytes every time)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.axes import Axes
 
 from analysis import plots
-
-if TYPE_CHECKING:
-    from analysis.studies.series_page import SeriesPoint
+from analysis.studies.series import SeriesPoint
 
 SIZE = (6.4, 2.1)
 """Inches: at the docs site's width it is drawn about 700 pixels wide and short enough to
