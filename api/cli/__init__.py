@@ -12,7 +12,9 @@
 - ``docs``: ``docs serve``, ``docs build`` (the documentation site)
 
 What they share (consoles, ``--db``, error lines, option parsing) is in ``api.cli.common``. A
-new command goes in the module of its kind; ``--help`` lists commands in the order below.
+new command goes in the module of its kind; ``--help`` lists commands in the order below. The
+root app is assembled in ``api.cli.root`` (and reachable as ``api.cli.app``), which ``main``
+loads only once Ctrl-C is set up to stop cleanly.
 """
 
 from __future__ import annotations
@@ -20,34 +22,9 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+from typing import Any
 
-import typer
-from rich.markup import escape
-
-from api.cli import archive, authoring, batches, db, docs, reports, run, service, study, tune
-from api.cli.common import describe_error, err
 from workers.interrupts import keep_swallowed_interrupts
-
-app = typer.Typer(
-    name="playtester",
-    help="Answer board-game balance questions with large batches of computer-vs-computer matches.",
-    no_args_is_help=True,
-    pretty_exceptions_show_locals=False,
-    add_completion=False,
-)
-for commands in (
-    run.app,
-    batches.app,
-    reports.app,
-    archive.app,
-    service.app,
-    tune.app,
-    authoring.app,
-):
-    app.add_typer(commands)  # no name: the commands sit at the top level
-app.add_typer(db.app, name="db")
-app.add_typer(study.app, name="study")
-app.add_typer(docs.app, name="docs")
 
 
 def hear_ctrl_c() -> None:
@@ -85,16 +62,32 @@ def main() -> None:
     """Entry point of the ``playtester`` console script."""
     stop_cleanly_on_ctrl_c()
     try:
+        # Loaded here, not at import: a Ctrl-C during the seconds it takes is a clean stop too.
+        from api.cli.root import app
+
         app(prog_name="playtester")
     except KeyboardInterrupt:
-        err.print("interrupted")
+        print("interrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as exc:
+        from rich.markup import escape
+
+        from api.cli.common import describe_error, err
+
         message = describe_error(exc)
         if message is None:
             raise
         err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         sys.exit(2)
+
+
+def __getattr__(name: str) -> Any:
+    # ``from api.cli import app``: the root app, loaded on first use.
+    if name == "app":
+        from api.cli.root import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["app", "main"]

@@ -55,6 +55,22 @@ def reached(what):
         signal.pause()
 
 
+if moment == "startup":
+    # While the commands' modules load (SciPy among them), before any command runs.
+    import importlib.abc
+
+    class Watch(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "scipy.stats":
+                sys.meta_path.remove(self)
+                reached(moment)
+            return None
+
+    sys.meta_path.insert(0, Watch())
+    from api.cli import main
+
+    main()
+
 import workers.chunks
 
 play_chunk = workers.chunks.play_chunk
@@ -323,3 +339,15 @@ def test_ctrl_c_in_a_stop_check_of_run_stops_cleanly_and_resume_plays_what_is_mi
     assert played(stderr, batch.id) == set(range(MATCHES)) - before
     assert stored(url, batch.id) == set(range(MATCHES))
     assert crud.find_batch(get_engine(url), batch.id).status == BatchStatus.DONE
+
+
+def test_ctrl_c_while_the_command_line_loads_stops_cleanly(
+    migrated_sqlite_url: str, tmp_path: Path
+) -> None:
+    moment = "startup"
+    path = tmp_path / "studies" / "anywhere.toml"
+    path.parent.mkdir()
+    path.write_text(study_text(["first"]))
+    code, stderr = interrupt_at(study_run(path, migrated_sqlite_url, moment), moment)
+    assert_clean(code, stderr, "interrupted")
+    assert crud.list_batches(get_engine(migrated_sqlite_url)) == []
