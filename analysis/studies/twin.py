@@ -11,6 +11,10 @@ ladder's figure.
 A question in a family (``family``: its name and its questions' numbers) has its p-value
 Holm-adjusted over the family as ``result.p_holm``, as the page gives it.
 
+A study still playing lists its batches without results as ``not_played`` (absent when every
+batch has some), and a question on one of them has ``result: null``. A study with a series
+has it under ``series`` (``analysis.studies.series_page``).
+
 Like the page, it copies the batches' reports and comparisons and computes nothing else.
 Numbers are rounded to six decimals, so the file reads the same whichever machine's floating
 point made the last digits; nothing in it says when or where it was written.
