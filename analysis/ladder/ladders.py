@@ -85,6 +85,10 @@ LADDERS: dict[str, Ladder] = {
             "easy",
             200,
             extra=(("expert", "medium"),),
+            # The game's 8 random plies decide about half the expert-hard pairs whoever sits
+            # where; 4 leave about a fifth decided (bench/README.md, "Alquerque's ladder
+            # openings").
+            opening_plies=4,
         ),
         Ladder(
             "alveoles",

@@ -4,7 +4,7 @@ game's default variation."""
 
 from __future__ import annotations
 
-from analysis.ladder.ladders import Ladder
+from analysis.ladder.ladders import Ladder, ladder_for
 from bench.ladder.play import pairing_batch
 from engines.core import play_match
 from engines.registry import load_game
@@ -40,3 +40,11 @@ def test_a_ladder_without_one_plays_the_game_s_default_openings() -> None:
     default = load_game("alquerque").game_type.variation.opening_plies
     assert (batch.variation["kind"], batch.variation["plies"]) == ("openings", default)
     assert batch.variation["default"] is True
+
+
+def test_alquerque_s_ladder_plays_shorter_openings_than_its_studies() -> None:
+    ladder = ladder_for("alquerque")
+    default = load_game("alquerque").game_type.variation.opening_plies
+    assert ladder.opening_plies is not None and ladder.opening_plies < default
+    batch = pairing_batch(ladder, *ladder.pairings()[0], ladder.games)
+    assert batch.variation["plies"] == ladder.opening_plies
