@@ -7,9 +7,9 @@ meeting of two different levels in a match is one comparison (with three players
 interval is that module's cluster-robust sandwich over units of sampling, taken for the
 difference from the reference (its variance ``V_ii + V_rr − 2 V_ir``), with Student's t on
 ``G − 1`` degrees of freedom, ``G`` the units of all pairings together. A unit is a round of
-a pairing's seating design, joined with every other match that shares its opening key
-(``analysis.units``): two seat-swapped games for two players, a deal played six ways for
-three.
+a pairing's seating design (``analysis.units``): two seat-swapped games for two players, a
+deal played six ways for three. Each round draws its opening independently, so two rounds that
+drew the same opening stay two units.
 
 Where some levels won, or lost, every comparison against the rest (a sweep), their Elo is
 unbounded and the fit only orders them: intervals are given inside the group of levels that
@@ -89,7 +89,7 @@ def _rows_by_pairing(ladder: Ladder, rows: list[dict[str, Any]]) -> list[list[di
 
 def ladder_wide(ladder: Ladder, rows: list[dict[str, Any]]) -> tuple[Wide, list[str]]:
     """Every match of the game as one ``Wide``: agent index = level, a unit per round of a
-    pairing (joined by shared openings), match indices made distinct across pairings."""
+    pairing, match indices made distinct across pairings."""
     levels = list(ladder.levels) + sorted(
         {s for r in rows for s in r["seats"]} - set(ladder.levels)
     )
@@ -100,7 +100,7 @@ def ladder_wide(ladder: Ladder, rows: list[dict[str, Any]]) -> tuple[Wide, list[
         if not group:
             continue
         match = np.array([int(r["index"]) for r in group], dtype=np.int64)
-        # The stored round is the unit's round: units of size one over it, joined by openings.
+        # The stored round is the unit's round: units of size one over it.
         rounds = np.array([int(r["round"]) for r in group], dtype=np.int64)
         units = sampling_units(rounds, np.array([r["opening"] for r in group], object), 1)
         parts.append(
