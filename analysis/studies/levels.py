@@ -81,6 +81,14 @@ def _options(options: Sequence[tuple[str, Any]]) -> str:
     return " with " + ", ".join(f"{k}={json.dumps(v)}" for k, v in options)
 
 
+def _openings(plies: int | None) -> str:
+    """The ladder's own openings, where they are not the game's default variation: a study of
+    the game's default openings reads the ladder's Elo all the same, so the page names them."""
+    if plies is None:
+        return ""
+    return f" from random openings of {plies} plies, each played from both seats"
+
+
 def levels_section(study: Study, levels: LevelsInput) -> tuple[list[str], dict[str, Any]]:
     """The page's "Levels" section and its part of the twin."""
     table = levels.table
@@ -96,7 +104,7 @@ def levels_section(study: Study, levels: LevelsInput) -> tuple[list[str], dict[s
         f"`{ladder.game}` (`{levels.source}`, played by `python -m bench.ladder`): "
         f"{ladder.players} players{_options(ladder.options)}, each level against the next one "
         "up and against "
-        f"`{ladder.reference}`, "
+        f"`{ladder.reference}`{_openings(ladder.opening_plies)}, "
         f"{table.games:,} games, one Bradley–Terry Elo scale with 95 % intervals over "
         f"{table.units:,} units of sampling. CPU time is measured in the process that played "
         "the moves, over the ladder's games. The levels this study plays are in bold."

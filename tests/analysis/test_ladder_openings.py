@@ -4,11 +4,18 @@ game's default variation."""
 
 from __future__ import annotations
 
+import json
+
+from repo_paths import REPO
+
 from analysis.ladder.ladders import Ladder, ladder_for
+from analysis.studies.definition import load_study
+from analysis.studies.levels import levels_section
 from bench.ladder.play import pairing_batch
 from engines.core import play_match
 from engines.registry import load_game
 from workers.play import build_game, seat_match
+from workers.studies.results import committed_ladder
 
 
 def _openings(ladder: Ladder, plies: int) -> list[tuple[list[str], tuple[str, ...]]]:
@@ -48,3 +55,26 @@ def test_alquerque_s_ladder_plays_shorter_openings_than_its_studies() -> None:
     assert ladder.opening_plies is not None and ladder.opening_plies < default
     batch = pairing_batch(ladder, *ladder.pairings()[0], ladder.games)
     assert batch.variation["plies"] == ladder.opening_plies
+
+
+PERFT_4 = 12
+"""Move sequences of 4 plies from Alquerque's start (the rules page's perft at depth 4)."""
+
+
+def test_the_committed_alquerque_ladder_and_its_study_page_say_its_openings() -> None:
+    rows = [
+        json.loads(line)
+        for line in (REPO / "studies/results/ladder/alquerque.jsonl").read_text().splitlines()
+    ]
+    # Played from 4-ply openings: no more distinct openings than 4-ply lines exist (8 plies
+    # reach 1,924), and enough rounds that every line was drawn.
+    assert len({r["opening"] for r in rows}) == PERFT_4
+    study = load_study(REPO / "studies/alquerque.toml")
+    levels = committed_ladder(study)
+    assert levels is not None
+    text = "\n".join(levels_section(study, levels)[0])
+    assert "from random openings of 4 plies, each played from both seats" in text
+    other = load_study(REPO / "studies/alveoles.toml")
+    other_levels = committed_ladder(other)
+    assert other_levels is not None
+    assert "random openings of" not in "\n".join(levels_section(other, other_levels)[0])
