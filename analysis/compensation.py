@@ -33,6 +33,9 @@ TIE = 1e-9
 """Points: adjusted scores this close are a tie (the winners split the win)."""
 MAX_ROUNDS = 30
 """Rounds of the seat-by-seat solve; it stops earlier once no offset moves."""
+RESAMPLE_BLOCK = 200
+"""Resamples solved side by side: bounds the memory of the (resamples x matches x seats)
+arrays."""
 
 
 def shares_with_offsets(points: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -196,6 +199,110 @@ def _weighted_shares(points: np.ndarray, weights: np.ndarray, offsets: np.ndarra
     return np.asarray(weights @ split / weights.sum())
 
 
+def _solve_seat_many(
+    points: np.ndarray, weights: np.ndarray, offsets: np.ndarray, s: int
+) -> np.ndarray:
+    """``_solve_seat`` for many resamples at once: row ``r`` of ``weights`` and ``offsets``.
+
+    Every float is made by the same operation on the same operands, in the same order, as in
+    ``_solve_seat`` (rows sorted one by one, each segment summed by one ``reduceat``, shares
+    accumulated left to right), so each row's answer is that function's to the last bit; the
+    bootstrap's published intervals depend on it.
+    """
+    r, m = weights.shape
+    n = points.shape[1]
+    others = (points[None, :, :] + offsets[:, None, :])[:, :, [t for t in range(n) if t != s]]
+    top = others.max(axis=2)
+    c = top - points[None, :, s]
+    tied = (top[:, :, None] - others <= TIE).sum(axis=2)
+    order = np.argsort(c, axis=1)
+    c_sorted = np.take_along_axis(c, order, axis=1)
+    w_sorted = np.take_along_axis(weights, order, axis=1)
+    tied_sorted = np.take_along_axis(tied, order, axis=1)
+    is_start = np.ones((r, m), bool)
+    is_start[:, 1:] = np.diff(c_sorted, axis=1) > TIE
+    # Segments of every row in one flat array: each ends where the next starts, and every row
+    # starts one, so no segment crosses rows.
+    starts = np.flatnonzero(is_start)
+    seg_row = starts // m
+    counts = is_start.sum(axis=1)
+    seg_pos = np.arange(starts.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    total = w_sorted.sum(axis=1)[seg_row]
+    k = int(counts.max())
+    steps = np.zeros((r, k))
+    mass = np.zeros((r, k))
+    at_tie = np.zeros((r, k))
+    steps[seg_row, seg_pos] = c_sorted.ravel()[starts]
+    mass[seg_row, seg_pos] = np.add.reduceat(w_sorted.ravel(), starts) / total
+    at_tie[seg_row, seg_pos] = (
+        np.add.reduceat((w_sorted / (tied_sorted + 1)).ravel(), starts) / total
+    )
+    after = np.cumsum(mass, axis=1)  # the padding (zeros) comes after each row's steps
+    valid = np.arange(k)[None, :] < counts[:, None]
+    target = 1.0 / n
+    gap = np.concatenate(
+        [
+            np.abs(np.zeros((r, 1)) - target),
+            np.where(valid, np.abs(after - mass + at_tie - target), np.inf),
+            np.where(valid, np.abs(after - target), np.inf),
+        ],
+        axis=1,
+    )
+    last = steps[np.arange(r), counts - 1]
+    middles = np.empty((r, k))
+    middles[:, :-1] = (steps[:, :-1] + steps[:, 1:]) / 2
+    above = np.where(np.arange(k)[None, :] == (counts - 1)[:, None], last[:, None] + 1.0, middles)
+    where = np.concatenate([steps[:, :1] - 1.0, steps, above], axis=1)
+    return where[np.arange(r), np.argmin(gap, axis=1)]
+
+
+def _fit_offsets_many(points: np.ndarray, weights: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``_fit_offsets(points, weights[r], start)`` for every row ``r``, solved side by side.
+
+    The shares only decide whether a round moved (their changes are whole weights over the
+    total, far above ``TIE``, or rounding), so they are summed here in any order; a cycle's
+    state is picked with ``_weighted_shares`` itself, whose rounding breaks exact ties.
+    """
+    r, n = weights.shape[0], points.shape[1]
+    offsets = np.tile(start, (r, 1))
+    out = np.empty((r, n))
+    active = np.arange(r)
+    seen: list[np.ndarray] = []
+    shares = _shares_many(points, weights, offsets)
+    for _ in range(MAX_ROUNDS):
+        if active.size == 0:
+            break
+        seen.append(offsets.copy())
+        w = weights[active]
+        for s in range(1, n):
+            offsets[active, s] = _solve_seat_many(points, w, offsets[active], s)
+        before, now = shares[active], _shares_many(points, w, offsets[active])
+        shares[active] = now
+        moved = np.abs(now - before).max(axis=1) > TIE
+        out[active[~moved]] = offsets[active[~moved]]
+        active = active[moved]
+        history = np.stack(seen)[:, active]  # rounds x rows x seats
+        match = np.abs(history - offsets[active][None]).max(axis=2) <= TIE
+        cycled = match.any(axis=0)
+        for row, first in zip(active[cycled], match.argmax(axis=0)[cycled], strict=True):
+            cycle = [old[row] for old in seen[first:]]
+            gaps = [
+                np.abs(_weighted_shares(points, weights[row], o) - 1.0 / n).max() for o in cycle
+            ]
+            out[row] = cycle[int(np.argmin(gaps))]
+        active = active[~cycled]
+    out[active] = offsets[active]
+    return out
+
+
+def _shares_many(points: np.ndarray, weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each row's weighted win shares (``_weighted_shares`` per row, summed in another order)."""
+    adj = points[None, :, :] + offsets[:, None, :]
+    winners = adj.max(axis=2, keepdims=True) - adj <= TIE
+    split = winners / winners.sum(axis=2, keepdims=True)
+    return np.asarray(np.einsum("rm,rmn->rn", weights, split) / weights.sum(axis=1)[:, None])
+
+
 def _bootstrap_offsets(
     points: np.ndarray, unit: np.ndarray, est: np.ndarray, samples: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -213,12 +320,13 @@ def _bootstrap_offsets(
         scale = math.sqrt(subset / units)
         centre = _fit_offsets(points, start=est)
         units = subset
-    boots = np.array(
+    weights = np.array(
+        [np.bincount(rng.integers(0, units, units), minlength=units) for _ in range(samples)]
+    )[:, label].astype(float)
+    boots = np.concatenate(
         [
-            _fit_offsets(
-                points, np.bincount(rng.integers(0, units, units), minlength=units)[label], centre
-            )
-            for _ in range(samples)
+            _fit_offsets_many(points, weights[i : i + RESAMPLE_BLOCK], centre)
+            for i in range(0, samples, RESAMPLE_BLOCK)
         ]
     )
     lo, hi = np.percentile(boots, [2.5, 97.5], axis=0)
