@@ -211,14 +211,19 @@ def _solve_seat_many(
     """
     r, m = weights.shape
     n = points.shape[1]
-    others = (points[None, :, :] + offsets[:, None, :])[:, :, [t for t in range(n) if t != s]]
-    top = others.max(axis=2)
+    # Seat by seat on (resamples x matches) planes: reducing a short last axis is slow.
+    others = [points[None, :, t] + offsets[:, t, None] for t in range(n) if t != s]
+    top = others[0]
+    for o in others[1:]:
+        top = np.maximum(top, o)
     c = top - points[None, :, s]
-    tied = (top[:, :, None] - others <= TIE).sum(axis=2)
-    order = np.argsort(c, axis=1)
-    c_sorted = np.take_along_axis(c, order, axis=1)
-    w_sorted = np.take_along_axis(weights, order, axis=1)
-    tied_sorted = np.take_along_axis(tied, order, axis=1)
+    tied = np.zeros((r, m))
+    for o in others:
+        tied += top - o <= TIE
+    order = (np.argsort(c, axis=1) + m * np.arange(r)[:, None]).ravel()
+    c_sorted = c.ravel()[order].reshape(r, m)
+    w_sorted = weights.ravel()[order].reshape(r, m)
+    tied_sorted = tied.ravel()[order].reshape(r, m)
     is_start = np.ones((r, m), bool)
     is_start[:, 1:] = np.diff(c_sorted, axis=1) > TIE
     # Segments of every row in one flat array: each ends where the next starts, and every row
@@ -297,10 +302,14 @@ def _fit_offsets_many(points: np.ndarray, weights: np.ndarray, start: np.ndarray
 
 def _shares_many(points: np.ndarray, weights: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Each row's weighted win shares (``_weighted_shares`` per row, summed in another order)."""
-    adj = points[None, :, :] + offsets[:, None, :]
-    winners = adj.max(axis=2, keepdims=True) - adj <= TIE
-    split = winners / winners.sum(axis=2, keepdims=True)
-    return np.asarray(np.einsum("rm,rmn->rn", weights, split) / weights.sum(axis=1)[:, None])
+    adj = [points[None, :, t] + offsets[:, t, None] for t in range(points.shape[1])]
+    top = adj[0]
+    for a in adj[1:]:
+        top = np.maximum(top, a)
+    winners = [top - a <= TIE for a in adj]
+    count = np.sum(winners, axis=0)
+    won = np.stack([(weights * (wins / count)).sum(axis=1) for wins in winners], axis=1)
+    return np.asarray(won / weights.sum(axis=1)[:, None])
 
 
 def _bootstrap_offsets(
