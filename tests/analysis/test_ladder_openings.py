@@ -58,7 +58,7 @@ def test_alquerque_s_ladder_plays_shorter_openings_than_its_studies() -> None:
 
 
 PERFT_4 = 12
-"""Move sequences of 4 plies from Alquerque's start (the rules page's perft at depth 4)."""
+"""Move sequences of 4 plies from Alquerque's start (perft at depth 4, docs/rules/alquerque.md)."""
 
 
 def test_the_committed_alquerque_ladder_and_its_study_page_say_its_openings() -> None:

@@ -99,14 +99,12 @@ finalized = []
 
 workers.chunks.play_chunk = logged_play
 
-if moment == "stop check":
-    # Inside the callback SciPy's root finder calls from compiled code, during the SPRT's
-    # check after the first chunk.
-    import analysis.sprt
+
+def watch_stop_checks():
+    # A list that is non-empty while a stop rule is being checked after a chunk.
     import workers.lifecycle
 
-    brentq, decide = analysis.sprt.brentq, workers.lifecycle._stop_decision
-    checking, done = [], []
+    decide, checking = workers.lifecycle._stop_decision, []
 
     def watched_decision(engine, batch):
         checking.append(True)
@@ -114,6 +112,17 @@ if moment == "stop check":
             return decide(engine, batch)
         finally:
             checking.pop()
+
+    workers.lifecycle._stop_decision = watched_decision
+    return checking
+
+
+if moment == "stop check":
+    # Inside the callback SciPy's root finder calls from compiled code, during the SPRT's
+    # check after the first chunk.
+    import analysis.sprt
+
+    brentq, checking, done = analysis.sprt.brentq, watch_stop_checks(), []
 
     def watched_brentq(f, *args, **kwargs):
         def g(x):
@@ -124,23 +133,13 @@ if moment == "stop check":
 
         return brentq(g, *args, **kwargs)
 
-    workers.lifecycle._stop_decision = watched_decision
     analysis.sprt.brentq = watched_brentq
 elif moment == "connection reset":
     # While SQLAlchemy returns a connection to its pool during the stop rule's check.
     from sqlalchemy import event
     from sqlalchemy.pool import Pool
 
-    import workers.lifecycle
-
-    decide, checking, done = workers.lifecycle._stop_decision, [], []
-
-    def watched_decision(engine, batch):
-        checking.append(True)
-        try:
-            return decide(engine, batch)
-        finally:
-            checking.pop()
+    checking, done = watch_stop_checks(), []
 
     @event.listens_for(Pool, "reset")
     def watched_reset(dbapi_connection, record, reset_state):
@@ -148,7 +147,6 @@ elif moment == "connection reset":
             done.append(True)
             reached(moment)
 
-    workers.lifecycle._stop_decision = watched_decision
 elif moment == "between batches":
     import api.cli.study
 

@@ -54,6 +54,7 @@ def unusual(database_url: str) -> dict[str, Any]:
         "tcp_timeout": 13.0,
         "worker_idle_in_transaction_timeout": 11.0,
         "worker_lock_timeout": 3.5,
+        "chunk_lease_seconds": 7.5,
     }
 
 
