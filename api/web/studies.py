@@ -90,7 +90,8 @@ def studies_page(request: Request) -> HTMLResponse:
         {
             "name": name,
             "title": data.get("title", name),
-            "questions": len(data.get("questions") or []),
+            # A series is one question more, asked across its batches.
+            "questions": len(data.get("questions") or []) + bool(data.get("series")),
             "matches": data.get("matches"),
             "play_seconds": data.get("play_seconds"),
             "strongest": _strongest(data),

@@ -4,6 +4,7 @@ text escaped and only its own figures shown, and nothing outside the pages' fold
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,9 @@ def client(tmp_path: Path, migrated_sqlite_url: str, monkeypatch: pytest.MonkeyP
     }
     (pages / "demo.json").write_text(json.dumps(twin))
     (pages / "demo-1-seats.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    (pages / "sizes.md").write_text(PAGE)
+    series = {"title": "By size", "points": [{}, {}], "figure": "first_player_advantage"}
+    (pages / "sizes.json").write_text(json.dumps({**twin, "questions": [{}] * 3, "series": series}))
     (pages / "lonely.json").write_text(json.dumps(twin))  # no Markdown beside it: not listed
     (pages / "other.json").write_text("{not json")
     (tmp_path / "secret.svg").write_text("<svg>secret</svg>")
@@ -67,6 +71,9 @@ def test_the_list_shows_each_published_study_escaped(client: TestClient) -> None
     assert "1,200" in answer.text and "2.00" in answer.text  # matches, playing hours
     assert "<code>expert</code>, 1.40 CPU s a game" in answer.text
     assert "lonely" not in answer.text and "/ui/studies/other" not in answer.text
+    # Questions: the twin's own, and a series as one more.
+    cells = re.findall(r'<td data-label="Questions">(\d+)</td>', answer.text)
+    assert sorted(map(int, cells)) == [2, 4]
 
 
 def test_a_page_is_rendered_with_its_text_escaped_and_only_its_own_figures(
