@@ -155,7 +155,9 @@ def run_fit(args: argparse.Namespace) -> None:
 # --------------------------------------------------------------------------- match
 
 
-def _match_job(args: tuple[int, int, int, tuple[float, ...], int, float]) -> dict[str, Any]:
+def _match_job(
+    args: tuple[int, int, int, tuple[float, ...], int, float, int | None],
+) -> dict[str, Any]:
     return play_one(*args)
 
 
@@ -166,9 +168,12 @@ def play_one(
     weights: tuple[float, ...],
     nodes: int,
     contempt: float = 0.0,
+    opening_plies: int | None = None,
 ) -> dict[str, Any]:
     """Match ``index`` of the ``expert``/``hard`` batch of ``seed``, seated and opened as the
-    service does, with the candidate in ``expert``'s seat; CPU seconds per seat."""
+    service does, with the candidate in ``expert``'s seat; CPU seconds per seat. With
+    ``opening_plies``, random openings of that many plies (the ladder's design) instead of the
+    game's default length."""
     from bench.ladder.play import CpuTimed
     from engines.core import LoadingAgent, agent_rng, match_seed, play_match
     from storage.settings import get_settings
@@ -183,6 +188,7 @@ def play_one(
         seat_policy=None,
         chunk_size=None,
         max_plies=None,
+        variation=None if opening_plies is None else {"kind": "openings", "plies": opening_plies},
         settings=get_settings(),
     )
     game = build_game(batch)
@@ -248,8 +254,12 @@ def run_match(args: argparse.Namespace) -> None:
         weights = TUNED_WEIGHTS
     elif args.weights != "none":
         weights = tuple(json.loads(Path(args.weights).read_text())["weights"])
+    if args.spare is not None:
+        if not weights:
+            raise SystemExit("--spare needs weights: the default evaluation has no spare term")
+        weights = (*weights[:-1], args.spare)
     jobs = [
-        (i, args.matches, args.seed, weights, args.nodes, args.contempt)
+        (i, args.matches, args.seed, weights, args.nodes, args.contempt, args.opening_plies)
         for i in range(args.matches)
     ]
     lines = []
@@ -262,6 +272,7 @@ def run_match(args: argparse.Namespace) -> None:
             line["nodes"] = args.nodes
             line["weights"] = list(weights)
             line["contempt"] = args.contempt
+            line["opening_plies"] = args.opening_plies
             log.write(json.dumps(line) + "\n")
             log.flush()
             lines.append(line)
@@ -288,6 +299,15 @@ def main(argv: list[str] | None = None) -> int:
         "today's expert) or the JSON a fit wrote",
     )
     match.add_argument("--contempt", type=float, default=0.0, help="a draw is worth minus this")
+    match.add_argument(
+        "--spare", type=float, default=None, help="the weight of the spare-moves term"
+    )
+    match.add_argument(
+        "--opening-plies",
+        type=int,
+        default=None,
+        help="random opening plies (the ladder plays 4); the game's default length if omitted",
+    )
     match.add_argument("--workers", type=int, default=1)
     match.add_argument("--log", type=Path, default=Path("/tmp/alquerque_expert.jsonl"))
     args = parser.parse_args(argv)

@@ -45,6 +45,7 @@ FEATURE_NAMES = (
     "support",
     "centre",
     "far_row",
+    "spare",
 )
 """The features, in the order of the weights: the first from the seat's pieces less the
 opponent's; ``tempo`` to ``no_safe_move`` are the side to move's (counted for it, against it
@@ -61,7 +62,11 @@ for the other seat); ``mobility`` to ``far_row`` the seat's less the opponent's 
 - ``mobility``: simple moves;
 - ``support``: pieces with a friend right behind them on their column;
 - ``centre``: pieces on the five points with eight lines (b2, d2, c3, b4, d4);
-- ``far_row``: pieces on the opponent's home row, which can only move sideways there.
+- ``far_row``: pieces on the opponent's home row, which can only move sideways there;
+- ``spare``: spare moves, the rows still ahead of the seat's pieces summed (a piece never moves
+  back, so it has at most that many forward slides left) less the opponent's, times the share
+  of the 24 starting pieces already taken: a side left without a move loses, so reserve slides
+  count most once few pieces are left.
 """
 
 TUNED_WEIGHTS = (
@@ -76,16 +81,38 @@ TUNED_WEIGHTS = (
     0.045303,
     -0.2098,
     0.010253,
+    0.0,
 )
 """Weights fitted by ``python -m bench.alquerque_expert fit --games 300 --workers 2``: 12,219
 quiet positions of 300 self-play games (3,000 nodes a move, 8 random opening plies, seeds
 9,100,000 to 9,100,299), mean log-loss 0.537 against 0.693 for an even guess. ``ready`` is 0
-because the positions fitted are quiet ones, where the side to move has no capture."""
+because the positions fitted are quiet ones, where the side to move has no capture. ``spare``
+came later and was not fitted: 0 here keeps the fitted model as it was."""
 
 CENTRE_POINTS = (6, 8, 12, 16, 18)
 CENTRE = sum(1 << p for p in CENTRE_POINTS)
 FAR_ROW = (sum(1 << (4 * SIZE + c) for c in range(SIZE)), sum(1 << c for c in range(SIZE)))
 """Per colour, the row it cannot leave forwards: White's is row 5, Black's row 1."""
+
+
+START_PIECES = 2 * 12
+
+
+def rows_ahead(own: int, colour: int) -> int:
+    """Rows still ahead of ``own``'s pieces, summed: White (rows 1 to 5 upwards) has ``4 - row``
+    ahead of a piece on 0-based row ``row``, Black ``row``."""
+    total = 0
+    for p in range(POINTS):
+        if own >> p & 1:
+            row = p // SIZE
+            total += SIZE - 1 - row if colour == WHITE else row
+    return total
+
+
+def spare(own: int, enemy: int, colour: int) -> float:
+    """The ``spare`` feature for ``own`` of ``colour`` against ``enemy``."""
+    taken = START_PIECES - own.bit_count() - enemy.bit_count()
+    return (rows_ahead(own, colour) - rows_ahead(enemy, 1 - colour)) * taken / START_PIECES
 
 
 def _forward(colour: int) -> int:
@@ -130,6 +157,7 @@ def features(state: AlquerqueState, seat: Seat) -> list[float]:
         float(supported(own, seat) - supported(enemy, 1 - seat)),
         float((own & CENTRE).bit_count() - (enemy & CENTRE).bit_count()),
         float((own & FAR_ROW[seat]).bit_count() - (enemy & FAR_ROW[1 - seat]).bit_count()),
+        spare(own, enemy, seat),
     ]
 
 
@@ -154,5 +182,7 @@ __all__ = [
     "TUNED_WEIGHTS",
     "evaluate_weighted",
     "features",
+    "rows_ahead",
     "safe_moves",
+    "spare",
 ]

@@ -37,6 +37,7 @@ _CENTRE = (1 << 6) | (1 << 8) | (1 << 12) | (1 << 16) | (1 << 18)
 _FAR_ROW = np.array([31 << 20, 31], dtype=np.int64)
 """Per colour, the row it cannot leave forwards (White's row 5, Black's row 1)."""
 _ROW_ABOVE = 5
+_START_PIECES = 24
 
 
 @njit(cache=True)
@@ -78,6 +79,17 @@ def _supported(own: int, colour: int) -> int:
 
 
 @njit(cache=True)
+def _rows_ahead(own: int, colour: int) -> int:
+    """Rows still ahead of ``own``'s pieces, summed (White's forward is up the rows)."""
+    total = 0
+    for p in range(POINTS):
+        if own >> p & 1:
+            row = p // _ROW_ABOVE
+            total += _ROW_ABOVE - 1 - row if colour == WHITE else row
+    return total
+
+
+@njit(cache=True)
 def features(state: np.ndarray, seat: int, out: np.ndarray) -> None:
     """The position's features for ``seat`` into ``out``, in the order of ``FEATURE_NAMES``."""
     if seat == WHITE:
@@ -100,6 +112,9 @@ def features(state: np.ndarray, seat: int, out: np.ndarray) -> None:
     out[8] = _supported(own, seat) - _supported(enemy, 1 - seat)
     out[9] = _popcount(own & _CENTRE) - _popcount(enemy & _CENTRE)
     out[10] = _popcount(own & _FAR_ROW[seat]) - _popcount(enemy & _FAR_ROW[1 - seat])
+    taken = _START_PIECES - _popcount(own) - _popcount(enemy)
+    ahead = _rows_ahead(own, seat) - _rows_ahead(enemy, 1 - seat)
+    out[11] = ahead * taken / _START_PIECES
 
 
 @njit(cache=True)

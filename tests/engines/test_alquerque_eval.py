@@ -19,6 +19,7 @@ from engines.alquerque.evaluation import (
     TUNED_WEIGHTS,
     evaluate_weighted,
     features,
+    rows_ahead,
     safe_moves,
 )
 from engines.alquerque.rules import AlquerqueState
@@ -101,7 +102,7 @@ def test_without_weights_the_kernel_gives_its_default_evaluation() -> None:
 
 
 def test_a_position_is_worth_to_one_seat_what_it_costs_the_other() -> None:
-    weights = [0.9, 0.1, 0.8, -0.4, -0.2, 0.05, -0.6, 0.03, 0.1, 0.05, -0.1]
+    weights = [0.9, 0.1, 0.8, -0.4, -0.2, 0.05, -0.6, 0.03, 0.1, 0.05, -0.1, 0.3]
     for state in POSITIONS[::5]:
         assert evaluate_weighted(state, 0, weights) == pytest.approx(
             -evaluate_weighted(state, 1, weights), abs=1e-12
@@ -114,7 +115,7 @@ def test_the_start_position() -> None:
     safe; each side has four simple moves into c3; seven pieces each stand on a friend (rows 1
     and 2, d3 and e3 for White); b2 and d2 against b4 and d4 in the centre."""
     start = ALQUERQUE.new_initial_state()
-    white = [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+    white = [0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]
     assert features(start, 0) == white
     assert features(start, 1) == [-f if f else 0 for f in white]
 
@@ -147,7 +148,7 @@ def test_safe_moves_and_a_side_with_none() -> None:
     assert safe_moves(cornered.white, cornered.black, 0) == 0
     g = dict(zip(FEATURE_NAMES, features(cornered, 0), strict=True))
     assert (g["safe_moves"], g["no_safe_move"], g["far_row"]) == (0, 1, 0)
-    only_stuck = [0.0] * 6 + [-1.0] + [0.0] * 4
+    only_stuck = [0.0] * 6 + [-1.0] + [0.0] * 5
     assert evaluate_weighted(cornered, 0, only_stuck) == pytest.approx(math.tanh(-0.5))
 
 
@@ -163,3 +164,24 @@ def test_the_compiled_search_hands_alquerques_weights_to_the_weighted_evaluation
             assert searched == pytest.approx(evaluate_weighted(state, seat, TUNED_WEIGHTS))
             plain = dispatch_alphabeta.evaluate_weighted(ALQUERQUE_ID, encoded, seat, NO_WEIGHTS)
             assert plain == kernel.evaluate(encoded, seat)
+
+
+def test_spare_moves_count_the_rows_ahead_weighted_by_the_pieces_taken() -> None:
+    """Pieces never move back (docs/rules/alquerque.md): White, moving up from row 1, has 5 - r
+    rows ahead of a piece on row r, Black r - 1. White a1: 4. Black b2, d4, a5: 1 + 3 + 4 = 8.
+    20 of the 24 starting pieces are gone, so White's spare term is (4 - 8) x 20 / 24."""
+    state = AlquerqueState.from_board(["a1"], ["b2", "d4", "a5"], to_move=0)
+    assert rows_ahead(state.white, 0) == 4
+    assert rows_ahead(state.black, 1) == 8
+    white = dict(zip(FEATURE_NAMES, features(state, 0), strict=True))
+    black = dict(zip(FEATURE_NAMES, features(state, 1), strict=True))
+    assert white["spare"] == pytest.approx(-10 / 3)
+    assert black["spare"] == pytest.approx(10 / 3)
+    # One piece each, White c2 (3 ahead) and Black c4 (3 ahead): level, however few are left.
+    level = AlquerqueState.from_board(["c2"], ["c4"], to_move=0)
+    assert dict(zip(FEATURE_NAMES, features(level, 0), strict=True))["spare"] == 0
+    # The same one-against-one race with White a row further back: one slide more in reserve,
+    # worth 22 / 24 of a slide with 22 pieces gone.
+    behind = AlquerqueState.from_board(["c1"], ["c4"], to_move=0)
+    spare = dict(zip(FEATURE_NAMES, features(behind, 0), strict=True))["spare"]
+    assert spare == pytest.approx(22 / 24)
