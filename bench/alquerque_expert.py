@@ -3,6 +3,9 @@
     .venv/bin/python -m bench.alquerque_expert fit --games 300 --workers 2
     .venv/bin/python -m bench.alquerque_expert match --matches 200 --seed 46 --workers 2 \\
         --weights tuned
+    .venv/bin/python -m bench.alquerque_expert match --matches 100 --seed 46 --weights tuned \
+        --spare 0.3 --opening-plies 4 --log /tmp/spare.jsonl
+    .venv/bin/python -m bench.alquerque_expert compare /tmp/spare.jsonl /tmp/expert.jsonl
 
 ``fit`` tunes the weights of ``engines.alquerque.evaluation`` on data ("Texel tuning"):
 self-play games of the compiled alpha-beta on the default evaluation (``--nodes`` a move, the
@@ -18,6 +21,10 @@ against ``hard`` over the service's seating for an ``expert``/``hard`` batch of 
 each random opening twice, seats swapped, so the pair of games is the unit of sampling. It
 prints the candidate's score with its 95 % interval over pairs, its Elo, the endings, and the
 CPU seconds of its own moves per game; each match's line goes to ``--log`` as it ends.
+``--opening-plies`` plays the ladder's random openings of that length instead of the game's
+default; ``--spare`` sets the weight of the spare-moves term on the weights given.
+``compare`` reads two such logs of one seed and gives each one's summary and the first's score
+less the second's, pair by pair over the openings both played.
 
 The compiled search hands the weights to ``engines.alquerque.kernel_weighted.evaluate_weighted``
 through ``engines.compiled.dispatch_alphabeta.evaluate_weighted`` (no weights: the default
@@ -246,6 +253,48 @@ def summarise(lines: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def paired_difference(
+    candidate: list[dict[str, Any]], baseline: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The candidate's score less the baseline's, pair by pair (the same opening, both seats,
+    in both logs), over the pairs both logs hold whole: mean, 95 % normal interval, pairs."""
+    from analysis.stats import normal_interval
+
+    def by_pair(lines: list[dict[str, Any]]) -> dict[int, float]:
+        pairs: dict[int, list[float]] = {}
+        for line in lines:
+            pairs.setdefault(line["index"] // 2, []).append(line["score"])
+        return {k: float(np.mean(v)) for k, v in pairs.items() if len(v) == 2}
+
+    ours, theirs = by_pair(candidate), by_pair(baseline)
+    common = sorted(ours.keys() & theirs.keys())
+    diffs = np.array([ours[k] - theirs[k] for k in common])
+    mean = float(diffs.mean())
+    variance = float(diffs.var(ddof=1)) if len(diffs) > 1 else 0.0
+    lo, hi = normal_interval(mean, variance, len(diffs))
+    return {
+        "pairs": len(common),
+        "difference": round(mean, 4),
+        "interval": [round(lo, 4), round(hi, 4)],
+        "pairs_better": int((diffs > 0).sum()),
+        "pairs_worse": int((diffs < 0).sum()),
+    }
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_compare(args: argparse.Namespace) -> None:
+    candidate, baseline = _read_log(args.candidate), _read_log(args.baseline)
+    report = {
+        "candidate": summarise(candidate),
+        "baseline": summarise(baseline),
+        "difference": paired_difference(candidate, baseline),
+    }
+    print(json.dumps(report, indent=1))
+
+
 def run_match(args: argparse.Namespace) -> None:
     from engines.alquerque.evaluation import TUNED_WEIGHTS
 
@@ -310,11 +359,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     match.add_argument("--workers", type=int, default=1)
     match.add_argument("--log", type=Path, default=Path("/tmp/alquerque_expert.jsonl"))
+    compare = sub.add_parser("compare", help="two match logs of one seed, pair by pair")
+    compare.add_argument("candidate", type=Path)
+    compare.add_argument("baseline", type=Path)
     args = parser.parse_args(argv)
     if getattr(args, "games", 1) < 1 or getattr(args, "matches", 2) < 2:
         parser.error("--games must be at least 1 and --matches at least 2")
     if args.command == "fit":
         run_fit(args)
+    elif args.command == "compare":
+        run_compare(args)
     else:
         run_match(args)
     return 0
