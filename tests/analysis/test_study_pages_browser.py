@@ -1,5 +1,6 @@
 """Each study page's first screen in Chromium at 1280 x 800, on the docs site built from the
-repository: the verdict, its table and its strength plot end above the fold.
+repository: the verdict, its table and its plot (the strength plot, or a series' plot) end
+above the fold.
 
 Every wait is on the page's observed state (its load event, the plot's image decoded), never
 on the clock."""
@@ -21,8 +22,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 WIDTH, HEIGHT = 1280, 800
+PLOT_KINDS = ("strength", "series")
+"""The plots that open a page, beneath its verdict's table (``<study>-<kind>.svg``)."""
 PLOTTED = sorted(
-    p.stem.removesuffix("-strength") for p in (REPO / "docs" / "studies").glob("*-strength.svg")
+    (p.stem.removesuffix(f"-{kind}"), kind)
+    for kind in PLOT_KINDS
+    for p in (REPO / "docs" / "studies").glob(f"*-{kind}.svg")
 )
 
 
@@ -55,15 +60,15 @@ def _bottom(tab: Any, selector: str) -> float:
     return float(box["y"] + box["height"])
 
 
-@pytest.mark.parametrize("study", PLOTTED)
+@pytest.mark.parametrize(("study", "kind"), PLOTTED, ids=[study for study, _ in PLOTTED])
 def test_the_verdict_its_table_and_its_plot_fit_the_first_screen(
-    study: str, site: Path, browser: Any
+    study: str, kind: str, site: Path, browser: Any
 ) -> None:
     context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
     try:
         tab = context.new_page()
         tab.goto((site / "studies" / study / "index.html").as_uri(), wait_until="load")
-        plot = f'article img[src$="{study}-strength.svg"]'
+        plot = f'article img[src$="{study}-{kind}.svg"]'
         tab.wait_for_function(
             "s => { const i = document.querySelector(s); return i && i.complete "
             "&& i.naturalWidth > 0; }",
