@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from engines.conformance import CHECKS, Failure, check_games
+from engines.conformance import CHECKS, REPLAY_EVERY, Failure, check_games
 from engines.contract import (
     Action,
     Game,
@@ -200,7 +200,9 @@ def test_a_clone_that_shares_the_original_list() -> None:
 def test_a_deal_from_the_global_generator() -> None:
     failures = _failures(GlobalDeal())
     first = next(f for f in failures if f.check == "determinism")
-    assert (first.seed, first.ply) == (100, 0)  # the deal differs before any move
+    # Found on a seed the kit plays twice, before any move. Not always the first such seed:
+    # two shuffles from the global generator deal the same two cards one time in 30.
+    assert (first.seed - 100) % REPLAY_EVERY == 0 and first.ply == 0
 
 
 def test_a_notation_that_does_not_read_back() -> None:
