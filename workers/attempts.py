@@ -28,7 +28,6 @@ from workers.dispatch import KEY_TTL, attempts_key, lease_key
 
 __all__ = [
     "LEASE_SECONDS",
-    "RENEW_EVERY",
     "RENEW_FRACTION",
     "ChunkLease",
     "acquire",
@@ -45,7 +44,6 @@ LEASE_SECONDS = 10.0
 RENEW_FRACTION = 0.25
 """A held lease is renewed every this fraction of its length, so a renewal or two may be late
 (a busy host, a broker away for a moment) without losing it."""
-RENEW_EVERY = LEASE_SECONDS * RENEW_FRACTION
 
 
 def attempts(client: redis.Redis, batch_id: str, start: int) -> int:
