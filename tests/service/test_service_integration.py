@@ -44,7 +44,14 @@ def assert_every_index_once(service: Service, batch: dict, players: int = 2) -> 
 
 
 def test_two_workers_store_every_index_once_and_the_answers_agree(service_factory) -> None:
+    from workers.dispatch import redis_client
+    from workers.roster import live_workers
+
     service = service_factory(workers=2)
+    # Both workers must be consuming before the batch is queued, or on a loaded host the first
+    # may play all 20 short chunks before the second has started.
+    broker = redis_client(service.redis.url)
+    wait_for(lambda: len(live_workers(broker)) == 2, 90, "both workers to be ready")
     submitted = service.submit(**FAST, matches=300, chunk_size=15, seed=7)
     assert submitted["status"] == "queued"
     batch = service.wait_finished(submitted["id"])
