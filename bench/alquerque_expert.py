@@ -8,13 +8,15 @@
     .venv/bin/python -m bench.alquerque_expert compare /tmp/spare.jsonl /tmp/expert.jsonl
 
 ``fit`` tunes the weights of ``engines.alquerque.evaluation`` on data ("Texel tuning"):
-self-play games of the compiled alpha-beta on the default evaluation (``--nodes`` a move, the
-search rules of ``expert``) from random openings of ``--opening`` plies, their seeds
-``FIT_SEED`` + i kept apart from any match seed; at every position of those games where the
-side to move has no capture (the positions the search evaluates) the features and the game's
-result for the side to move; then a logistic regression of the result on the features (a win
-1, a draw 1/2, a loss 0: the mean cross-entropy, with a small ridge), by SciPy's L-BFGS. The
-weights, their data and the fit's log-loss go to ``--out`` (JSON).
+self-play games of the compiled alpha-beta on the weights ``--player`` names (the default
+evaluation unless told; ``--nodes`` a move, the search rules of ``expert``) from random
+openings of ``--opening`` plies, their seeds ``FIT_SEED`` + i kept apart from any match seed;
+at every position of those games where the side to move has no capture (the positions the
+search evaluates) the features and the game's result for the side to move; then a logistic
+regression of the result on the features (a win 1, a draw 1/2, a loss 0: the mean
+cross-entropy, with a small ridge), by SciPy's L-BFGS. The weights, their data and the fit's
+log-loss go to ``--out`` (JSON). ``--positions`` keeps the games' positions in a file, to fit
+them again without playing (``--decisive``: on the decided games only).
 
 ``match`` plays the candidate (``expert``'s search, ``--nodes`` a move, on those weights)
 against ``hard`` over the service's seating for an ``expert``/``hard`` batch of ``--seed``:
@@ -23,8 +25,9 @@ prints the candidate's score with its 95 % interval over pairs, its Elo, the end
 CPU seconds of its own moves per game; each match's line goes to ``--log`` as it ends.
 ``--opening-plies`` plays the ladder's random openings of that length instead of the game's
 default; ``--spare`` sets the weight of the spare-moves term on the weights given.
-``compare`` reads two such logs of one seed and gives each one's summary and the first's score
-less the second's, pair by pair over the openings both played.
+``--endgame`` lets the candidate read the solved endings (``engines.alquerque.endgame``), as
+``expert`` does. ``compare`` reads two such logs of one seed and gives each one's summary and
+the first's score less the second's, pair by pair over the openings both played.
 
 The compiled search hands the weights to ``engines.alquerque.kernel_weighted.evaluate_weighted``
 through ``engines.compiled.dispatch_alphabeta.evaluate_weighted`` (no weights: the default
@@ -54,10 +57,16 @@ RIDGE = 1e-3
 
 
 def searcher(
-    game: Any, rng: random.Random, nodes: int, weights: tuple[float, ...], contempt: float = 0.0
+    game: Any,
+    rng: random.Random,
+    nodes: int,
+    weights: tuple[float, ...],
+    contempt: float = 0.0,
+    endgame: bool = False,
 ) -> Any:
     """``expert``'s search (compiled alpha-beta, captures compulsory, forced replies free); a
-    draw is worth ``-contempt`` to it."""
+    draw is worth ``-contempt`` to it; with ``endgame``, it reads the solved endings."""
+    from engines.alquerque.endgame import table_for
     from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
     return CompiledAlphaBetaAgent(
@@ -70,14 +79,18 @@ def searcher(
         contempt=contempt,
         extend_single=True,
         compulsory=True,
+        endgame=table_for(game) if endgame else None,
     )
 
 
 # --------------------------------------------------------------------------- fit
 
 
-def self_play(index: int, nodes: int, opening: int) -> list[tuple[list[float], float]]:
-    """One self-play game's quiet positions: (features for the side to move, its result)."""
+def self_play(
+    index: int, nodes: int, opening: int, weights: tuple[float, ...] = ()
+) -> list[tuple[list[float], float]]:
+    """One self-play game's quiet positions: (features for the side to move, its result), the
+    search on ``weights`` (none: the default evaluation)."""
     from engines.alquerque.evaluation import features
     from engines.registry import load_game
 
@@ -89,7 +102,7 @@ def self_play(index: int, nodes: int, opening: int) -> list[tuple[list[float], f
         if state.is_terminal():
             break
         state.apply(rng.choice(state.legal_actions()))
-    player = searcher(game, rng, nodes, ())
+    player = searcher(game, rng, nodes, weights)
     seen: list[tuple[list[float], int]] = []
     while not state.is_terminal():
         if not state.has_capture:
@@ -99,7 +112,9 @@ def self_play(index: int, nodes: int, opening: int) -> list[tuple[list[float], f
     return [(f, float(result[seat])) for f, seat in seen]
 
 
-def _self_play_job(args: tuple[int, int, int]) -> list[tuple[list[float], float]]:
+def _self_play_job(
+    args: tuple[int, int, int, tuple[float, ...]],
+) -> list[tuple[list[float], float]]:
     return self_play(*args)
 
 
@@ -128,9 +143,18 @@ def run_fit(args: argparse.Namespace) -> None:
     from engines.alquerque.evaluation import FEATURE_NAMES
 
     started = time.process_time()
-    jobs = [(i, args.nodes, args.opening) for i in range(args.games)]
-    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        games = pool.map(_self_play_job, jobs, chunksize=4)
+    player = chosen_weights(args.player, None)
+    if args.positions is not None and args.positions.exists():
+        games = json.loads(args.positions.read_text())
+    else:
+        jobs = [(i, args.nodes, args.opening, player) for i in range(args.games)]
+        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            games = pool.map(_self_play_job, jobs, chunksize=4)
+        if args.positions is not None:
+            args.positions.write_text(json.dumps(games))
+    if args.decisive:
+        # A drawn game's positions say nothing of which features win.
+        games = [played for played in games if played and played[0][1] != 0.5]
     rows = [row for played in games for row in played]
     x = np.array([f for f, _ in rows], dtype=np.float64)
     y = np.array([r for _, r in rows], dtype=np.float64)
@@ -141,6 +165,9 @@ def run_fit(args: argparse.Namespace) -> None:
         "weights": [round(float(w), 6) for w in weights],
         "games": args.games,
         "positions": len(rows),
+        "games_fitted": len(games),
+        "decisive_only": args.decisive,
+        "player_weights": list(player),
         "nodes": args.nodes,
         "opening_plies": args.opening,
         "seeds": [FIT_SEED, FIT_SEED + args.games - 1],
@@ -163,7 +190,7 @@ def run_fit(args: argparse.Namespace) -> None:
 
 
 def _match_job(
-    args: tuple[int, int, int, tuple[float, ...], int, float, int | None],
+    args: tuple[int, int, int, tuple[float, ...], int, float, int | None, bool],
 ) -> dict[str, Any]:
     return play_one(*args)
 
@@ -176,6 +203,7 @@ def play_one(
     nodes: int,
     contempt: float = 0.0,
     opening_plies: int | None = None,
+    endgame: bool = False,
 ) -> dict[str, Any]:
     """Match ``index`` of the ``expert``/``hard`` batch of ``seed``, seated and opened as the
     service does, with the candidate in ``expert``'s seat; CPU seconds per seat. With
@@ -202,7 +230,7 @@ def play_one(
     seated = seat_match(game, batch, index)
     seat = seated.order.index(0)
     candidate = searcher(
-        game, agent_rng(match_seed(batch.seed, index), seat), nodes, weights, contempt
+        game, agent_rng(match_seed(batch.seed, index), seat), nodes, weights, contempt, endgame
     )
     player = seated.players[seat]
     if hasattr(player, "inner"):
@@ -221,6 +249,7 @@ def play_one(
         "score": float(result.returns[seat]),
         "ended_by": str(result.ended_by),
         "plies": result.plies,
+        "pieces": [int(v) for v in result.scores],
         "cpu": [round(t.seconds, 4) for t in timed],
     }
 
@@ -295,22 +324,42 @@ def run_compare(args: argparse.Namespace) -> None:
     print(json.dumps(report, indent=1))
 
 
-def run_match(args: argparse.Namespace) -> None:
+def chosen_weights(name: str, spare: float | None) -> tuple[float, ...]:
+    """The weights a command names: 'tuned' (``TUNED_WEIGHTS``), 'none' (the default
+    evaluation) or a fit's JSON; ``spare`` replaces the spare-moves weight."""
     from engines.alquerque.evaluation import TUNED_WEIGHTS
 
     weights: tuple[float, ...] = ()
-    if args.weights == "tuned":
+    if name == "tuned":
         weights = TUNED_WEIGHTS
-    elif args.weights != "none":
-        weights = tuple(json.loads(Path(args.weights).read_text())["weights"])
-    if args.spare is not None:
+    elif name != "none":
+        weights = tuple(json.loads(Path(name).read_text())["weights"])
+    if spare is not None:
         if not weights:
             raise SystemExit("--spare needs weights: the default evaluation has no spare term")
-        weights = (*weights[:-1], args.spare)
+        weights = (*weights[:-1], spare)
+    return weights
+
+
+def run_match(args: argparse.Namespace) -> None:
+    weights = chosen_weights(args.weights, args.spare)
     jobs = [
-        (i, args.matches, args.seed, weights, args.nodes, args.contempt, args.opening_plies)
+        (
+            i,
+            args.matches,
+            args.seed,
+            weights,
+            args.nodes,
+            args.contempt,
+            args.opening_plies,
+            args.endgame,
+        )
         for i in range(args.matches)
     ]
+    if args.endgame:
+        from engines.alquerque.endgame import search_table
+
+        search_table()  # built or loaded once, before the processes fork
     lines = []
     args.log.parent.mkdir(parents=True, exist_ok=True)
     with (
@@ -322,6 +371,7 @@ def run_match(args: argparse.Namespace) -> None:
             line["weights"] = list(weights)
             line["contempt"] = args.contempt
             line["opening_plies"] = args.opening_plies
+            line["endgame"] = args.endgame
             log.write(json.dumps(line) + "\n")
             log.flush()
             lines.append(line)
@@ -335,6 +385,22 @@ def main(argv: list[str] | None = None) -> int:
     fit.add_argument("--games", type=int, default=400)
     fit.add_argument("--nodes", type=int, default=3000, help="node budget of the self-play")
     fit.add_argument("--opening", type=int, default=8, help="random plies at the start")
+    fit.add_argument(
+        "--player",
+        default="none",
+        help="the self-play search's weights: 'none' (the default evaluation), 'tuned' or a "
+        "fit's JSON",
+    )
+    fit.add_argument(
+        "--positions",
+        type=Path,
+        default=None,
+        help="the self-play games' positions: read from this file when it exists (no games "
+        "are played), else written to it",
+    )
+    fit.add_argument(
+        "--decisive", action="store_true", help="fit on the positions of decided games only"
+    )
     fit.add_argument("--workers", type=int, default=1)
     fit.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     match = sub.add_parser("match", help="the candidate against hard, seats swapped")
@@ -344,8 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     match.add_argument(
         "--weights",
         default="tuned",
-        help="'tuned' (the committed TUNED_WEIGHTS), 'none' (the default evaluation: "
-        "today's expert) or the JSON a fit wrote",
+        help="'tuned' (the committed TUNED_WEIGHTS, expert's), 'none' (the default "
+        "evaluation: expert's before them) or the JSON a fit wrote",
     )
     match.add_argument("--contempt", type=float, default=0.0, help="a draw is worth minus this")
     match.add_argument(
@@ -356,6 +422,9 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         help="random opening plies (the ladder plays 4); the game's default length if omitted",
+    )
+    match.add_argument(
+        "--endgame", action="store_true", help="the candidate reads the solved endings"
     )
     match.add_argument("--workers", type=int, default=1)
     match.add_argument("--log", type=Path, default=Path("/tmp/alquerque_expert.jsonl"))

@@ -217,12 +217,10 @@ def legal_actions(state: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def apply(state: np.ndarray, action: int) -> None:
-    """Play a legal ``action`` (unchecked), then the end checks in the rules' order."""
-    white = state[WHITE_BITS]
-    black = state[BLACK_BITS]
-    mover = state[TO_MOVE]
-    before = white | black << POINTS | mover << _SIDE_SHIFT
+def _walk(action: int) -> tuple[int, int, int, bool]:
+    """What a legal action does: the mover's points that change (its start and end, 0 when a
+    capture ends where it began), the pieces it takes, its jumps, and whether it can be undone
+    (a sideways slide)."""
     # Walk the landing points from the last one back.
     code = action
     last = code % BASE - 1
@@ -242,7 +240,24 @@ def apply(state: np.ndarray, action: int) -> None:
             taken |= 1 << ((digit + previous) >> 1)
             jumps += 1
         previous = digit
-    moved = (1 << previous) ^ (1 << last)  # 0 when a capture ends where it began
+    return (1 << previous) ^ (1 << last), taken, jumps, reversible
+
+
+@njit(cache=True)
+def capture_result(own: int, enemy: int, action: int) -> tuple[int, int]:
+    """The mover's and the other side's pieces after the mover's ``action``."""
+    moved, taken, _, _ = _walk(action)
+    return own ^ moved, enemy & ~taken
+
+
+@njit(cache=True)
+def apply(state: np.ndarray, action: int) -> None:
+    """Play a legal ``action`` (unchecked), then the end checks in the rules' order."""
+    white = state[WHITE_BITS]
+    black = state[BLACK_BITS]
+    mover = state[TO_MOVE]
+    before = white | black << POINTS | mover << _SIDE_SHIFT
+    moved, taken, jumps, reversible = _walk(action)
     if mover == WHITE:
         white ^= moved
         black &= ~taken

@@ -10,6 +10,8 @@ three more functions of a two-player kernel:
   closed square: what the quiescence step follows), 1 for a push that ejects nothing, else 0;
 - a test that the side to move may have a forcing move (``may_capture``, ``may_close``,
   ``may_eject``), so that a quiet position is not listed for them;
+- where a game has solved endings, what its table decides of a position (``solved(state,
+  table)``, Alquerque's ``endgame.probe``);
 - the evaluation for a seat, in [-1, 1], with the game's weights where it has any
   (``evaluate_weighted(state, seat, weights)``; Abalone's, in the order of its
   ``WEIGHT_NAMES``, Alquerque's in the order of ``engines.alquerque.evaluation.FEATURE_NAMES``,
@@ -26,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from engines.abalone import kernel as abalone
+from engines.alquerque import endgame as alquerque_endgame
 from engines.alquerque import kernel as alquerque
 from engines.alquerque import kernel_weighted as alquerque_weighted
 from engines.alveoles import kernel as alveoles
@@ -84,6 +87,16 @@ def evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarr
             return abalone.evaluate(state, seat)
         return abalone.evaluate_weighted(state, seat, weights)
     raise ValueError(NO_BRANCH)
+
+
+@njit(cache=True)
+def solved(game: int, state: np.ndarray, table: np.ndarray) -> int:
+    """What the game's endgame table decides of a position for the side to move: ``c`` > 0, a
+    win in at most ``c`` plies before a capture; ``-c`` < 0, a loss that can be put off for
+    ``c - 1``; 0, nothing (a draw, or a position it does not hold). Only Alquerque has one."""
+    if game == ALQUERQUE:
+        return alquerque_endgame.probe(table, state)
+    return 0
 
 
 track(globals())

@@ -1,6 +1,7 @@
 """Alquerque's ``expert``: the compiled alpha-beta on the Alquerque kernel, above the Python
-levels of :mod:`engines.alquerque.agents`, with the rules' default evaluation (the kernel's
-``evaluate``: ``hard``'s capture-aware evaluation, compiled, measured no stronger here).
+levels of :mod:`engines.alquerque.agents`, on the evaluation fitted to game results
+(:mod:`engines.alquerque.evaluation`, ``TUNED_WEIGHTS``) and the solved endings of up to five
+pieces (:mod:`engines.alquerque.endgame`), which settle the positions they win.
 
 Two rules of the search are the game's: captures are compulsory, so the quiescence step never
 stands on the evaluation where the side to move must capture; and a move that is the only legal
@@ -22,8 +23,8 @@ EXPERT_DEPTH = 16
 """Deepest iteration (the service's bound on an agent's depth): the node budget ends the
 deepening first."""
 EXPERT_NODES = 100_000
-"""About 7 plies of full width in the middle game, 0.1 CPU s a searched move and 1.5 CPU s a
-game against ``hard`` on the shared machine (the level's bound is 2)."""
+"""About 7 plies of full width in the middle game, 0.1 CPU s a searched move and 1.6 CPU s a
+game against ``hard`` on the shared machine (the level's bound is 2; ``bench/README.md``)."""
 EXPERT_QUIESCENCE = 8
 """Plies of captures followed past the horizon: exchanges of several captures each way."""
 
@@ -31,6 +32,8 @@ EXPERT_QUIESCENCE = 8
 def _expert(
     game: Game, rng: random.Random, depth: int = EXPERT_DEPTH, nodes: int = EXPERT_NODES
 ) -> Agent:
+    from engines.alquerque.endgame import table_for
+    from engines.alquerque.evaluation import TUNED_WEIGHTS
     from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
     return CompiledAlphaBetaAgent(
@@ -39,8 +42,10 @@ def _expert(
         depth=depth,
         nodes=nodes,
         quiescence=EXPERT_QUIESCENCE,
+        weights=TUNED_WEIGHTS,
         extend_single=True,
         compulsory=True,
+        endgame=table_for(game),
     )
 
 
@@ -48,8 +53,9 @@ EXPERT = AgentType(
     name="expert",
     description=(
         f"Compiled alpha-beta within {EXPERT_NODES:,} nodes a move: iterative deepening, a "
-        "transposition table, forced replies searched without spending depth and captures "
-        "past the horizon (compulsory, as in the rules); the strongest level."
+        "transposition table, forced replies searched without spending depth, captures past "
+        "the horizon (compulsory, as in the rules), an evaluation fitted to game results and "
+        "the solved endings of up to five pieces; the strongest level."
     ),
     factory=_expert,
     params=(

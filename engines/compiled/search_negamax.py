@@ -63,6 +63,7 @@ from engines.compiled.dispatch_alphabeta import (
     evaluate_weighted,
     key_of,
     may_force,
+    solved,
 )
 from engines.compiled.search_parts import copy_position
 from engines.kernel_cache import track
@@ -72,6 +73,10 @@ from engines.kernel_rng import rand_below, seed_rng
 WIN = 1000.0
 MATE_ZONE = WIN / 2
 """A value beyond this is a game's end, not an evaluation."""
+SOLVED = 300.0
+"""A position the game's endgame table wins, less its distance: above every evaluation, below a
+game's end (a win on the board is still taken first), and not a forced result that would stop
+the deepening."""
 EXACT, LOWER, UPPER, VACANT = 0, 1, 2, -1
 MAX_DEPTH = 64
 MAX_QUIESCENCE = 32
@@ -130,6 +135,7 @@ class Rules(NamedTuple):
     contempt: float
     extend_single: bool
     compulsory: bool
+    endgame: np.ndarray  # the game's solved endings (dispatch_alphabeta.solved), or empty
 
 
 class Work(NamedTuple):
@@ -189,6 +195,25 @@ def _terminal_value(
     if share < 0.5:
         return ply - WIN
     return -contempt if seat == root else contempt
+
+
+@njit(cache=True)
+def _solved_value(verdict: int) -> float:
+    """The value of a win or loss an endgame table decides (``dispatch_alphabeta.solved``) for
+    the side to move: the fewer plies the win needs before a capture, the more, so that the
+    winner makes progress instead of meeting a position again, which the repetition rule the
+    table leaves out would draw; the longer a loss can be put off, the less it costs."""
+    if verdict > 0:
+        return SOLVED - verdict
+    return -SOLVED - verdict - 1
+
+
+@njit(cache=True)
+def _root_wins(verdict: int, mover: int, root: int) -> bool:
+    """Whether an endgame table's verdict is a win for the root's seat: only those settle a
+    node. A loss it decides is searched on, so that against a player who errs the side to move
+    still plays for what the evaluation sees instead of taking every losing move for equal."""
+    return (verdict > 0 and mover == root) or (verdict < 0 and mover != root)
 
 
 @njit(cache=True)
@@ -261,7 +286,7 @@ def _value(game: int, start: int, depth: int, quiet: int, alpha: float, beta: fl
     stack, frames, bounds, moves, scores, killers, history, buf = work
     tt_keys, tt_values, tt_depths, tt_flags, tt_moves, bits = table
     nodes, deadline, ctl = limits
-    root, contempt, extend_single, compulsory = rules
+    root, contempt, extend_single, compulsory, endgame = rules
     ply = start
     frames[ply, _F_DEPTH] = depth
     frames[ply, _F_QUIET] = quiet
@@ -282,6 +307,14 @@ def _value(game: int, start: int, depth: int, quiet: int, alpha: float, beta: fl
             if mover < 0:
                 seat_here = frames[ply, _F_SEAT]
                 value = _terminal_value(game, state, seat_here, ply, buf, root, contempt)
+                done = True
+            elif (
+                frames[ply, _F_DEPTH] <= 0
+                and endgame.shape[0] > 0
+                and _root_wins(solved(game, state, endgame), mover, root)
+            ):
+                # At the horizon only: within it, a win on the board is found and preferred.
+                value = _solved_value(solved(game, state, endgame))
                 done = True
             elif frames[ply, _F_DEPTH] <= 0:
                 quiet_left = frames[ply, _F_QUIET]
@@ -440,6 +473,7 @@ def search(
     contempt: float,
     extend_single: bool,
     compulsory: bool,
+    endgame: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Search ``root_state`` (left untouched) by iterative deepening to ``depth`` plies.
 
@@ -453,7 +487,10 @@ def search(
     first. A finished game has no moves. A draw is worth ``-contempt`` to the seat to move
     at the root (0.0: the plain minimax value), so that a side that thinks itself level or a
     little behind plays on instead of repeating the position. ``extend_single`` and
-    ``compulsory`` are the forcing-move rules of the module's description.
+    ``compulsory`` are the forcing-move rules of the module's description. ``endgame`` is the
+    game's table of solved endings (``dispatch_alphabeta.solved``; empty: none): at the horizon,
+    a position it decides as a win for the root's seat is valued from it (``_solved_value``)
+    instead of by the evaluation and the quiescence step.
     """
     rng = np.zeros(1, dtype=np.uint64)
     seed_rng(rng, seed)
@@ -484,7 +521,7 @@ def search(
 
     stack[0] = root_state
     mover = current_player(game, root_state)
-    rules = Rules(mover, contempt, extend_single, compulsory)
+    rules = Rules(mover, contempt, extend_single, compulsory, endgame)
     count = legal_actions(game, root_state, moves[0]) if mover >= 0 else 0
     order = moves[0, :count].copy()
     for i in range(count - 1, 0, -1):  # Fisher–Yates: the tie-break among equals

@@ -112,10 +112,13 @@ def needs(game: Game, specs: Iterable[str | Mapping[str, Any]]) -> frozenset[Nee
 
 
 def _tiny_agent(need: Need, game: Game) -> Any:
-    """The smallest search of ``need``, with the parameter types its agents pass."""
+    """The smallest search of ``need``, with the parameter types its agents pass; with the
+    game's endgame table where it has one, so that it is built and kept on disk too."""
     kind = _search_classes()[need.search]
     if need.search == "negamax":
-        return kind(game, random.Random(0), depth=2)
+        from engines.alquerque.endgame import table_for
+
+        return kind(game, random.Random(0), depth=2, endgame=table_for(game))
     return kind(game, random.Random(0), iterations=2)
 
 

@@ -18,6 +18,8 @@ import pytest
 from alquerque_wins import WINNING_POSITIONS
 
 from engines.alquerque import kernel
+from engines.alquerque.endgame import MAX_PIECES, table_size
+from engines.alquerque.evaluation import TUNED_WEIGHTS
 from engines.alquerque.rules import AlquerqueState
 from engines.compiled import search_negamax
 from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
@@ -30,6 +32,7 @@ WIN = 1000.0
 MAX_DEPTH = 64
 ALQUERQUE = load_game("alquerque")
 NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+NO_ENDGAME = np.zeros(0, dtype=np.int8)
 
 
 def minimax(
@@ -101,7 +104,7 @@ def test_values_are_the_plain_minimax_with_forced_replies_and_compulsory_capture
         want = minimax_root(state, depth, quiet, extend)
         moves, values, completed, _ = search_negamax.search(
             kernel_id("alquerque"), kernel.encode(state), depth, 0, quiet, NO_WEIGHTS, 0.0, index,
-            math.inf, 14, 0.0, extend, True,
+            math.inf, 14, 0.0, extend, True, NO_ENDGAME,
         )  # fmt: skip
         assert completed == depth
         assert dict(zip(moves.tolist(), values.tolist(), strict=True)) == pytest.approx(
@@ -126,7 +129,11 @@ def test_the_expert_is_listed_for_alquerque_alone_with_its_budget() -> None:
     assert isinstance(agent, CompiledAlphaBetaAgent)
     assert agent.nodes == EXPERT_NODES
     assert agent.extend_single and agent.compulsory
-    assert agent.weights.shape == (0,)  # the kernel's evaluation, the rules' default
+    assert agent.weights.tolist() == list(TUNED_WEIGHTS)
+    # The solved endings, for the rules' no-capture limit only.
+    assert agent.endgame.shape == (table_size(MAX_PIECES),)
+    shorter = load_game("alquerque", no_capture_limit=30)
+    assert make_agent(shorter, "expert", random.Random(0)).endgame.shape == (0,)
     # Les Alvéoles' expert is another agent (a Monte Carlo search).
     assert not isinstance(make_agent(load_game("alveoles"), "expert"), CompiledAlphaBetaAgent)
 

@@ -69,7 +69,7 @@ CASES: dict[str, dict[str, Any]] = {
     "alquerque_expert": {
         # Budgets small enough that the agents' seeds break ties within the 30 plies.
         "game": "alquerque",
-        "agents": [{"name": "expert", "nodes": 400}, {"name": "expert", "nodes": 300}],
+        "agents": [{"name": "expert", "nodes": 200}, {"name": "expert", "nodes": 150}],
     },
     "abalone_mcts": {
         "game": "abalone",

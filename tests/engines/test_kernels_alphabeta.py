@@ -36,6 +36,7 @@ from engines.registry import load_game, make_agent, normalise_agent_spec
 WIN = 1000.0
 ALQUERQUE = load_game("alquerque")
 NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+NO_ENDGAME = np.zeros(0, dtype=np.int8)
 
 Evaluate = Callable[[State, Seat], float]
 Forcing = Callable[[State, State], bool]
@@ -115,7 +116,7 @@ def compiled(
 ) -> tuple[list[int], list[float], int, int]:
     moves, values, completed, nodes = search_negamax.search(
         kernel_id(game_name), encoded, depth, 0, quiet, NO_WEIGHTS, 0.0, seed, spread, 14, 0.0,
-        False, False,
+        False, False, NO_ENDGAME,
     )  # fmt: skip
     return moves.tolist(), values.tolist(), completed, nodes
 
@@ -209,7 +210,7 @@ def test_abalone_values_are_the_plain_minimax_at_fixed_depth(
         encoded = abalone_kernel.encode(state)
         moves, values, _, _ = search_negamax.search(
             kernel_id("abalone"), encoded, depth, 0, quiet, abalone_kernel.DEFAULT_WEIGHTS,
-            0.0, index, math.inf, 14, 0.0, False, False,
+            0.0, index, math.inf, 14, 0.0, False, False, NO_ENDGAME,
         )  # fmt: skip
         assert dict(zip(moves.tolist(), values.tolist(), strict=True)) == pytest.approx(
             want, abs=1e-9
