@@ -5,6 +5,7 @@ game's default variation."""
 from __future__ import annotations
 
 import json
+import math
 
 from repo_paths import REPO
 
@@ -78,3 +79,32 @@ def test_the_committed_alquerque_ladder_and_its_study_page_say_its_openings() ->
     other_levels = committed_ladder(other)
     assert other_levels is not None
     assert "random openings of" not in "\n".join(levels_section(other, other_levels)[0])
+
+
+def test_the_rules_page_quotes_the_committed_expert_against_hard() -> None:
+    """The figures docs/rules/alquerque.md gives for `expert` against `hard`, recomputed from
+    the committed ladder: the score, its Elo, the endings and the pairs the opening decided."""
+    rows = [
+        json.loads(line)
+        for line in (REPO / "studies/results/ladder/alquerque.jsonl").read_text().splitlines()
+    ]
+    games = [r for r in rows if r["pairing"] == "expert-hard"]
+    scores = [r["returns"][r["seats"].index("expert")] for r in games]
+    score = sum(scores) / len(scores)
+    elo = 400 * math.log10(score / (1 - score))
+    drawn = [r for r in games if r["returns"][0] == 0.5]
+    by_round: dict[int, list[list[float]]] = {}
+    for r in games:
+        by_round.setdefault(r["round"], []).append(r["returns"])
+    # The same seat won both games of a round, whichever level sat there.
+    decided = sum(1 for a, b in by_round.values() if a == b and a[0] != 0.5)
+    page = " ".join((REPO / "docs/rules/alquerque.md").read_text().split())
+    assert f"There `expert` scores {score:.3f} [" in page
+    assert f"over {len(games)} games (+{elo:.0f} Elo from that pairing" in page
+    assert f"The opening decides {decided} of the {len(by_round)} pairs" in page
+    endings = {e: sum(1 for r in drawn if r["ended_by"] == e) for e in ("no_capture", "repetition")}
+    assert (
+        f"{len(drawn)} of the {len(games)} games are drawn, {endings['no_capture']} at the "
+        f"no-capture limit and {endings['repetition']} by repetition, and `expert` wins "
+        f"{scores.count(1.0)} and loses {scores.count(0.0)}"
+    ) in page
