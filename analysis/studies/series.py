@@ -16,6 +16,9 @@ options it names at its top level (``square_bonus``). A point takes the value of
 whose ``name``, or ``layout`` grid, is its batch's ``layout``; the file must agree with the
 batch on the players and on every option it names, or the study is refused where ``exact``
 is written. Paths are the study file's folder's, so a page reads the same in any clone.
+
+Beside the point's own value each file's classic start value and its random layouts' values
+are kept (``RandomLayouts``), for the page's section on how typical the classic layout is.
 """
 
 from __future__ import annotations
@@ -43,6 +46,32 @@ class SeriesError(ValueError):
 
 
 @dataclass(frozen=True)
+class RandomLayouts:
+    """The exact start values of a solved board's randomly drawn value layouts, each drawn on
+    its own (the page's figures over them: ``analysis.studies.series_page``)."""
+
+    values: tuple[int, ...]
+    draw: str | None = None
+    """How the solver drew them, in its file's words (``random_draw``), where it says."""
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
+
+    @property
+    def first_ahead(self) -> int:
+        return sum(v > 0 for v in self.values)
+
+    @property
+    def even(self) -> int:
+        return sum(v == 0 for v in self.values)
+
+    @property
+    def second_ahead(self) -> int:
+        return sum(v < 0 for v in self.values)
+
+
+@dataclass(frozen=True)
 class ExactValue:
     """A point's exact value: the margin the first player can force from the start, in the
     file's own unit (``meaning`` says which), read from ``source``."""
@@ -51,6 +80,10 @@ class ExactValue:
     meaning: str
     source: str
     """The file from the study file's folder's parent: ``studies/results/solved/3x3.json``."""
+    classic: int | None = None
+    """The file's classic layout's start value (the batch's own when it plays the classic)."""
+    random: RandomLayouts | None = None
+    """The file's random layouts, where it holds any."""
 
     @property
     def outcome(self) -> str:
@@ -167,7 +200,36 @@ def read_exact(key: str, written: Any, batch: Mapping[str, Any], folder: Path) -
     # Named from the study file's folder (``studies/...``), as the repository names it, so the
     # page reads the same in any clone.
     source = (PurePosixPath(folder.name) / path).as_posix()
-    return ExactValue(int(entry["start_value"]), data["value"], source)
+    classic = data.get("classic")
+    classic_value = classic.get("start_value") if isinstance(classic, dict) else None
+    return ExactValue(
+        int(entry["start_value"]),
+        data["value"],
+        source,
+        classic_value if _integer(classic_value) else None,
+        _random(key, path, data),
+    )
+
+
+def _integer(value: Any) -> bool:
+    # JSON's true and false read as Python's bools, which are ints too.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _random(key: str, path: PurePosixPath, data: Mapping[str, Any]) -> RandomLayouts | None:
+    """The file's random layouts' start values; a list the page would miscount is refused."""
+    held = data.get("random")
+    if not held:
+        return None
+    if not isinstance(held, list):
+        raise SeriesError(key, f"{path}: 'random' should be a list of solved layouts")
+    for index, entry in enumerate(held):
+        if not isinstance(entry, dict) or not _integer(entry.get("start_value")):
+            raise SeriesError(key, f"{path}: random layout {index} has no integer start_value")
+    draw = data.get("random_draw")
+    return RandomLayouts(
+        tuple(int(e["start_value"]) for e in held), draw if isinstance(draw, str) else None
+    )
 
 
 def _effective(key: str, batch: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,11 @@ it is written twice to the same bytes."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
+import statistics
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -18,6 +21,7 @@ from scipy.stats import beta, binomtest, norm, t
 from typer.testing import CliRunner
 
 from analysis.studies.definition import StudyError, load_study
+from analysis.studies.series_page import mean_interval
 from api.cli import app
 
 runner = CliRunner()
@@ -293,7 +297,8 @@ def test_the_series_opens_the_page_with_the_games_own_figures(
     ahead = [p for p in (a, b) if p["ci_high"] < 0]
     assert f"on {len(ahead)} of the 2 solved boards played" in verdict
     # The table has a row per point played, the figure in the level's column.
-    table = [line for line in page.split("## How")[0].splitlines() if line.startswith("|")]
+    verdict_section = page.split("## Verdict", 1)[1].split("\n## ", 1)[0]
+    table = [line for line in verdict_section.splitlines() if line.startswith("|")]
     assert len(table) == 2 + 2 and "`random`" in table[0].split(" | ")[1]
     assert table[2].startswith("| 2 by 3 | ") and "first player loses by 98 points" in table[2]
     # The question of the batch not yet played says so, and so does the batches' table.
@@ -327,3 +332,155 @@ def test_a_study_still_playing_marks_what_has_no_results(tmp_path: Path, sqlite_
     # The verdict reads the question answered, 2 × 3's.
     estimate = first["result"]["estimate"]
     assert f"advantage is **{estimate * 100:+.1f} %**" in data["verdict"][0]["text"]
+
+
+# The random value layouts of the solved boards: a section after the verdict, from files with
+# hand-picked values. 2 × 3's classic value lies below all its random layouts; 3 × 3's lies
+# inside their range but on the second player's side, where 7 of its 8 layouts favour the
+# first; 2 × 4's file has an empty `random` list and no row.
+RANDOM_VALUES = {"2x3": [-12, 5, 30, 0, 44, 18, -3], "3x3": [10, -3, 7, 12, 15, 9, 11, 8]}
+CLASSIC_VALUES = {"2x3": -20, "3x3": -1, "2x4": 6}
+DRAW = "values drawn by hand for the test"
+RANDOM_STUDY = (
+    HEAD.replace("matches = 400", "matches = 20").replace("matches = 40", "matches = 20")
+    + '[[batch]]\nname = "2x4"\nmatches = 20\n'
+    + 'options = { layout = "classic-2x4", square_bonus = "none" }\n'
+    + SERIES.replace('"3x3"]\nlabels', '"3x3", "2x4"]\nlabels')
+    .replace('"3 by 3"]', '"3 by 3", "2 by 4"]')
+    .replace(
+        '3x3 = "results/solved/3x3.json"',
+        '3x3 = "results/solved/3x3.json"\n2x4 = "results/solved/2x4.json"',
+    )
+)
+SECTION = "## Random value layouts of the solved boards"
+
+
+def _write_solved(folder: Path, with_random: bool) -> None:
+    """Solved-values files for the three boards in ``folder``, as the solver lays them out,
+    holding the hand-picked values (the random layouts' only with ``with_random``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for board, classic in CLASSIC_VALUES.items():
+        data: dict[str, object] = {
+            "board": board,
+            "players": 2,
+            "square_bonus": "none",
+            "value": "best square-point margin the first player can force from the empty board",
+            "random_draw": DRAW,
+            "classic": {"name": f"classic-{board}", "start_value": classic},
+        }
+        if with_random:
+            values = RANDOM_VALUES.get(board, [])
+            data["random"] = [{"index": i, "start_value": v} for i, v in enumerate(values)]
+        (folder / f"{board}.json").write_text(json.dumps(data, indent=1))
+
+
+def _random_study(folder: Path, sqlite_url: str) -> Path:
+    path = folder / "studies" / "series.toml"
+    _write_solved(path.parent / "results" / "solved", with_random=True)
+    path.write_text(RANDOM_STUDY)
+    done = runner.invoke(app, ["study", "run", str(path), "--db", sqlite_url, "--workers", "1"])
+    assert done.exit_code == 0, done.output
+    return path
+
+
+def _report(path: Path, out: Path) -> tuple[str, dict[str, Any]]:
+    done = runner.invoke(app, ["study", "report", str(path), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    return (out / "series.md").read_text(), json.loads((out / "series.json").read_text())
+
+
+def _expected(values: list[int]) -> tuple[float, float, float]:
+    """The mean and its 95 % t interval, worked out apart from the page's code."""
+    mean = statistics.mean(values)
+    half = t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+def test_the_random_layouts_of_the_solved_boards_follow_the_verdict(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    path = _random_study(tmp_path, sqlite_url)
+    page, data = _report(path, tmp_path / "one")
+    # After the first screen (the verdict, its table, its plot and its note), before the rest;
+    # the verdict's own table keeps its row per point played.
+    assert page.index("## Verdict") < page.index("](series-series.svg)") < page.index(SECTION)
+    assert page.index(SECTION) < page.index("## How to reproduce")
+    head = page.split("## Verdict", 1)[1].split("\n## ", 1)[0]
+    assert len([line for line in head.splitlines() if line.startswith("|")]) == 2 + 3
+
+    section = page.split(SECTION, 1)[1].split("\n## ", 1)[0]
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in section.splitlines()
+            if line.startswith("| ") and " by " in line.split(" | ")[0]}  # fmt: skip
+    assert list(rows) == ["2 by 3", "3 by 3"]
+    twin = {r["batch"]: r for r in data["series"]["random_layouts"]["rows"]}
+    assert list(twin) == ["2x3", "3x3"]
+    # Counted by hand: (first player ahead, even, second player ahead).
+    counts = {"2x3": (4, 1, 2), "3x3": (7, 0, 1)}
+    for board, label in (("2x3", "2 by 3"), ("3x3", "3 by 3")):
+        values = RANDOM_VALUES[board]
+        mean, low, high = _expected(values)
+        first, even, second = counts[board]
+        row = twin[board]
+        assert row["layouts"] == len(values)
+        assert row["mean"] == pytest.approx(mean, abs=1e-5)
+        assert row["ci_low"] == pytest.approx(low, abs=1e-5)
+        assert row["ci_high"] == pytest.approx(high, abs=1e-5)
+        assert (row["first_player_ahead"], row["even"], row["second_player_ahead"]) == counts[board]
+        assert row["classic"] == CLASSIC_VALUES[board]
+        assert row["source"] == f"studies/results/solved/{board}.json"
+        cells = [c.strip() for c in rows[label].strip("| ").split(" | ")]
+        assert cells == [
+            label,
+            str(len(values)),
+            f"{mean:+.1f} [{low:+.1f}, {high:+.1f}]",
+            f"{min(values):+} to {max(values):+}",
+            str(first),
+            str(even),
+            str(second),
+            f"{CLASSIC_VALUES[board]:+}",
+        ]
+    # 2 × 3's interval holds 0 (about -6.7 to +30.1), 3 × 3's lies above it (about +4.5 to
+    # +12.8): worked out here as a check on the hand-picked values.
+    assert _expected(RANDOM_VALUES["2x3"])[1] < 0 < _expected(RANDOM_VALUES["3x3"])[1]
+    sentence = data["series"]["random_layouts"]["text"]
+    assert sentence in section
+    assert sentence == (
+        "The classic layout's exact value is not typical of its board's random value layouts: "
+        "it lies below every random layout's on 2 by 3 and within their range but on the other "
+        "side of an even game from most of them on 3 by 3, while the 95 % interval of the mean "
+        "margin over random layouts favours the first player on 3 by 3 and holds an even game "
+        "on 2 by 3 (read from the `random` lists of `studies/results/solved/2x3.json` and "
+        "`studies/results/solved/3x3.json`)."
+    )
+    assert section.index(sentence) < section.index("| board |")
+    assert DRAW in section
+    assert [r["classic_place"] for r in twin.values()] == ["below", "opposite"]
+
+    # The same study with no random layouts in any file: no section, and none in the twin.
+    _write_solved(path.parent / "results" / "solved", with_random=False)
+    page, data = _report(path, tmp_path / "two")
+    assert SECTION not in page and "## Verdict" in page
+    assert data["series"]["random_layouts"] is None
+
+
+def test_a_malformed_random_list_is_refused_where_exact_names_the_file(tmp_path: Path) -> None:
+    path = _study(tmp_path, HEAD + SERIES)
+    solved = path.parent / "results" / "solved" / "3x3.json"
+    data = json.loads(solved.read_text())
+    data["random"][1] = {"index": 1, "start_value": "12"}
+    solved.write_text(json.dumps(data))
+    with pytest.raises(StudyError) as caught:
+        load_study(path)
+    assert caught.value.field == "question[0].exact.3x3"
+    assert "random layout 1 has no integer start_value" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [([7], (7.0, None, None)), ([3, 3, 3], (3.0, 3.0, 3.0))],
+)
+def test_the_mean_interval_of_one_layout_or_of_equal_ones(
+    values: list[int], expected: tuple[float, float | None, float | None]
+) -> None:
+    # One layout gives no interval; equal ones a zero-width one (SciPy alone gives NaN).
+    assert mean_interval(values) == expected
