@@ -32,8 +32,9 @@ settles nothing ends the class, since the next one would see the same.
 **Layout.** One ``int8`` array: the classes by total, then White's count, each the two sides'
 piece sets in colexicographic rank (a set's rank among sets of its size, in increasing order of
 their bits) and the side to move: ``OFFSETS[white, black] + (rank(white) * C(25, black) +
-rank(black)) * 2 + to_move``. Squares both sides would hold are never read. The offsets do not
-depend on ``max_pieces``, so a table of fewer pieces is a prefix of a larger one.
+rank(black)) * 2 + to_move``. Entries with both sides on one point are never read. The
+offsets do not depend on ``max_pieces``, so a table of fewer pieces is a prefix of a larger
+one.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from engines.alquerque.kernel import (
     _can_capture,
     _captures,
     _has_move,
+    _popcount,
     capture_result,
 )
 from engines.core import Game
@@ -100,25 +102,13 @@ def _offsets() -> tuple[np.ndarray, int]:
     return offsets, at
 
 
-OFFSETS, _ = _offsets()
+OFFSETS, _END = _offsets()
 
 
 def table_size(max_pieces: int) -> int:
-    """Entries of a table of every ending of up to ``max_pieces`` pieces."""
-    size = 0
-    for total in range(2, max_pieces + 1):
-        for white in range(1, total):
-            size += int(BINOMIAL[POINTS, white] * BINOMIAL[POINTS, total - white]) * 2
-    return size
-
-
-@njit(cache=True)
-def _popcount(bits: int) -> int:
-    count = 0
-    while bits:
-        bits &= bits - 1
-        count += 1
-    return count
+    """Entries of a table of every ending of up to ``max_pieces`` pieces: where the classes of
+    one piece more would begin."""
+    return _END if max_pieces == LARGEST else int(OFFSETS[1, max_pieces])
 
 
 @njit(cache=True)
