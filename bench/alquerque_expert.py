@@ -66,7 +66,7 @@ def searcher(
 ) -> Any:
     """``expert``'s search (compiled alpha-beta, captures compulsory, forced replies free); a
     draw is worth ``-contempt`` to it; with ``endgame``, it reads the solved endings."""
-    from engines.alquerque.endgame import table_for
+    from engines.alquerque.endgame import table_loader
     from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
     return CompiledAlphaBetaAgent(
@@ -79,7 +79,7 @@ def searcher(
         contempt=contempt,
         extend_single=True,
         compulsory=True,
-        endgame=table_for(game) if endgame else None,
+        endgame=table_loader(game) if endgame else None,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -35,9 +35,9 @@ class CompiledAlphaBetaAgent(CompiledAgent):
     a game whose evaluation has none); a draw is worth ``-contempt`` to the agent (0: a draw is
     a draw). ``extend_single`` and ``compulsory`` are the search's rules for forcing moves
     (:mod:`engines.compiled.search_negamax`): a forced reply spends no depth, and a side with a
-    forcing move must play one, so the quiescence step does not stand there. ``endgame`` is the
-    game's table of solved endings, built for this game's rules (none: every position is
-    searched). Each search is
+    forcing move must play one, so the quiescence step does not stand there. ``endgame`` loads
+    the game's table of solved endings, built for this game's rules, at the first search
+    (none: every position is searched). Each search is
     seeded from the agent's generator, which breaks ties among equal moves; with a node budget
     and no move time, a position and a seed give one move. After a search, ``completed_depth``
     and ``nodes_spent`` say how far it went.
@@ -54,7 +54,7 @@ class CompiledAlphaBetaAgent(CompiledAgent):
         contempt: float = 0.0,
         extend_single: bool = False,
         compulsory: bool = False,
-        endgame: np.ndarray | None = None,
+        endgame: Callable[[], np.ndarray] | None = None,
     ) -> None:
         if game.num_players != 2:
             raise ValueError(f"{game.name} with {game.num_players} players has no 2-player kernel")
@@ -66,7 +66,8 @@ class CompiledAlphaBetaAgent(CompiledAgent):
         self.contempt = contempt
         self.extend_single = extend_single
         self.compulsory = compulsory
-        self.endgame = np.zeros(0, dtype=np.int8) if endgame is None else endgame
+        self.endgame_loader = endgame
+        self.endgame: np.ndarray | None = None  # loaded at the first search
         self.table_bits = table_bits(nodes)
         self.completed_depth = 0
         self.nodes_spent = 0
@@ -90,7 +91,14 @@ class CompiledAlphaBetaAgent(CompiledAgent):
         moves, values = self._search(state, spread)
         return list(zip(moves.tolist(), values.tolist(), strict=True))
 
+    def _table(self) -> np.ndarray:
+        if self.endgame is None:
+            loader = self.endgame_loader
+            self.endgame = np.zeros(0, dtype=np.int8) if loader is None else loader()
+        return self.endgame
+
     def _search(self, state: State, spread: float) -> tuple[np.ndarray, np.ndarray]:
+        endgame = self._table()
         deadline = self.deadline()
         moves, values, self.completed_depth, self.nodes_spent = self.run(
             search_negamax.search,
@@ -107,6 +115,6 @@ class CompiledAlphaBetaAgent(CompiledAgent):
             self.contempt,
             self.extend_single,
             self.compulsory,
-            self.endgame,
+            endgame,
         )
         return moves, values

@@ -32,7 +32,7 @@ EXPERT_QUIESCENCE = 8
 def _expert(
     game: Game, rng: random.Random, depth: int = EXPERT_DEPTH, nodes: int = EXPERT_NODES
 ) -> Agent:
-    from engines.alquerque.endgame import table_for
+    from engines.alquerque.endgame import table_loader
     from engines.alquerque.evaluation import TUNED_WEIGHTS
     from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 
@@ -45,7 +45,7 @@ def _expert(
         weights=TUNED_WEIGHTS,
         extend_single=True,
         compulsory=True,
-        endgame=table_for(game),
+        endgame=table_loader(game),
     )
 
 

@@ -23,7 +23,7 @@ from engines.alquerque.endgame import (
     outcome,
     probe,
     search_table,
-    table_for,
+    table_loader,
     table_size,
 )
 from engines.alquerque.evaluation import TUNED_WEIGHTS
@@ -73,7 +73,7 @@ def _play_out(white: int, black: int, to_move: int, seed: int) -> AlquerqueState
         weights=TUNED_WEIGHTS,
         extend_single=True,
         compulsory=True,
-        endgame=table_for(GAME),
+        endgame=table_loader(GAME),
     )
     while not state.is_terminal():
         state.apply(agent.step(state))
@@ -119,8 +119,8 @@ def test_the_probe_decides_wins_and_losses_by_the_plies_left_and_leaves_draws_to
 
 
 def test_only_the_default_no_capture_limit_gets_the_table() -> None:
-    assert table_for(GAME) is not None
-    assert table_for(load_game("alquerque", no_capture_limit=30)) is None
+    assert table_loader(GAME) is search_table
+    assert table_loader(load_game("alquerque", no_capture_limit=30)) is None
 
 
 def test_a_smaller_table_is_a_prefix_of_a_larger_one() -> None:

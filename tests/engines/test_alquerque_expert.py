@@ -18,7 +18,7 @@ import pytest
 from alquerque_wins import WINNING_POSITIONS
 
 from engines.alquerque import kernel
-from engines.alquerque.endgame import MAX_PIECES, table_size
+from engines.alquerque.endgame import MAX_PIECES, search_table, table_size
 from engines.alquerque.evaluation import TUNED_WEIGHTS
 from engines.alquerque.rules import AlquerqueState
 from engines.compiled import search_negamax
@@ -130,10 +130,13 @@ def test_the_expert_is_listed_for_alquerque_alone_with_its_budget() -> None:
     assert agent.nodes == EXPERT_NODES
     assert agent.extend_single and agent.compulsory
     assert agent.weights.tolist() == list(TUNED_WEIGHTS)
-    # The solved endings, for the rules' no-capture limit only.
-    assert agent.endgame.shape == (table_size(MAX_PIECES),)
+    # The solved endings, for the rules' no-capture limit only, loaded at the first search:
+    # building the agent loads nothing.
+    assert agent.endgame_loader is search_table and agent.endgame is None
+    agent.step(ALQUERQUE.new_initial_state())
+    assert agent.endgame is not None and agent.endgame.shape == (table_size(MAX_PIECES),)
     shorter = load_game("alquerque", no_capture_limit=30)
-    assert make_agent(shorter, "expert", random.Random(0)).endgame.shape == (0,)
+    assert make_agent(shorter, "expert", random.Random(0)).endgame_loader is None
     # Les Alvéoles' expert is another agent (a Monte Carlo search).
     assert not isinstance(make_agent(load_game("alveoles"), "expert"), CompiledAlphaBetaAgent)
 
