@@ -24,6 +24,8 @@ its branches in :mod:`engines.compiled.dispatch`; an id no branch takes raises.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
@@ -33,6 +35,8 @@ from engines.alquerque import kernel as alquerque
 from engines.alquerque import kernel_weighted as alquerque_weighted
 from engines.alveoles import kernel as alveoles
 from engines.compiled.dispatch import ABALONE, ALQUERQUE, ALVEOLES, NO_BRANCH
+from engines.compiled.kernels import kernel_id
+from engines.core import Game
 from engines.kernel_cache import track
 
 FORCING = 2
@@ -87,6 +91,14 @@ def evaluate_weighted(game: int, state: np.ndarray, seat: int, weights: np.ndarr
             return abalone.evaluate(state, seat)
         return abalone.evaluate_weighted(state, seat, weights)
     raise ValueError(NO_BRANCH)
+
+
+def endgame_loader(game: Game) -> Callable[[], np.ndarray] | None:
+    """What loads ``game``'s table of solved endings for ``solved`` (None: it has none, or
+    none for these rules); only Alquerque has one."""
+    if kernel_id(game.name) == ALQUERQUE:
+        return alquerque_endgame.table_loader(game)
+    return None
 
 
 @njit(cache=True)

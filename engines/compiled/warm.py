@@ -116,9 +116,9 @@ def _tiny_agent(need: Need, game: Game) -> Any:
     game's endgame table where it has one, so that it is built and kept on disk too."""
     kind = _search_classes()[need.search]
     if need.search == "negamax":
-        from engines.alquerque.endgame import table_loader
+        from engines.compiled.dispatch_alphabeta import endgame_loader
 
-        return kind(game, random.Random(0), depth=2, endgame=table_loader(game))
+        return kind(game, random.Random(0), depth=2, endgame=endgame_loader(game))
     return kind(game, random.Random(0), iterations=2)
 
 

@@ -81,7 +81,7 @@ def test_the_committed_alquerque_ladder_and_its_study_page_say_its_openings() ->
     assert "random openings of" not in "\n".join(levels_section(other, other_levels)[0])
 
 
-def test_the_rules_page_quotes_the_committed_expert_against_hard() -> None:
+def test_the_alquerque_rules_doc_quotes_the_committed_expert_against_hard() -> None:
     """The figures docs/rules/alquerque.md gives for `expert` against `hard`, recomputed from
     the committed ladder: the score, its Elo, the endings and the pairs the opening decided."""
     rows = [

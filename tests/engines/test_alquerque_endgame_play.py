@@ -128,7 +128,7 @@ def test_a_smaller_table_is_a_prefix_of_a_larger_one() -> None:
     assert np.array_equal(small, search_table()[: small.shape[0]])
 
 
-def test_the_rules_page_gives_the_tables_size() -> None:
+def test_the_alquerque_rules_doc_gives_the_tables_size() -> None:
     page = (REPO / "docs" / "rules" / "alquerque.md").read_text()
     assert f"every position of up to {NUMBERS[MAX_PIECES]} pieces" in page
     assert f"{table_size(MAX_PIECES):,} entries" in page
