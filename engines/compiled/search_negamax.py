@@ -23,6 +23,10 @@ seat to move is the parent's keeps the parent's sign and window.
   remaining depth, so the value of a search of depth *d* is exactly the minimax value of depth
   *d* (tests compare it with a plain minimax); an entry of another depth still gives its best
   move to try first.
+- **Solved endings** (``search``'s ``endgame``, a game's table read through
+  ``dispatch_alphabeta.solved``): at the horizon, a position the table decides as a win for the
+  root's seat is valued from it (``SOLVED`` less its distance) instead of by the evaluation and
+  the quiescence step; the rest is searched as if there were no table.
 - **Move ordering**: the table's move (searched before the others are classified), then
   forcing moves, pushes, the two killer moves of the ply, then by the history heuristic
   (cut-offs by quiet moves, weighted by depth²).

@@ -7,6 +7,7 @@ The table's values themselves are checked against a brute force written apart
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -20,6 +21,7 @@ from engines.alquerque.endgame import (
     MAX_PIECES,
     WIN,
     build_table,
+    index_of,
     outcome,
     probe,
     search_table,
@@ -29,7 +31,9 @@ from engines.alquerque.endgame import (
 from engines.alquerque.evaluation import TUNED_WEIGHTS
 from engines.alquerque.kernel import encode
 from engines.alquerque.rules import AlquerqueState
+from engines.compiled import search_negamax
 from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
+from engines.compiled.kernels import kernel_id
 from engines.registry import load_game
 
 GAME = load_game("alquerque")
@@ -132,3 +136,33 @@ def test_the_alquerque_rules_doc_gives_the_tables_size() -> None:
     page = (REPO / "docs" / "rules" / "alquerque.md").read_text()
     assert f"every position of up to {NUMBERS[MAX_PIECES]} pieces" in page
     assert f"{table_size(MAX_PIECES):,} entries" in page
+
+
+def test_at_the_horizon_the_root_seat_s_solved_wins_take_the_table_s_value() -> None:
+    """One ply deep, a root move whose position the table loses for the opponent is worth
+    ``SOLVED`` less the plies the win needs; every other move keeps its evaluation (a table's
+    draw or a loss of the root's seat is searched, not taken from it)."""
+    table = search_table()
+    checked = 0
+    for white, black, to_move in _random_endings((2, 2), WIN, 8, seed=11):
+        state = AlquerqueState.from_board(_names(white), _names(black), to_move)
+        moves, values, _, _ = search_negamax.search(
+            kernel_id("alquerque"), encode(state), 1, 0, 0, np.asarray(TUNED_WEIGHTS),
+            0.0, 0, math.inf, 14, 0.0, True, True, table,
+        )  # fmt: skip
+        for action, value in zip(moves.tolist(), values.tolist(), strict=True):
+            child = state.clone()
+            child.apply(action)
+            if child.is_terminal():
+                continue
+            assert isinstance(child, AlquerqueState)
+            budget = child.limit - child.no_capture
+            theirs = outcome(table, child.white, child.black, child.to_move, budget)
+            if theirs == LOSS:
+                code = int(table[index_of(child.white, child.black, child.to_move)])
+                # Lost from ``-code - 1`` plies left: the win needs that many more.
+                assert value == search_negamax.SOLVED - (-code - 1)
+                checked += 1
+            else:
+                assert abs(value) < 1.0
+    assert checked > 0
