@@ -127,11 +127,23 @@ def _headline(played: list[SeriesPoint], change: Estimate | None, level: str) ->
     )
 
 
+Labelled = Sequence[tuple[str, float | None, float | None]]
+"""Labels with an interval's ends (none where unknown)."""
+
+
+def _by_side(labelled: Labelled) -> tuple[list[str], list[str], list[str]]:
+    """The labels whose interval lies above an even game, those below it, and the rest."""
+    above = [label for label, low, _ in labelled if (low or 0) > 0]
+    below = [label for label, _, high in labelled if (high or 0) < 0]
+    return above, below, [label for label, _, _ in labelled if label not in above + below]
+
+
 def _sides(played: list[SeriesPoint]) -> str | None:
     """Which side each point's interval favours, the points grouped by side."""
-    below = [p.label for p in played if p.advantage and (p.advantage.interval.high or 0) < 0]
-    above = [p.label for p in played if p.advantage and (p.advantage.interval.low or 0) > 0]
-    even = [p.label for p in played if p.label not in below + above]
+    above, below, even = _by_side(
+        [(p.label, p.advantage.interval.low, p.advantage.interval.high) if p.advantage
+         else (p.label, None, None) for p in played]
+    )  # fmt: skip
     parts = []
     if below:
         parts.append(f"the second player on {_listed(below)}")
@@ -498,9 +510,7 @@ def _classic_clause(rows: list[RandomRow]) -> str:
 def _means_clause(rows: list[RandomRow]) -> str:
     """Which side each board's mean margin over random layouts favours, by its interval."""
     known = [r for r in rows if r.low is not None and r.high is not None]
-    first = [r.label for r in known if (r.low or 0) > 0]
-    second = [r.label for r in known if (r.high or 0) < 0]
-    even = [r.label for r in known if r.label not in first + second]
+    first, second, even = _by_side([(r.label, r.low, r.high) for r in known])
     parts = []
     if first:
         parts.append(f"favours the first player {_on(first, rows)}")

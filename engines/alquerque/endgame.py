@@ -54,7 +54,6 @@ from numba import njit
 from engines.alquerque import board, kernel
 from engines.alquerque.board import POINTS
 from engines.alquerque.kernel import (
-    _STEP_TO,
     BLACK_BITS,
     LIMIT,
     MAX_ACTIONS,
@@ -64,6 +63,7 @@ from engines.alquerque.kernel import (
     _can_capture,
     _captures,
     _has_move,
+    _moves,
     _popcount,
     capture_result,
 )
@@ -235,28 +235,21 @@ def _solve_class(codes: np.ndarray, nw: int, nb: int, limit: int) -> None:
 
 
 @njit(cache=True)
-def _slide_replies(white: int, black: int, side: int, out: np.ndarray, at: int) -> int:
+def _slide_replies(
+    white: int, black: int, side: int, moves: np.ndarray, out: np.ndarray, at: int
+) -> int:
     """Write the entries the side to move's slides lead to into ``out`` from ``at`` (an empty
-    ``out``: count them only); return how many."""
+    ``out``: count them only); return how many. It has no capture, so its moves are slides;
+    ``moves`` is room for them."""
     own, enemy = (white, black) if side == 0 else (black, white)
-    empty = ((1 << POINTS) - 1) ^ own ^ enemy
-    count = 0
-    for p in range(POINTS):
-        if not own >> p & 1:
-            continue
-        for k in range(8):
-            q = _STEP_TO[side, p, k]
-            if q < 0:
-                break
-            if not empty >> q & 1:
-                continue
-            if out.shape[0] > 0:
-                moved = own ^ (1 << p) ^ (1 << q)
-                if side == 0:
-                    out[at + count] = index_of(moved, enemy, 1)
-                else:
-                    out[at + count] = index_of(enemy, moved, 0)
-            count += 1
+    count = _moves(own, enemy, side, moves)
+    if out.shape[0] > 0:
+        for i in range(count):
+            moved, _ = capture_result(own, enemy, moves[i])
+            if side == 0:
+                out[at + i] = index_of(moved, enemy, 1)
+            else:
+                out[at + i] = index_of(enemy, moved, 0)
     return count
 
 
@@ -268,12 +261,13 @@ def _slides(
     ``j``'s are ``replies[first[j]:first[j + 1]]``."""
     n = whites.shape[0]
     first = np.zeros(n + 1, dtype=np.int64)
-    none = np.empty(0, dtype=np.int64)
+    moves = np.empty(MAX_ACTIONS, dtype=np.int64)
+    none = np.empty(0, dtype=np.int32)
     for j in range(n):
-        first[j + 1] = first[j] + _slide_replies(whites[j], blacks[j], sides[j], none, 0)
+        first[j + 1] = first[j] + _slide_replies(whites[j], blacks[j], sides[j], moves, none, 0)
     replies = np.empty(first[n], dtype=np.int32)
     for j in range(n):
-        _slide_replies(whites[j], blacks[j], sides[j], replies, first[j])
+        _slide_replies(whites[j], blacks[j], sides[j], moves, replies, first[j])
     return first, replies
 
 
