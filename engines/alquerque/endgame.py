@@ -133,6 +133,15 @@ def index_of(white: int, black: int, to_move: int) -> int:
 
 
 @njit(cache=True)
+def _entry_after(own: int, enemy: int, side: int) -> int:
+    """The entry of the position once ``side``, now holding ``own``, has moved: the other
+    side to move."""
+    if side == 0:
+        return index_of(own, enemy, 1)
+    return index_of(enemy, own, 0)
+
+
+@njit(cache=True)
 def status(code: int, budget: int) -> int:
     """``WIN``, ``DRAW`` or ``LOSS`` for the side to move, from its code and budget."""
     if code > 0 and budget >= code:
@@ -153,11 +162,7 @@ def _after_capture_status(codes: np.ndarray, own: int, enemy: int, colour: int, 
         after_own, after_enemy = capture_result(own, enemy, actions[i])
         if after_enemy == 0:
             return WIN
-        if colour == 0:
-            code = codes[index_of(after_own, after_enemy, 1)]
-        else:
-            code = codes[index_of(after_enemy, after_own, 0)]
-        value = -status(code, limit)
+        value = -status(codes[_entry_after(after_own, after_enemy, colour)], limit)
         if value == WIN:
             return WIN
         best = max(best, value)
@@ -246,10 +251,7 @@ def _slide_replies(
     if out.shape[0] > 0:
         for i in range(count):
             moved, _ = capture_result(own, enemy, moves[i])
-            if side == 0:
-                out[at + i] = index_of(moved, enemy, 1)
-            else:
-                out[at + i] = index_of(enemy, moved, 0)
+            out[at + i] = _entry_after(moved, enemy, side)
     return count
 
 

@@ -308,17 +308,16 @@ def _value(game: int, start: int, depth: int, quiet: int, alpha: float, beta: fl
             frames[ply, _F_MOVER] = mover
             frames[ply, _F_NEXT] = 0
             frames[ply, _F_CUT] = 0
+            verdict = 0
+            if mover >= 0 and frames[ply, _F_DEPTH] <= 0 and endgame.shape[0] > 0:
+                # At the horizon only: within it, a win on the board is found and preferred.
+                verdict = solved(game, state, endgame)
             if mover < 0:
                 seat_here = frames[ply, _F_SEAT]
                 value = _terminal_value(game, state, seat_here, ply, buf, root, contempt)
                 done = True
-            elif (
-                frames[ply, _F_DEPTH] <= 0
-                and endgame.shape[0] > 0
-                and _root_wins(solved(game, state, endgame), mover, root)
-            ):
-                # At the horizon only: within it, a win on the board is found and preferred.
-                value = _solved_value(solved(game, state, endgame))
+            elif _root_wins(verdict, mover, root):
+                value = _solved_value(verdict)
                 done = True
             elif frames[ply, _F_DEPTH] <= 0:
                 quiet_left = frames[ply, _F_QUIET]
