@@ -20,6 +20,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy import Engine
 
+from analysis.formatting import counted
 from analysis.ladder.results import LadderFileError
 from analysis.studies.definition import Study, StudyError, load_study
 from analysis.studies.index import update_index
@@ -107,7 +108,8 @@ def check(path: StudyFile, db: DbOption = None) -> None:
     study, planned = _load(path, db)
     total = sum(p.plan.matches for p in planned)
     out.print(
-        f"{path}: {len(planned)} batches, {total:,} matches, {len(study.questions)} questions",
+        f"{path}: {counted(len(planned), 'batch', 'batches')}, "
+        f"{counted(total, 'match', 'matches')}, {counted(len(study.questions), 'question')}",
         highlight=False,
     )
 

@@ -165,6 +165,20 @@ def test_a_bad_study_is_refused_naming_file_line_and_field_before_anything_runs(
     assert batch_count(sqlite_url) == 0
 
 
+def test_check_counts_what_the_file_holds_in_words(tiny: Path, migrated_sqlite_url: str) -> None:
+    code, output = invoke("study", "check", str(tiny), "--db", migrated_sqlite_url)
+    assert code == 0, output
+    # The tiny study: two batches of 12 matches and three questions.
+    assert "2 batches, 24 matches, 3 questions" in " ".join(output.split()), output
+    text = tiny.read_text()
+    one = text[: text.index("[[batch]]", text.index("[[batch]]") + 1)]
+    tiny.write_text(one + '[[question]]\nfigure = "draw_rate"\nbatch = "easy-random"\n')
+    code, output = invoke("study", "check", str(tiny), "--db", migrated_sqlite_url)
+    assert code == 0, output
+    assert "1 batch, 12 matches, 1 question" in " ".join(output.split()), output
+    assert batch_count(migrated_sqlite_url) == 0
+
+
 @pytest.mark.parametrize("book", ["../../../../../etc/passwd", "/etc/passwd"])
 def test_a_book_outside_the_study_folder_is_never_read(
     tiny: Path, migrated_sqlite_url: str, book: str
