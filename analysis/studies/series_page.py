@@ -219,7 +219,10 @@ def _status(points_: list[SeriesPoint]) -> str:
     aim = f"±{points(targets.pop()).removeprefix('+')}" if len(targets) == 1 else "their precision"
     parts = []
     settled = [p.label for p in points_ if p.state == "settled"]
-    if settled:
+    if len(settled) == len(points_) > 1:
+        # Naming every point would push the plot below the page's first screen.
+        parts.append(f"all {len(settled)} points settled to {aim}")
+    elif settled:
         parts.append(f"settled to {aim}: {_listed(settled)}")
     for key, words in (("playing", "still playing"), ("wide", "stopped wider than that"),
                        ("open", "with no precision aimed at")):  # fmt: skip

@@ -484,3 +484,24 @@ def test_the_mean_interval_of_one_layout_or_of_equal_ones(
 ) -> None:
     # One layout gives no interval; equal ones a zero-width one (SciPy alone gives NaN).
     assert mean_interval(values) == expected
+
+
+def _point(label: str, state: str, games: int) -> Any:
+    from analysis.studies.estimates import Estimate, Interval
+    from analysis.studies.series import SeriesPoint
+
+    advantage = Estimate(0.01, Interval(-0.02, 0.04))
+    return SeriesPoint(label, label, "expert", advantage, games, 0.03, state, None)
+
+
+def test_a_series_settled_everywhere_says_so_without_naming_every_point() -> None:
+    from analysis.studies.series_page import _status
+
+    every = [_point(f"{n} × {n}", "settled", 1_000) for n in range(2, 9)]
+    assert _status(every) == "All 7 points settled to ±3.0 pp."
+    # One point still playing: the settled ones are named, and the one playing with its games.
+    mixed = [*every[:2], _point("8 × 8", "playing", 500)]
+    assert _status(mixed) == (
+        "Settled to ±3.0 pp: 2 × 2 and 3 × 3; still playing: 8 × 8 (500 games, ±3.0 pp)."
+    )
+    assert _status(every[:1]) == "Settled to ±3.0 pp: 2 × 2."
