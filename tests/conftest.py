@@ -62,3 +62,10 @@ def db_url(request: pytest.FixtureRequest) -> str:
     url: str = request.getfixturevalue(fixture)
     upgrade(url)
     return url
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests first: started last, a minute-long end-to-end test would hold the whole run
+    open while the other workers sit idle. The sort is stable, so every xdist worker collects
+    the same order."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
