@@ -234,9 +234,13 @@ def method_notes(w: Wide, batch: Any, pentanomial: bool) -> dict[str, str]:
     }
 
 
-def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
+def build_report(engine: Engine, batch_id: str, *, compensation: bool = True) -> dict[str, Any]:
     """The full report of the batch with this full id; ``NotFound`` if there is none,
-    ``UnsoundBatch`` if it holds a row no match can produce (``storage.soundness``)."""
+    ``UnsoundBatch`` if it holds a row no match can produce (``storage.soundness``).
+
+    ``compensation=False`` leaves ``fair_compensation`` null: its bootstrap is most of the
+    report's time in a points game of three or more players, and a study page shows it for a
+    few of its batches only."""
     batch = crud.get_batch(engine, batch_id)
     if batch is None:
         raise crud.NotFound(f"no batch {batch_id!r}")
@@ -260,9 +264,9 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
     game_shape = shape.game_shape(w, plies, ended_ok)
     game_shape["failed"] = failed
 
-    compensation = None
-    if game_class(batch.game).game_type.points and points_vary(w):
-        compensation = fair_compensation(w, groups)
+    komi = None
+    if compensation and game_class(batch.game).game_type.points and points_vary(w):
+        komi = fair_compensation(w, groups)
 
     game_section = game_report(batch.game)
     section = game_section.build(engine, batch, w) if game_section else None
@@ -282,7 +286,7 @@ def build_report(engine: Engine, batch_id: str) -> dict[str, Any]:
         "pairings": agents_mod.pairings(w, batch.seat_policy, groups),
         "strengths": strengths(w, groups) if w.players > 2 else [],
         "shape": game_shape,
-        "fair_compensation": compensation,
+        "fair_compensation": komi,
         "game": section,
         "sprt": stop_rule.sprt_status(engine, batch, w),
         "precision": stop_rule.stop_status(engine, batch),

@@ -170,8 +170,8 @@ class ServiceClient:
         result: dict[str, Any] = self._call("POST", f"/batches/{batch_id}/cancel")
         return result
 
-    def report(self, batch_id: str) -> Any:
-        """GET /batches/{id}/report (JSON)."""
+    def report(self, batch_id: str, *, compensation: bool = True) -> Any:
+        """GET /batches/{id}/report (JSON); a server's report always holds its compensation."""
         return self._call("GET", f"/batches/{batch_id}/report")
 
     def compare(self, batch_a: str, batch_b: str) -> Any:

@@ -31,10 +31,10 @@ class LocalSource:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def report(self, batch_id: str) -> dict[str, Any]:
+    def report(self, batch_id: str, *, compensation: bool = True) -> dict[str, Any]:
         from analysis.report import build_report
 
-        return build_report(self.engine, batch_id)
+        return build_report(self.engine, batch_id, compensation=compensation)
 
     def compare(self, batch_a: str, batch_b: str) -> dict[str, Any]:
         from analysis.compare import compare
@@ -105,6 +105,12 @@ def _family_line(a: Adjusted) -> str:
     )
 
 
+def _compensated(study: Study) -> set[str]:
+    """The batches whose compensation the page can show: those of a first-player question
+    that reads one batch (:func:`analysis.studies.context.beside`)."""
+    return {q.batch for q in study.questions if entry(q.figure).first_player and not q.against}
+
+
 def render_page(
     study: Study,
     ids: Mapping[str, str],
@@ -122,8 +128,9 @@ def render_page(
     # A study still playing may lack some batches' results: their questions say so, and the
     # figures that read several batches read those played.
     played = [name for name in names if name in ids]
-    reports = {name: source.report(ids[name]) for name in played}
     asked = replace(study, questions=tuple(q for q in study.questions if _answered(q, ids)))
+    komi = _compensated(asked)
+    reports = {name: source.report(ids[name], compensation=name in komi) for name in played}
     comparisons = {
         (q.batch, q.against): source.compare(ids[q.batch], ids[q.against])
         for q in asked.questions
@@ -175,7 +182,8 @@ def render_page(
         out += lines
     listed = {**ids, **(searched.batches if searched else {})}
     listed_reports = {
-        n: reports[n] if n in reports else source.report(i) for n, i in listed.items()
+        n: reports[n] if n in reports else source.report(i, compensation=False)
+        for n, i in listed.items()
     }
     table = _batch_table(list(listed), listed, listed_reports)
     table += [_unplayed_row(study, n) for n in names if n not in ids]

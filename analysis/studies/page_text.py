@@ -12,9 +12,12 @@ from analysis.studies.estimates import Interval
 class Source(Protocol):
     """Where a study's batches are read back from: this machine's database
     (``analysis.studies.page.LocalSource``) or a server (``api.client.ServiceClient`` has both
-    calls)."""
+    calls).
 
-    def report(self, batch_id: str) -> Any: ...
+    ``compensation=False``: the caller will not read the report's ``fair_compensation``, so a
+    source that computes the report may leave it out."""
+
+    def report(self, batch_id: str, *, compensation: bool = True) -> Any: ...
 
     def compare(self, batch_a: str, batch_b: str) -> Any: ...
 

@@ -9,19 +9,26 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from repo_paths import DATA, REPO
+from sqlalchemy.engine import Engine
 from statsmodels.stats.multitest import multipletests
 from typer.testing import CliRunner
 
 from analysis.compare import compare
 from analysis.report import build_report
+from analysis.studies.definition import load_study
 from analysis.studies.index import index_text, nav_text, pages, update_index
+from analysis.studies.page import LocalSource, render_page
 from api.cli import app
 from storage.db import get_engine
 from storage.queries import play_seconds
+from storage.settings import Settings
+from workers.studies.plan import plan_study
+from workers.studies.runner import find_here
 
 runner = CliRunner()
 PAGES = REPO / "docs" / "studies"
@@ -341,3 +348,68 @@ def test_a_familys_p_values_are_holm_adjusted_over_its_questions_on_the_page_and
         written = "p < 0.001" if adjusted < 0.001 else f"p = {adjusted:.3g}"
         assert f"{line}{written}." in section, section
     assert "Holm" not in sections[3]
+
+
+THREE_PLAYERS = """title = "Three players"
+
+[defaults]
+game = "alveoles"
+players = 3
+agents = "random"
+matches = 30
+
+[[batch]]
+name = "asked"
+seed = 1
+
+[[batch]]
+name = "listed"
+seed = 2
+
+[[question]]
+figure = "first_player_advantage"
+batch = "asked"
+
+[[question]]
+figure = "seats"
+batch = "listed"
+"""
+
+
+class Recording(LocalSource):
+    """The page's reports as ``LocalSource`` computes them, noting which asked for the
+    compensation; ``full`` computes it for every batch whatever was asked."""
+
+    def __init__(self, engine: Engine, full: bool) -> None:
+        super().__init__(engine)
+        self.full = full
+        self.compensated: set[str] = set()
+
+    def report(self, batch_id: str, *, compensation: bool = True) -> dict[str, Any]:
+        if compensation:
+            self.compensated.add(batch_id)
+        return super().report(batch_id, compensation=compensation or self.full)
+
+
+def test_a_page_computes_the_compensation_only_where_it_can_show_it(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    path = tmp_path / "studies" / "three.toml"
+    path.parent.mkdir()
+    path.write_text(THREE_PLAYERS)
+    result = runner.invoke(app, ["study", "run", str(path), "--db", sqlite_url, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    study = load_study(path)
+    engine = get_engine(sqlite_url)
+    ids = find_here(engine, plan_study(study, Settings(database_url=sqlite_url)))
+
+    for batch_id in ids.values():
+        full = build_report(engine, batch_id)
+        assert full["fair_compensation"]["offsets"], "a points game of three has its komi"
+        assert build_report(engine, batch_id, compensation=False)["fair_compensation"] is None
+
+    lean, full = Recording(engine, full=False), Recording(engine, full=True)
+    pages = [render_page(study, ids, source, ["playtester study run"]) for source in (lean, full)]
+    assert lean.compensated == {ids["asked"]}
+    assert pages[0].markdown == pages[1].markdown and pages[0].data == pages[1].data
+    assert pages[0].figures == pages[1].figures
