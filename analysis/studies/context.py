@@ -9,7 +9,7 @@ whole (``docs/statistics.md``, "How diverse a figure's games must be").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from analysis.studies.estimates import Estimate, first_player
@@ -143,6 +143,12 @@ def compensation_line(name: str, c: Mapping[str, Any]) -> str:
     )
 
 
+def shows_compensation(batches: Sequence[str], first_player_figure: bool) -> bool:
+    """Whether a question's compensation stands beside its figure: a first-player figure that
+    reads one batch."""
+    return first_player_figure and len(batches) == 1
+
+
 def beside(
     batches: list[str], reports: Mapping[str, Any], first_player_figure: bool
 ) -> tuple[list[str], dict[str, Any]]:
@@ -157,7 +163,7 @@ def beside(
             if d is not None:
                 data.setdefault("decided", {})[name] = d
                 lines += ["", decided_line(name, d)]
-        if len(batches) == 1:
+        if shows_compensation(batches, first_player_figure):
             c = compensation_data(reports[batches[0]])
             if c is not None:
                 data["compensation"] = c

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from analysis.studies.context import beside
+from analysis.studies.context import beside, shows_compensation
 from analysis.studies.definition import Question, Study
 from analysis.studies.families import Adjusted, adjust
 from analysis.studies.figures import entry, figure_verdicts
@@ -105,10 +105,18 @@ def _family_line(a: Adjusted) -> str:
     )
 
 
+def _used(q: Question) -> list[str]:
+    """The batches a question reads."""
+    return [q.batch] + ([q.against] if q.against else [])
+
+
 def _compensated(study: Study) -> set[str]:
-    """The batches whose compensation the page can show: those of a first-player question
-    that reads one batch (:func:`analysis.studies.context.beside`)."""
-    return {q.batch for q in study.questions if entry(q.figure).first_player and not q.against}
+    """The batches whose compensation the page can show (:func:`beside`)."""
+    return {
+        q.batch
+        for q in study.questions
+        if shows_compensation(_used(q), entry(q.figure).first_player)
+    }
 
 
 def render_page(
@@ -169,8 +177,7 @@ def render_page(
         out += [f"### {number}. {q.title}", "", *shown.text(q, report, compared)]
         if number in adjusted:
             out += ["", _family_line(adjusted[number])]
-        used = [q.batch] + ([q.against] if q.against else [])
-        out += beside(used, reports, shown.first_player)[0]
+        out += beside(_used(q), reports, shown.first_player)[0]
         if shown.plot is not None:
             out += shown.plot(page.figures, study.name, number, q, report)
         out.append("")
