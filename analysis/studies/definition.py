@@ -215,6 +215,11 @@ class Question:
     """The questions that share a family are one set of tests: the page gives each one's
     p-value Holm-adjusted over the family beside its own."""
 
+    @property
+    def batches(self) -> list[str]:
+        """The batches the question reads: its own, then the one it is compared against."""
+        return [self.batch] + ([self.against] if self.against else [])
+
 
 @dataclass(frozen=True)
 class Study:

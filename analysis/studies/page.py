@@ -74,11 +74,11 @@ def _batch_table(
 
 def _answered(q: Question, ids: Mapping[str, str]) -> bool:
     """Whether every batch the question reads has results."""
-    return q.batch in ids and (q.against is None or q.against in ids)
+    return all(name in ids for name in q.batches)
 
 
 def _not_played(q: Question, ids: Mapping[str, str]) -> str:
-    missing = [n for n in (q.batch, q.against) if n is not None and n not in ids]
+    missing = [n for n in q.batches if n not in ids]
     named = " and ".join(f"**{n}**" for n in missing)
     return f"Not yet played: {named} {'has' if len(missing) == 1 else 'have'} no results yet."
 
@@ -105,17 +105,12 @@ def _family_line(a: Adjusted) -> str:
     )
 
 
-def _used(q: Question) -> list[str]:
-    """The batches a question reads."""
-    return [q.batch] + ([q.against] if q.against else [])
-
-
 def _compensated(study: Study) -> set[str]:
     """The batches whose compensation the page can show (:func:`beside`)."""
     return {
         q.batch
         for q in study.questions
-        if shows_compensation(_used(q), entry(q.figure).first_player)
+        if shows_compensation(q.batches, entry(q.figure).first_player)
     }
 
 
@@ -177,7 +172,7 @@ def render_page(
         out += [f"### {number}. {q.title}", "", *shown.text(q, report, compared)]
         if number in adjusted:
             out += ["", _family_line(adjusted[number])]
-        out += beside(_used(q), reports, shown.first_player)[0]
+        out += beside(q.batches, reports, shown.first_player)[0]
         if shown.plot is not None:
             out += shown.plot(page.figures, study.name, number, q, report)
         out.append("")

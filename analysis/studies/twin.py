@@ -64,8 +64,7 @@ def page_data(
     adjusted = adjusted or {}
     questions = []
     for number, q in enumerate(study.questions, start=1):
-        used = [q.batch] + ([q.against] if q.against else [])
-        if any(name not in ids for name in used):
+        if any(name not in ids for name in q.batches):
             # Not yet played: the question stands with no result.
             questions.append({"number": number, "title": q.title, "figure": str(q.figure),
                               "batch": q.batch, "against": q.against, "result": None})  # fmt: skip
@@ -73,7 +72,7 @@ def page_data(
         compared = comparisons[(q.batch, q.against)] if q.against else None
         shown = figure_entry(q.figure)
         result = shown.data(q, reports[q.batch], compared)
-        result.update(beside(used, reports, shown.first_player)[1])
+        result.update(beside(q.batches, reports, shown.first_player)[1])
         entry: dict[str, Any] = {}
         if number in adjusted:
             a = adjusted[number]
@@ -90,7 +89,7 @@ def page_data(
                 "result": result,
                 "batches": {
                     name: _batch(study, name, ids[name], reports[name], seconds.get(name))
-                    for name in used
+                    for name in q.batches
                 },
             }
         )
