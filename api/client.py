@@ -171,8 +171,10 @@ class ServiceClient:
         return result
 
     def report(self, batch_id: str, *, compensation: bool = True) -> Any:
-        """GET /batches/{id}/report (JSON); a server's report always holds its compensation."""
-        return self._call("GET", f"/batches/{batch_id}/report")
+        """GET /batches/{id}/report (JSON); ``compensation=False`` spares the server the
+        komi bootstrap and leaves ``fair_compensation`` null."""
+        params = None if compensation else {"compensation": "false"}
+        return self._call("GET", f"/batches/{batch_id}/report", params=params)
 
     def compare(self, batch_a: str, batch_b: str) -> Any:
         """GET /compare?a=…&b=…: the differences a − b."""

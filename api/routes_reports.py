@@ -31,9 +31,19 @@ class CsvResponse(PlainTextResponse):
 
 
 @router.get("/batches/{batch_id}/report", summary="A batch's report (JSON)")
-def report_json(batch_id: BatchId, engine: EngineDep) -> dict[str, Any]:
+def report_json(
+    batch_id: BatchId,
+    engine: EngineDep,
+    compensation: Annotated[
+        bool,
+        Query(
+            description="Compute the fair compensation (komi); false leaves "
+            "`fair_compensation` null and skips its bootstrap, most of a points game's report"
+        ),
+    ] = True,
+) -> dict[str, Any]:
     """Seats, first-player advantage, agents, pairings, shape, komi, game section and SPRT."""
-    return build_report(engine, resolve_batch_id(engine, batch_id))
+    return build_report(engine, resolve_batch_id(engine, batch_id), compensation=compensation)
 
 
 @router.get(

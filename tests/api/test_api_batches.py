@@ -181,6 +181,26 @@ def test_reads_progress_matches_and_exports(api) -> None:
     assert client.get("/batches", params={"status": "done"}).json()["items"] == []
 
 
+def test_a_report_without_compensation_skips_only_the_komi(api) -> None:
+    client, _, url = api
+    body = {"game": "alveoles", "agents": ["random", "random"], "matches": 12, "chunk_size": 12}
+    batch = client.post("/batches", json=body).json()
+    from workers.chunks import run_chunk
+
+    run_chunk(batch["id"], 0, 12, database_url=url)
+    whole = client.get(f"/batches/{batch['id']}/report").json()
+    assert whole["fair_compensation"]["offsets"], "random play on valued squares varies its points"
+    from api.client import ServiceClient
+
+    bare = ServiceClient("http://testserver", http=client).report(batch["id"], compensation=False)
+    assert bare["fair_compensation"] is None
+    assert {k: v for k, v in bare.items() if k != "fair_compensation"} == {
+        k: v for k, v in whole.items() if k != "fair_compensation"
+    }
+    wrong = client.get(f"/batches/{batch['id']}/report", params={"compensation": "maybe"})
+    assert wrong.status_code == 422 and wrong.json()["field"] == "compensation"
+
+
 def test_cancel_and_unknown_batches(api) -> None:
     client, _, _ = api
     batch = client.post("/batches", json=GOOD).json()
