@@ -24,6 +24,7 @@ import redis
 import redis.exceptions
 from redis.lock import Lock
 
+from storage.settings import Settings
 from workers.dispatch import KEY_TTL, attempts_key, lease_key
 
 __all__ = [
@@ -38,9 +39,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LEASE_SECONDS = 10.0
+LEASE_SECONDS: float = Settings.model_fields["chunk_lease_seconds"].default
 """A lease not renewed for this long is free again: its worker is gone (the default of the
-``chunk_lease_seconds`` setting)."""
+``chunk_lease_seconds`` setting, read from it so the two cannot part)."""
 RENEW_FRACTION = 0.25
 """A held lease is renewed every this fraction of its length, so a renewal or two may be late
 (a busy host, a broker away for a moment) without losing it."""
