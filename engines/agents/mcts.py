@@ -16,28 +16,10 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 
-from engines.agents.tree_search import (
-    ROOT_VALUE_MIN_VISITS,
-    TreeSearchAgent,
-    exploration_param,
-    iterations_param,
-    leaf_shares,
-    rollout_cap,
-    rollout_params,
-    root_share_values,
-)
+from engines.agents.tree_search import TreeSearchAgent
 from engines.core import TERMINAL, Action, Game, Seat, State
 
-__all__ = [
-    "ROOT_VALUE_MIN_VISITS",
-    "MctsAgent",
-    "exploration_param",
-    "iterations_param",
-    "leaf_shares",
-    "rollout_cap",
-    "rollout_params",
-    "root_share_values",
-]
+__all__ = ["MctsAgent"]
 
 
 class _Node:

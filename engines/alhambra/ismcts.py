@@ -20,7 +20,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from engines.agents.mcts import root_share_values
+from engines.agents.tree_search import root_share_values
 from engines.alhambra.policy import quick_score
 from engines.alhambra.rules import AlhambraState
 from engines.clock import MoveTimer, past
@@ -97,8 +97,9 @@ class IsMctsAgent:
 
     def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
         """The root candidates searched often enough, with their mean result for the seat to
-        move (the same search as ``step``; see ``engines.agents.mcts.root_share_values``). Every
-        value is a mean, so ``within`` changes nothing."""
+        move (the same search as ``step``; see
+        ``engines.agents.tree_search.root_share_values``). Every value is a mean, so
+        ``within`` changes nothing."""
         if not isinstance(state, AlhambraState):
             raise TypeError(f"an Alhambra agent cannot play {type(state).__name__}")
         root = self.search(state, self._root_bias(state, state.legal_actions()))

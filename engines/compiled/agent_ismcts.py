@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engines.agents.mcts import root_share_values
+from engines.agents.tree_search import root_share_values
 from engines.compiled import search_ismcts
 from engines.compiled.agent_base import ROLLOUTS, CompiledAgent
 from engines.compiled.kernels import HIDDEN_GAMES

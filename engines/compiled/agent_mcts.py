@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from engines.agents.mcts import rollout_cap, root_share_values
+from engines.agents.tree_search import rollout_cap, root_share_values
 from engines.compiled import search_uct
 from engines.compiled.agent_base import ROLLOUTS, CompiledAgent
 from engines.core import Action, Game, State
@@ -51,8 +51,8 @@ class CompiledMctsAgent(CompiledAgent):
 
     def root_values(self, state: State, within: float | None = None) -> list[tuple[Action, float]]:
         """The searched root moves with their mean result for the seat to move (the same search
-        as ``step``; see ``engines.agents.mcts.root_share_values``). Each value is a mean, so
-        ``within`` changes nothing."""
+        as ``step``; see ``engines.agents.tree_search.root_share_values``). Each value is a
+        mean, so ``within`` changes nothing."""
         moves, visits, totals = self.run(search_uct.root_moves, *self._search_args(state))
         children = zip(moves.tolist(), visits.tolist(), totals.tolist(), strict=True)
         return root_share_values(children, self.players)

@@ -14,7 +14,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engines.agents.mcts import MctsAgent, exploration_param, iterations_param, rollout_params
+from engines.agents.mcts import MctsAgent
+from engines.agents.tree_search import exploration_param, iterations_param, rollout_params
 from engines.compiled.kernels import KERNEL_GAMES, has_kernel
 from engines.core import Agent, AgentType, Game, Option, OptionError
 

@@ -16,7 +16,7 @@ from typing import Any
 from engines.abalone.agents import WEIGHT_PARAMS, evaluator
 from engines.abalone.heuristics import Weights
 from engines.agents.alphabeta import AlphaBetaAgent
-from engines.agents.mcts import iterations_param
+from engines.agents.tree_search import iterations_param
 from engines.compiled.choose_alphabeta import BACKEND_PARAM, depth_param, nodes_param
 from engines.compiled.choose_mcts import check_backend
 from engines.compiled.kernels import has_kernel, kernel_module

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engines.agents.mcts import exploration_param, iterations_param
+from engines.agents.tree_search import exploration_param, iterations_param
 from engines.alhambra.agents import GreedyAgent
 from engines.alhambra.ismcts import MCTS_PARAMS, IsMctsAgent
 from engines.compiled.choose_mcts import BACKENDS, check_backend

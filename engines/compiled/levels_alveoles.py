@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from engines.agents.mcts import exploration_param, iterations_param
+from engines.agents.tree_search import exploration_param, iterations_param
 from engines.core import Agent, AgentType, Game
 
 EXPERT_ITERATIONS = 12_000
