@@ -9,8 +9,10 @@ report can give: a family's p-values adjusted over the family (``analysis.studie
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -23,7 +25,7 @@ from analysis.studies.levels import LevelsInput, levels_section
 from analysis.studies.page_text import Source, p_clause
 from analysis.studies.search_page import SearchInput, search_page
 from analysis.studies.series_page import series_verdict
-from analysis.studies.twin import page_data
+from analysis.studies.twin import page_data, to_json
 from analysis.studies.verdict import verdict_section
 
 
@@ -42,6 +44,10 @@ class LocalSource:
         return compare(self.engine, batch_a, batch_b)
 
 
+PLOT_LINK = re.compile(r"\]\(([\w.-]+\.svg)\)")
+"""A page's link to one of its plots: a file name beside the page, never a path."""
+
+
 @dataclass
 class Page:
     """The page's Markdown, the figures it links to (file name -> SVG) and its machine-readable
@@ -50,6 +56,25 @@ class Page:
     markdown: str
     figures: dict[str, str] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+
+    def write(self, folder: Path, name: str) -> Path:
+        """Write ``name``.md, its twin and its plots into ``folder``; the plots the page
+        written there before linked and this one does not are removed: a question moved to
+        another number leaves no plot under its old name."""
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{name}.md"
+        before = (
+            set(PLOT_LINK.findall(target.read_text(encoding="utf-8")))
+            if target.is_file()
+            else set()
+        )
+        target.write_text(self.markdown, encoding="utf-8")
+        (folder / f"{name}.json").write_text(to_json(self.data), encoding="utf-8")
+        for plot, svg in self.figures.items():
+            (folder / plot).write_text(svg, encoding="utf-8")
+        for plot in sorted(before - set(self.figures)):
+            (folder / plot).unlink(missing_ok=True)
+        return target
 
 
 def _batch_table(

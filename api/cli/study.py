@@ -26,7 +26,6 @@ from analysis.studies.definition import Study, StudyError, load_study
 from analysis.studies.index import update_index
 from analysis.studies.levels import LevelsInput
 from analysis.studies.page import LocalSource, render_page
-from analysis.studies.twin import to_json
 from api.cli.common import DbOption, err, fail, open_db, out, settings_for, user_errors
 from api.cli.run import progress_runner
 from api.cli.service import DEFAULT_SERVER, KeyOption, client_for, service_error
@@ -446,12 +445,7 @@ def report(
                 raise AssertionError("unreachable") from exc
             except StudyError as exc:
                 fail(str(exc))
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{study.name}.md"
-    target.write_text(page.markdown, encoding="utf-8")
-    (folder / f"{study.name}.json").write_text(to_json(page.data), encoding="utf-8")
-    for name, svg in page.figures.items():
-        (folder / name).write_text(svg, encoding="utf-8")
+    target = page.write(folder, study.name)
     if folder.resolve() == DEFAULT_PAGES.resolve() and MKDOCS.is_file():
         update_index(folder, MKDOCS)
     out.print(

@@ -88,6 +88,19 @@ def test_a_study_runs_once_is_found_again_and_its_page_shows_the_reports_figures
     assert (pages / "tiny-2-seats.svg").read_text().startswith("<svg")
     assert "(tiny-2-seats.svg)" in page
 
+    # The agents question put first moves the seats plot to number 3 and the agents plot to
+    # number 1: the old files go, and a file beside the page that it never linked stays.
+    (pages / "notes.svg").write_text("<svg/>")
+    text = tiny.read_text()
+    agents = '[[question]]\nfigure = "agents"\nbatch = "easy-random"\n'
+    tiny.write_text(text.replace(agents, "").replace("[[question]]", agents + "\n[[question]]", 1))
+    code, output = invoke("study", "report", str(tiny), "--out", str(pages))
+    assert code == 0, output
+    assert "(tiny-3-seats.svg)" in (pages / "tiny.md").read_text()
+    plots = ["notes.svg", "tiny-1-agents.svg", "tiny-3-seats.svg"]
+    assert sorted(p.name for p in pages.glob("*.svg")) == plots
+    tiny.write_text(text)
+
     # A changed definition (one batch's seed) is refused while the old results are there (they
     # would be lost); with them moved away, it makes that batch anew and reuses the other.
     tiny.write_text(tiny.read_text().replace('name = "random"', 'name = "random"\nseed = 6'))
