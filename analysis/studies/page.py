@@ -58,9 +58,9 @@ class Page:
     data: dict[str, Any] = field(default_factory=dict)
 
     def write(self, folder: Path, name: str) -> Path:
-        """Write ``name``.md, its twin and its plots into ``folder``; the plots the page
-        written there before linked and this one does not are removed: a question moved to
-        another number leaves no plot under its old name."""
+        """Write ``name``.md, its twin and its plots into ``folder``, and remove the plots
+        that the page it replaces linked and this one does not: a question moved to another
+        number leaves no plot under its old name."""
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{name}.md"
         before = (
