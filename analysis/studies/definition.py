@@ -33,7 +33,7 @@ import math
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -219,6 +219,10 @@ class Question:
     def batches(self) -> list[str]:
         """The batches the question reads: its own, then the one it is compared against."""
         return [self.batch] + ([self.against] if self.against else [])
+
+    def answered(self, played: Container[str]) -> bool:
+        """Whether every batch the question reads is among ``played`` (has results)."""
+        return all(name in played for name in self.batches)
 
 
 @dataclass(frozen=True)

@@ -97,11 +97,6 @@ def _batch_table(
     return lines
 
 
-def _answered(q: Question, ids: Mapping[str, str]) -> bool:
-    """Whether every batch the question reads has results."""
-    return all(name in ids for name in q.batches)
-
-
 def _not_played(q: Question, ids: Mapping[str, str]) -> str:
     missing = [n for n in q.batches if n not in ids]
     named = " and ".join(f"**{n}**" for n in missing)
@@ -156,7 +151,7 @@ def render_page(
     # A study still playing may lack some batches' results: their questions say so, and the
     # figures that read several batches read those played.
     played = [name for name in names if name in ids]
-    asked = replace(study, questions=tuple(q for q in study.questions if _answered(q, ids)))
+    asked = replace(study, questions=tuple(q for q in study.questions if q.answered(ids)))
     komi = _compensated(asked)
     reports = {name: source.report(ids[name], compensation=name in komi) for name in played}
     comparisons = {
@@ -188,7 +183,7 @@ def render_page(
     # A study whose one question is its series has asked it in the verdict.
     out += ["## Questions", ""] if study.questions else []
     for number, q in enumerate(study.questions, start=1):
-        if not _answered(q, ids):
+        if not q.answered(ids):
             out += [f"### {number}. {q.title}", "", _not_played(q, ids), ""]
             continue
         report = reports[q.batch]

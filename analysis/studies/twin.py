@@ -64,7 +64,7 @@ def page_data(
     adjusted = adjusted or {}
     questions = []
     for number, q in enumerate(study.questions, start=1):
-        if any(name not in ids for name in q.batches):
+        if not q.answered(ids):
             # Not yet played: the question stands with no result.
             questions.append({"number": number, "title": q.title, "figure": str(q.figure),
                               "batch": q.batch, "against": q.against, "result": None})  # fmt: skip
