@@ -14,7 +14,7 @@ from engines.compiled.levels_abalone import EXPERT_DEPTH, EXPERT_QUIESCENCE
 STUDY = REPO / "studies" / "abalone_move_limit.toml"
 RESULTS = REPO / "studies" / "results" / "abalone_move_limit"
 STANDARD_LIMIT = 400
-"""The rules page's move limit when a batch sets none."""
+"""The move limit when a batch sets none (docs/rules/abalone.md, B3)."""
 SEEN_AHEAD = EXPERT_DEPTH + EXPERT_QUIESCENCE
 """The furthest ahead ``expert`` searches: the plies before a cut it cannot see."""
 
