@@ -81,10 +81,10 @@ LADDERS: dict[str, Ladder] = {
         Ladder(
             "alquerque",
             2,
-            ("random", "easy", "medium", "hard", "expert"),
+            ("random", "easy", "medium", "hard", "expert", "master"),
             "easy",
             200,
-            extra=(("expert", "medium"),),
+            extra=(("expert", "medium"), ("master", "medium")),
             # The game's 8 random plies decide about half the expert-hard pairs whoever sits
             # where; 4 leave about a fifth decided (bench/README.md, "Alquerque's ladder
             # openings").

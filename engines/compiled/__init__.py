@@ -2,7 +2,8 @@
 kernel where it has one, else the Python search), ``alphabeta`` (likewise, for two players
 with perfect information), Les Alvéoles' ``expert`` and ``master``, Abalone's ``alphabeta``
 (with its evaluation's weights), ``expert`` and ``master``, Alhambra's information-set
-``mcts`` and ``expert`` (:mod:`engines.compiled.levels_alhambra`), and Alquerque's ``expert``.
+``mcts`` and ``expert`` (:mod:`engines.compiled.levels_alhambra`), and Alquerque's ``expert`` and
+``master``.
 
 Each module's role is the first word of its name:
 
@@ -36,7 +37,8 @@ from engines.core import AgentType
 AGENTS: tuple[AgentType, ...] = (
     *(MCTS, ALPHABETA, levels_alveoles.EXPERT, levels_alveoles.MASTER),
     *(levels_abalone.ALPHABETA, levels_abalone.EXPERT, levels_abalone.MASTER),
-    *(levels_alhambra.MCTS, levels_alhambra.EXPERT, levels_alquerque.EXPERT),
+    *(levels_alhambra.MCTS, levels_alhambra.EXPERT),
+    *(levels_alquerque.EXPERT, levels_alquerque.MASTER),
 )
 
 __all__ = ["AGENTS"]

@@ -1,7 +1,8 @@
-"""Alquerque's ``expert``: the compiled alpha-beta on the Alquerque kernel, above the Python
-levels of :mod:`engines.alquerque.agents`, on the evaluation fitted to game results
+"""Alquerque's ``expert`` and ``master``: the compiled alpha-beta on the Alquerque kernel, above
+the Python levels of :mod:`engines.alquerque.agents`, on the evaluation fitted to game results
 (:mod:`engines.alquerque.evaluation`, ``TUNED_WEIGHTS``) and the solved endings of up to five
-pieces (:mod:`engines.alquerque.endgame`), which settle the positions they win.
+pieces (:mod:`engines.alquerque.endgame`), which settle the positions they win; ``master`` is
+the same search with four times the nodes a move.
 
 Two rules of the search are the game's: captures are compulsory, so the quiescence step never
 stands on the evaluation where the side to move must capture; and a move that is the only legal
@@ -27,6 +28,9 @@ EXPERT_NODES = 100_000
 game against ``hard`` on the shared machine (the level's bound is 2; ``bench/README.md``)."""
 EXPERT_QUIESCENCE = 8
 """Plies of captures followed past the horizon: exchanges of several captures each way."""
+MASTER_NODES = 400_000
+"""The next level of the same search, as Abalone's ``master`` is of its ``expert``: four times
+the nodes a move; the strength ladder prices it."""
 
 
 def _expert(
@@ -49,22 +53,38 @@ def _expert(
     )
 
 
+def _params(nodes: int) -> tuple[Option, ...]:
+    return (
+        depth_param(EXPERT_DEPTH),
+        Option("nodes", int, nodes, "node budget a move", minimum=100, maximum=100_000_000),
+    )
+
+
 EXPERT = AgentType(
     name="expert",
     description=(
         f"Compiled alpha-beta within {EXPERT_NODES:,} nodes a move: iterative deepening, a "
         "transposition table, forced replies searched without spending depth, captures past "
         "the horizon (compulsory, as in the rules), an evaluation fitted to game results and "
-        "the solved endings of up to five pieces; the strongest level."
+        "the solved endings of up to five pieces."
     ),
     factory=_expert,
-    params=(
-        depth_param(EXPERT_DEPTH),
-        Option("nodes", int, EXPERT_NODES, "node budget a move", minimum=100, maximum=100_000_000),
+    params=_params(EXPERT_NODES),
+    games=("alquerque",),
+    min_players=2,
+    max_players=2,
+)
+MASTER = AgentType(
+    name="master",
+    description=(
+        f"The search of 'expert' within {MASTER_NODES:,} nodes a move, four times as many: "
+        "the strongest level."
     ),
+    factory=_expert,
+    params=_params(MASTER_NODES),
     games=("alquerque",),
     min_players=2,
     max_players=2,
 )
 
-__all__ = ["EXPERT"]
+__all__ = ["EXPERT", "MASTER"]

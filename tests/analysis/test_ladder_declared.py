@@ -58,7 +58,7 @@ def _install(site: Site, name: str, extra: str) -> None:
 def test_the_builtin_games_ladders_are_the_ones_their_committed_results_were_played_for() -> None:
     # The levels, references and sizes as docs/ladder.md has published them.
     expected = {
-        "alquerque": (2, ("random", "easy", "medium", "hard", "expert"), "easy", 200),
+        "alquerque": (2, ("random", "easy", "medium", "hard", "expert", "master"), "easy", 200),
         "alveoles": (
             2,
             (

@@ -24,7 +24,7 @@ from engines.alquerque.rules import AlquerqueState
 from engines.compiled import search_negamax
 from engines.compiled.agent_alphabeta import CompiledAlphaBetaAgent
 from engines.compiled.kernels import kernel_id
-from engines.compiled.levels_alquerque import EXPERT_NODES
+from engines.compiled.levels_alquerque import EXPERT_NODES, MASTER_NODES
 from engines.core import Agent, OptionError, State, agent_rng, play_match
 from engines.registry import game_agent_types, load_game, make_agent, normalise_agent_spec
 
@@ -141,9 +141,39 @@ def test_the_expert_is_listed_for_alquerque_alone_with_its_budget() -> None:
     assert not isinstance(make_agent(load_game("alveoles"), "expert"), CompiledAlphaBetaAgent)
 
 
+def test_master_is_the_expert_search_with_four_times_the_nodes() -> None:
+    # Its golden replay would be the expert's: at the budgets where the seeds still break ties
+    # in 30 plies the two play the same game, so what makes it another level is held here.
+    assert MASTER_NODES == 4 * EXPERT_NODES
+    assert "master" in [a.name for a in game_agent_types("alquerque")]
+    expert, master = (
+        make_agent(ALQUERQUE, name, random.Random(0)) for name in ("expert", "master")
+    )
+    assert isinstance(master, CompiledAlphaBetaAgent)
+    assert master.nodes == MASTER_NODES
+    same = ("depth", "quiescence", "extend_single", "compulsory", "contempt", "endgame_loader")
+    assert [getattr(master, name) for name in same] == [getattr(expert, name) for name in same]
+    assert master.weights.tolist() == expert.weights.tolist() == list(TUNED_WEIGHTS)
+    budget = {"name": "master", "nodes": 2_000}
+    assert (
+        play_match(
+            ALQUERQUE, [make_agent(ALQUERQUE, budget, agent_rng(5, s)) for s in range(2)], seed=5
+        ).moves
+        == play_match(
+            ALQUERQUE,
+            [
+                make_agent(ALQUERQUE, {**budget, "name": "expert"}, agent_rng(5, s))
+                for s in range(2)
+            ],
+            seed=5,
+        ).moves
+    )
+
+
 @pytest.mark.parametrize(
     ("spec", "field"),
     [
+        ({"name": "master", "nodes": 5}, "agents[0].nodes"),
         ({"name": "expert", "nodes": 5}, "agents[0].nodes"),
         ({"name": "expert", "depth": 0}, "agents[0].depth"),
         ({"name": "expert", "depth": "deep"}, "agents[0].depth"),

@@ -96,6 +96,7 @@ def test_every_compiled_agent_keeps_its_first_moves_within_the_clock(
         ("abalone", "master", 3),
         ("abalone", "alphabeta", 2),
         ("alquerque", "expert", 2),
+        ("alquerque", "master", 2),
         ("alhambra", "mcts", 2),
         ("alhambra", "expert", 3),
     ]:

@@ -72,6 +72,7 @@ EXPECTED = [
     ("alquerque", 2, ["mcts"], {"alquerque:uct"}),
     ("alquerque", 2, ["alphabeta", "random"], {"alquerque:negamax"}),
     ("alquerque", 2, ["expert", "hard"], {"alquerque:negamax"}),
+    ("alquerque", 2, ["master", "expert"], {"alquerque:negamax"}),
     ("alveoles", 2, ["expert", "alphabeta"], {"alveoles:uct", "alveoles:negamax"}),
     ("alveoles", 3, ["expert", "greedy", "value"], {"alveoles:uct"}),
     ("alveoles", 3, ["master", "expert", "greedy"], {"alveoles:uct"}),
