@@ -81,9 +81,10 @@ def test_the_committed_alquerque_ladder_and_its_study_page_say_its_openings() ->
     assert "random openings of" not in "\n".join(levels_section(other, other_levels)[0])
 
 
-def test_the_alquerque_rules_doc_quotes_the_committed_expert_against_hard() -> None:
-    """The figures docs/rules/alquerque.md gives for `expert` against `hard`, recomputed from
-    the committed ladder: the score, its Elo, the endings and the pairs the opening decided."""
+def test_the_alquerque_rules_doc_quotes_its_strong_levels_committed_pairings() -> None:
+    """The figures docs/rules/alquerque.md gives for `expert` against `hard` (and `master`
+    against `expert`), recomputed from the committed ladder: the score, its Elo, the endings
+    and the pairs the opening decided."""
     rows = [
         json.loads(line)
         for line in (REPO / "studies/results/ladder/alquerque.jsonl").read_text().splitlines()
@@ -107,4 +108,14 @@ def test_the_alquerque_rules_doc_quotes_the_committed_expert_against_hard() -> N
         f"{len(drawn)} of the {len(games)} games are drawn, {endings['no_capture']} at the "
         f"no-capture limit and {endings['repetition']} by repetition, and `expert` wins "
         f"{scores.count(1.0)} and loses {scores.count(0.0)}"
+    ) in page
+    # And `master` against `expert`.
+    games = [r for r in rows if r["pairing"] == "master-expert"]
+    scores = [r["returns"][r["seats"].index("master")] for r in games]
+    score = sum(scores) / len(scores)
+    elo = 400 * math.log10(score / (1 - score))
+    assert f"`master` scores {score:.3f} [" in page
+    assert f"over {len(games)} games (+{elo:.0f} Elo from that pairing" in page
+    assert (
+        f"it wins {scores.count(1.0)}, draws {scores.count(0.5)} and loses {scores.count(0.0)}"
     ) in page
