@@ -53,38 +53,35 @@ def _expert(
     )
 
 
-def _params(nodes: int) -> tuple[Option, ...]:
-    return (
-        depth_param(EXPERT_DEPTH),
-        Option("nodes", int, nodes, "node budget a move", minimum=100, maximum=100_000_000),
+def _level(name: str, nodes: int, description: str) -> AgentType:
+    """A level of the one search: its node budget a move is all that tells them apart."""
+    return AgentType(
+        name=name,
+        description=description,
+        factory=_expert,
+        params=(
+            depth_param(EXPERT_DEPTH),
+            Option("nodes", int, nodes, "node budget a move", minimum=100, maximum=100_000_000),
+        ),
+        games=("alquerque",),
+        min_players=2,
+        max_players=2,
     )
 
 
-EXPERT = AgentType(
-    name="expert",
-    description=(
-        f"Compiled alpha-beta within {EXPERT_NODES:,} nodes a move: iterative deepening, a "
-        "transposition table, forced replies searched without spending depth, captures past "
-        "the horizon (compulsory, as in the rules), an evaluation fitted to game results and "
-        "the solved endings of up to five pieces."
-    ),
-    factory=_expert,
-    params=_params(EXPERT_NODES),
-    games=("alquerque",),
-    min_players=2,
-    max_players=2,
+EXPERT = _level(
+    "expert",
+    EXPERT_NODES,
+    f"Compiled alpha-beta within {EXPERT_NODES:,} nodes a move: iterative deepening, a "
+    "transposition table, forced replies searched without spending depth, captures past the "
+    "horizon (compulsory, as in the rules), an evaluation fitted to game results and the solved "
+    "endings of up to five pieces.",
 )
-MASTER = AgentType(
-    name="master",
-    description=(
-        f"The search of 'expert' within {MASTER_NODES:,} nodes a move, four times as many: "
-        "the strongest level."
-    ),
-    factory=_expert,
-    params=_params(MASTER_NODES),
-    games=("alquerque",),
-    min_players=2,
-    max_players=2,
+MASTER = _level(
+    "master",
+    MASTER_NODES,
+    f"The search of 'expert' within {MASTER_NODES:,} nodes a move, four times as many: the "
+    "strongest level.",
 )
 
 __all__ = ["EXPERT", "MASTER"]
