@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 from repo_paths import REPO
 
@@ -81,6 +82,18 @@ def test_the_committed_alquerque_ladder_and_its_study_page_say_its_openings() ->
     assert "random openings of" not in "\n".join(levels_section(other, other_levels)[0])
 
 
+def pairing_scores(
+    rows: list[dict[str, Any]], pairing: str
+) -> tuple[list[dict[str, Any]], list[float], float, float]:
+    """A ladder pairing's games, the first-named level's score in each, its mean and the Elo
+    that mean gives."""
+    games = [r for r in rows if r["pairing"] == pairing]
+    level = pairing.split("-")[0]
+    scores = [r["returns"][r["seats"].index(level)] for r in games]
+    score = sum(scores) / len(scores)
+    return games, scores, score, 400 * math.log10(score / (1 - score))
+
+
 def test_the_alquerque_rules_doc_quotes_its_strong_levels_committed_pairings() -> None:
     """The figures docs/rules/alquerque.md gives for `expert` against `hard` (and `master`
     against `expert`), recomputed from the committed ladder: the score, its Elo, the endings
@@ -89,10 +102,7 @@ def test_the_alquerque_rules_doc_quotes_its_strong_levels_committed_pairings() -
         json.loads(line)
         for line in (REPO / "studies/results/ladder/alquerque.jsonl").read_text().splitlines()
     ]
-    games = [r for r in rows if r["pairing"] == "expert-hard"]
-    scores = [r["returns"][r["seats"].index("expert")] for r in games]
-    score = sum(scores) / len(scores)
-    elo = 400 * math.log10(score / (1 - score))
+    games, scores, score, elo = pairing_scores(rows, "expert-hard")
     drawn = [r for r in games if r["returns"][0] == 0.5]
     by_round: dict[int, list[list[float]]] = {}
     for r in games:
@@ -110,10 +120,7 @@ def test_the_alquerque_rules_doc_quotes_its_strong_levels_committed_pairings() -
         f"{scores.count(1.0)} and loses {scores.count(0.0)}"
     ) in page
     # And `master` against `expert`.
-    games = [r for r in rows if r["pairing"] == "master-expert"]
-    scores = [r["returns"][r["seats"].index("master")] for r in games]
-    score = sum(scores) / len(scores)
-    elo = 400 * math.log10(score / (1 - score))
+    games, scores, score, elo = pairing_scores(rows, "master-expert")
     assert f"`master` scores {score:.3f} [" in page
     assert f"over {len(games)} games (+{elo:.0f} Elo from that pairing" in page
     assert (

@@ -10,6 +10,7 @@ from repo_paths import REPO
 
 from analysis.studies.definition import load_study
 from engines.compiled.levels_abalone import EXPERT_DEPTH, EXPERT_QUIESCENCE
+from storage.archive.layout import MATCHES
 
 STUDY = REPO / "studies" / "abalone_move_limit.toml"
 RESULTS = REPO / "studies" / "results" / "abalone_move_limit"
@@ -20,9 +21,7 @@ SEEN_AHEAD = EXPERT_DEPTH + EXPERT_QUIESCENCE
 
 
 def games(batch: str) -> dict[int, tuple[int, list[str]]]:
-    table = pq.read_table(
-        RESULTS / batch / "matches.parquet", columns=["match_index", "seed", "moves"]
-    )
+    table = pq.read_table(RESULTS / batch / MATCHES, columns=["match_index", "seed", "moves"])
     return {row["match_index"]: (row["seed"], list(row["moves"])) for row in table.to_pylist()}
 
 
