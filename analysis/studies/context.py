@@ -80,6 +80,8 @@ def decided_data(report: Mapping[str, Any]) -> dict[str, Any] | None:
         "draws_by_ending": decided["draws_by_ending"],
         "truncated": truncated,
         "mostly_truncated": truncated * 2 > draws,
+        # Only when cut games are most of the batch do they carry most of its figure.
+        "largely_truncated": truncated * 2 > decided["matches"],
         "first_player": decided["first_player"],
     }
 
@@ -95,8 +97,12 @@ def decided_line(name: str, d: Mapping[str, Any]) -> str:
     if d["mostly_truncated"]:
         text += (
             f" {'All' if d['truncated'] == d['draws'] else 'Most'} draws "
-            f"({d['truncated']:,} of {d['draws']:,}) are games cut unfinished at a move limit, "
-            "so the figure above is largely about games nobody won."
+            f"({d['truncated']:,} of {d['draws']:,}) are games cut unfinished at a move limit"
+        )
+        text += (
+            ", so the figure above is largely about games nobody won."
+            if d["largely_truncated"]
+            else f": {pct(d['truncated'] / m)} of all games."
         )
     first = Estimate.of(d["first_player"])
     if won and first.value is not None:

@@ -156,6 +156,27 @@ def _sides(played: list[SeriesPoint]) -> str | None:
     return text + "." if text else None
 
 
+def _cut(played: list[SeriesPoint], reports: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """Where most of some point's draws are games cut at a move limit, how many games each
+    point left unfinished and how often the first player wins the decided ones: the edge is
+    otherwise read off games nobody won."""
+    found = [(p, decided_data(reports[p.batch])) for p in played]
+    if not any(d is not None and d["mostly_truncated"] for _, d in found):
+        return None
+    cut, wins = [], []
+    for p, d in found:
+        if d is None:
+            cut.append(f"none of {p.games:,} on {p.label}")
+            continue
+        cut.append(f"{d['truncated']:,} of {d['matches']:,} on {p.label}")
+        if d["decided"]:
+            wins.append(pct(d["first_player"]["wins"] / d["decided"]))
+    text = f"Games cut unfinished at the move limit: {_listed(cut)}"
+    if len(wins) == len(played):
+        text += f"; among decided games the first player wins {_listed(wins)}"
+    return text + "."
+
+
 def _agrees(p: SeriesPoint) -> bool:
     """Whether the side the interval favours is the one that wins under perfect play (an
     interval holding an even game where perfect play draws)."""
@@ -224,7 +245,9 @@ def _status(points_: list[SeriesPoint]) -> str:
         parts.append(f"all {len(settled)} points settled to {aim}")
     elif settled:
         parts.append(f"settled to {aim}: {_listed(settled)}")
-    for key, words in (("playing", "still playing"), ("wide", "stopped wider than that"),
+    # "than that" leans on the settled clause before it; with none, the precision is named.
+    wider = "stopped wider than " + ("that" if settled else aim)
+    for key, words in (("playing", "still playing"), ("wide", wider),
                        ("open", "with no precision aimed at")):  # fmt: skip
         some = [p for p in points_ if p.state == key]
         if some:
@@ -240,14 +263,16 @@ def _status(points_: list[SeriesPoint]) -> str:
 
 def _table(series: Series, played: list[SeriesPoint], level: str) -> list[str]:
     edge = f"first player's edge at `{level}` [95 %]" if level else "first player's edge [95 %]"
-    heads = [series.axis, edge, "games", "95 % half-width", "under perfect play"]
+    solved = bool(series.exact)
+    heads = [series.axis, edge, "games", "95 % half-width"] + (["under perfect play"] * solved)
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for p in played:
         a = p.advantage or UNKNOWN
         cell = f"{pct(a.value, True)} {bounds(a.interval, True).replace(' %', '')}"
         width = f"±{points(p.half_width).lstrip('+')}, {STATES[p.state]}"
-        exact = p.exact.outcome if p.exact else "–"
-        lines.append(f"| {p.label} | {cell} | {p.games:,} | {width} | {exact} |")
+        cells = [p.label, cell, f"{p.games:,}", width]
+        cells += [p.exact.outcome if p.exact else "–"] * solved
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
@@ -289,7 +314,7 @@ def series_verdict(
         compared = source.compare(ids[played[-1].batch], ids[played[0].batch])
         change = compared_first_player(compared)
     sentences = [_headline(played, change, level)]
-    sentences += [s for s in (_sides(played), _exact(found, level)) if s]
+    sentences += [s for s in (_sides(played), _exact(found, level), _cut(played, reports)) if s]
     sentences.append(_status(found))
     thin = [p.label for p in played if diversity(reports[p.batch])["warning"]]
     if thin:

@@ -97,8 +97,13 @@ def test_a_first_player_figure_with_draws_gives_the_decided_games_and_draws_by_e
         assert d["first_player"]["estimate"] == pytest.approx(share - 1 / n, abs=1e-6)
         truncated = sum(int(v) for k, v in endings.items() if k in TRUNCATIONS)
         assert d["mostly_truncated"] == (truncated * 2 > len(drawn))
+        assert d["largely_truncated"] == (truncated * 2 > len(matches))
         page = (PAGES / f"{study}.md").read_text()
-        assert f"Decided games in **{batch}**: {d['decided']:,} of {len(matches):,}" in page
+        line = f"Decided games in **{batch}**: {d['decided']:,} of {len(matches):,}"
+        assert line in page
+        said = next(row for row in page.splitlines() if row.startswith(line))
+        # A few cut games out of many do not make the figure about unfinished games.
+        assert ("largely about games nobody won" in said) == (truncated * 2 > len(matches))
 
 
 def test_abalones_standard_draws_are_all_truncations_and_the_verdict_says_so() -> None:
@@ -109,6 +114,34 @@ def test_abalones_standard_draws_are_all_truncations_and_the_verdict_says_so() -
     verdict = " ".join(v["text"] for v in _twin("abalone")["verdict"])
     assert "All of its draws (222 of 222) are games cut unfinished" in verdict
     assert "wins 114 (64.0 %)" in verdict
+
+
+def test_the_move_limit_series_counts_the_games_each_limit_cut_from_the_stored_matches() -> None:
+    said, shares = [], []
+    for batch, label in (("limit-400", "a 400-ply limit"), ("limit-2000", "a 2,000-ply limit")):
+        matches, seats = _played("abalone_move_limit", batch)
+        cut = int((matches["ended_by"] == "move_limit").sum())
+        said.append(f"{cut:,} of {len(matches):,} on {label}")
+        rows = _by_turn(matches, seats)
+        best = rows.groupby("match_index")["win_share"].max()
+        decided = best[best == 1].index
+        first = rows[(rows["position"] == 0) & rows["match_index"].isin(decided)]
+        shares.append(f"{100 * first['win_share'].sum() / len(decided):.1f} %")
+    verdict = " ".join(v["text"] for v in _twin("abalone_move_limit")["verdict"])
+    assert (
+        f"Games cut unfinished at the move limit: {said[0]} and {said[1]}; among decided games "
+        f"the first player wins {shares[0]} and {shares[1]}."
+    ) in verdict
+    # Neither limit's batch reached the study's ±3 points, and no clause before names it.
+    assert "Stopped wider than ±3.0 pp: a 400-ply limit (400 games" in verdict
+    page = (PAGES / "abalone_move_limit.md").read_text()
+    # Nothing here is solved: the table has no column for perfect play.
+    assert "under perfect play" not in page
+    # Cut games are most of the 400-ply batch and a few of the 2,000-ply one: only the first's
+    # figure is said to be largely about games nobody won.
+    for batch, largely in (("limit-400", True), ("limit-2000", False)):
+        line = next(r for r in page.splitlines() if r.startswith(f"Decided games in **{batch}**"))
+        assert ("largely about games nobody won" in line) == largely, line
 
 
 def _all_questions() -> list[pytest.param]:
