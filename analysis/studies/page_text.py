@@ -3,7 +3,7 @@ share, an interval and a p-value are written on it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from analysis.studies.estimates import Interval
@@ -52,3 +52,19 @@ def p_clause(value: float | None) -> str:
     """``p = 0.0189``, or ``p < 0.001``: a p-value as a sentence writes it."""
     text = p_text(value)
     return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+Labelled = Sequence[tuple[str, float | None, float | None]]
+"""Labels with an interval's ends (none where unknown)."""
+
+
+def by_side(labelled: Labelled) -> tuple[list[str], list[str], list[str]]:
+    """The labels whose interval lies above an even game, those below it, and the rest."""
+    above = [label for label, low, _ in labelled if (low or 0) > 0]
+    below = [label for label, _, high in labelled if (high or 0) < 0]
+    return above, below, [label for label, _, _ in labelled if label not in above + below]

@@ -8,28 +8,23 @@ an even game, whether it is as narrow as the precision the batch stops at (**set
 whether the side it favours is the one that wins under perfect play. Points whose batch has no
 results yet are said to be not yet played, and drawn as such.
 
-After the verdict, where the solved-values files hold random value layouts, a section sets the
-classic layout's exact value beside theirs: per board the mean margin over layouts with its t
-interval (a layout is the unit: each is drawn on its own), how many favour each side, and
-whether the classic value lies outside their range or on the other side from most of them.
+After the verdict, where the solved-values files hold random value layouts, comes the section
+``analysis.studies.series_random`` writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
-
-import numpy as np
-from scipy.stats import t
 
 from analysis import plots
 from analysis.studies.context import decided_data, diversity
 from analysis.studies.definition import Study
 from analysis.studies.estimates import Estimate, Interval, compared_first_player, first_player
-from analysis.studies.page_text import Source, bounds, p_clause, pct, points
-from analysis.studies.series import RandomLayouts, Series, SeriesPoint
+from analysis.studies.page_text import Source, bounds, by_side, listed, p_clause, pct, points
+from analysis.studies.series import Series, SeriesPoint
 from analysis.studies.series_plot import series_plot
+from analysis.studies.series_random import random_data, random_rows, random_section
 from analysis.studies.verdict_text import SETTLED
 
 UNFINISHED = ("queued", "running")
@@ -87,10 +82,6 @@ def series_points(
     return found
 
 
-def _listed(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _figure(p: SeriesPoint) -> str:
     a = p.advantage or UNKNOWN
     return f"**{pct(a.value, True)}** {bounds(a.interval, True)}"
@@ -127,31 +118,20 @@ def _headline(played: list[SeriesPoint], change: Estimate | None, level: str) ->
     )
 
 
-Labelled = Sequence[tuple[str, float | None, float | None]]
-"""Labels with an interval's ends (none where unknown)."""
-
-
-def _by_side(labelled: Labelled) -> tuple[list[str], list[str], list[str]]:
-    """The labels whose interval lies above an even game, those below it, and the rest."""
-    above = [label for label, low, _ in labelled if (low or 0) > 0]
-    below = [label for label, _, high in labelled if (high or 0) < 0]
-    return above, below, [label for label, _, _ in labelled if label not in above + below]
-
-
 def _sides(played: list[SeriesPoint]) -> str | None:
     """Which side each point's interval favours, the points grouped by side."""
-    above, below, even = _by_side(
+    above, below, even = by_side(
         [(p.label, p.advantage.interval.low, p.advantage.interval.high) if p.advantage
          else (p.label, None, None) for p in played]
     )  # fmt: skip
     parts = []
     if below:
-        parts.append(f"the second player on {_listed(below)}")
+        parts.append(f"the second player on {listed(below)}")
     if above:
-        parts.append(f"the first player on {_listed(above)}")
+        parts.append(f"the first player on {listed(above)}")
     text = "Its interval favours " + " and ".join(parts) if parts else ""
     if even:
-        clause = f"holds an even game on {_listed(even)}"
+        clause = f"holds an even game on {listed(even)}"
         text = f"{text}, and {clause}" if text else f"Its interval {clause}"
     return text + "." if text else None
 
@@ -171,9 +151,9 @@ def _cut(played: list[SeriesPoint], reports: Mapping[str, Mapping[str, Any]]) ->
         cut.append(f"{d['truncated']:,} of {d['matches']:,} on {p.label}")
         if d["decided"]:
             wins.append(pct(d["first_player"]["wins"] / d["decided"]))
-    text = f"Games cut unfinished at the move limit: {_listed(cut)}"
+    text = f"Games cut unfinished at the move limit: {listed(cut)}"
     if len(wins) == len(played):
-        text += f"; among decided games the first player wins {_listed(wins)}"
+        text += f"; among decided games the first player wins {listed(wins)}"
     return text + "."
 
 
@@ -196,7 +176,7 @@ def _margins(solved: list[SeriesPoint], sign: int) -> str:
         if p.exact is not None and (p.exact.start_value > 0) - (p.exact.start_value < 0) == sign:
             unit = "" if parts else " points"
             parts.append(f"by {abs(p.exact.start_value):,}{unit} on {p.label}")
-    return _listed(parts) if parts else ""
+    return listed(parts) if parts else ""
 
 
 def _exact(points_: list[SeriesPoint], level: str) -> str | None:
@@ -212,7 +192,7 @@ def _exact(points_: list[SeriesPoint], level: str) -> str | None:
             parts.append(f"{verb} {margins}")
     draws = [p.label for p in solved if p.exact and p.exact.start_value == 0]
     if draws:
-        parts.append(f"draws on {_listed(draws)}")
+        parts.append(f"draws on {listed(draws)}")
     text = "Under perfect play the first player " + ", and ".join(parts)
     played = [p for p in solved if p.played]
     who = f"`{level}`" if level else "the players played"
@@ -229,7 +209,7 @@ def _exact(points_: list[SeriesPoint], level: str) -> str | None:
             f"{len(agree)} of the {len(played)} solved boards played"
         )
         if others and agree:
-            text += f" (not on {_listed(others)})"
+            text += f" (not on {listed(others)})"
     return text + "."
 
 
@@ -244,7 +224,7 @@ def _status(points_: list[SeriesPoint]) -> str:
         # Naming every point would push the plot below the page's first screen.
         parts.append(f"all {len(settled)} points settled to {aim}")
     elif settled:
-        parts.append(f"settled to {aim}: {_listed(settled)}")
+        parts.append(f"settled to {aim}: {listed(settled)}")
     # "than that" leans on the settled clause before it; with none, the precision is named.
     wider = "stopped wider than " + ("that" if settled else aim)
     for key, words in (("playing", "still playing"), ("wide", wider),
@@ -253,10 +233,10 @@ def _status(points_: list[SeriesPoint]) -> str:
         if some:
             each = [f"{p.label} ({p.games:,} games, ±{points(p.half_width).lstrip('+')})"
                     for p in some]  # fmt: skip
-            parts.append(f"{words}: {_listed(each)}")
+            parts.append(f"{words}: {listed(each)}")
     missing = [p.label for p in points_ if p.state == "missing"]
     if missing:
-        parts.append(f"not yet played: {_listed(missing)}")
+        parts.append(f"not yet played: {listed(missing)}")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
 
@@ -318,21 +298,21 @@ def series_verdict(
     sentences.append(_status(found))
     thin = [p.label for p in played if diversity(reports[p.batch])["warning"]]
     if thin:
-        sentences.append(f"Resting on too few distinct openings: {_listed(thin)}.")
+        sentences.append(f"Resting on too few distinct openings: {listed(thin)}.")
     name = f"{study.name}-series.svg"
     figures[name] = plots.to_svg(series_plot(found, series.axis, level))
     out = ["## Verdict", "", " ".join(sentences), "", *_table(series, played, level), ""]
     out += [f"![{series.title}]({name})", "", *_note(found)]
     # Below the first screen: how the classic layouts compare with random ones.
     rows = random_rows(series)
-    out += _random_section(series, rows)
+    out += random_section(series, rows)
     page = f"docs/studies/{study.name}.md"
     data = {
         "verdict": [{"text": s, "page": page} for s in sentences],
         "summary": _summary(study.title, played, found, level),
         "strength": {"rows": _rows(played, reports), "settled": [], "threshold": SETTLED},
         "series": {**_series_data(series, found, played, change),
-                   "random_layouts": _random_data(rows)},
+                   "random_layouts": random_data(rows)},
     }  # fmt: skip
     return out, data
 
@@ -422,200 +402,4 @@ def _series_data(
         "axis": series.axis,
         "points": out_points,
         "change": moved,
-    }
-
-
-RANDOM_TITLE = "## Random value layouts of the solved boards"
-CLASSIC_PLACES = {"below", "above", "opposite", "typical"}
-"""Where a classic value lies among its board's random ones (``RandomRow.classic_place``)."""
-MeanInterval = tuple[float, float | None, float | None]
-"""A mean and its interval's ends (none where a single value gives no interval)."""
-
-
-@dataclass(frozen=True)
-class RandomRow:
-    """A solved board's random value layouts, summed up, beside its classic layout's value."""
-
-    batch: str
-    label: str
-    source: str
-    layouts: RandomLayouts
-    classic: int | None
-    mean: float
-    low: float | None
-    high: float | None
-    """The mean's 95 % t interval over layouts; none from a single layout."""
-
-    @property
-    def classic_place(self) -> str | None:
-        """``below`` or ``above`` every random layout's value, on the ``opposite`` side of an
-        even game from more than half of them, else ``typical``; none without a classic."""
-        c, values = self.classic, self.layouts.values
-        if c is None:
-            return None
-        if c < min(values):
-            return "below"
-        if c > max(values):
-            return "above"
-        against = self.layouts.second_ahead if c > 0 else self.layouts.first_ahead
-        return "opposite" if c != 0 and 2 * against > self.layouts.count else "typical"
-
-
-def mean_interval(values: Sequence[int], level: float = 0.95) -> MeanInterval:
-    """The mean of ``values`` and its t interval (``n - 1`` degrees of freedom)."""
-    sample = np.asarray(values, dtype=float)
-    mean = float(sample.mean())
-    if len(sample) < 2:
-        return mean, None, None
-    spread = float(sample.std(ddof=1))
-    if spread == 0.0:
-        # Every layout alike: SciPy gives NaN for a zero scale, and the interval is the mean.
-        return mean, mean, mean
-    low, high = t.interval(level, len(sample) - 1, loc=mean, scale=spread / np.sqrt(len(sample)))
-    return mean, float(low), float(high)
-
-
-def random_rows(series: Series) -> list[RandomRow]:
-    """A row per board of the series whose solved-values file holds random layouts, in the
-    series' order."""
-    rows = []
-    for name in series.batches:
-        exact = series.exact.get(name)
-        if exact is None or exact.random is None or not exact.random.values:
-            continue
-        mean, low, high = mean_interval(exact.random.values)
-        rows.append(RandomRow(name, series.label(name), exact.source, exact.random,
-                              exact.classic, mean, low, high))  # fmt: skip
-    return rows
-
-
-def _upper(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _margin(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.1f}"
-
-
-def _on(labels: list[str], rows: list[RandomRow]) -> str:
-    """``on 2 × 3 and 3 × 3``, or ``on every board`` when the labels are all the rows'."""
-    return (
-        "on every board" if len(rows) > 1 and len(labels) == len(rows) else f"on {_listed(labels)}"
-    )
-
-
-def _classic_clause(rows: list[RandomRow]) -> str:
-    """Whether the classic values are typical of the random ones, and where they are not."""
-    placed = [r for r in rows if r.classic_place is not None]
-    if not placed:
-        return ""
-    where = {k: [r.label for r in placed if r.classic_place == k] for k in sorted(CLASSIC_PLACES)}
-    parts = []
-    if where["below"]:
-        parts.append(f"below every random layout's on {_listed(where['below'])}")
-    if where["above"]:
-        whose = "every one's" if parts else "every random layout's"
-        parts.append(f"above {whose} on {_listed(where['above'])}")
-    if where["opposite"]:
-        parts.append(
-            "within their range but on the other side of an even game from most of them on "
-            + _listed(where["opposite"])
-        )
-    typical = where["typical"]
-    if not parts:
-        return (
-            f"{_upper(_on(typical, placed))} the classic layout's exact value is typical of its "
-            "board's random value layouts: within their range, and not on the other side of an "
-            "even game from most of them"
-        )
-    odd = [r.label for r in placed if r.classic_place != "typical"]
-    text = "The classic layout's exact value is not typical of its board's random value layouts"
-    text += f" on {_listed(odd)}" if typical else ""
-    text += ": it lies " + _listed(parts)
-    return text + (f" (it is typical on {_listed(typical)})" if typical else "")
-
-
-def _means_clause(rows: list[RandomRow]) -> str:
-    """Which side each board's mean margin over random layouts favours, by its interval."""
-    known = [r for r in rows if r.low is not None and r.high is not None]
-    first, second, even = _by_side([(r.label, r.low, r.high) for r in known])
-    parts = []
-    if first:
-        parts.append(f"favours the first player {_on(first, rows)}")
-    if second:
-        parts.append(f"favours the second player {_on(second, rows)}")
-    if even:
-        parts.append(f"holds an even game {_on(even, rows)}")
-    if not parts:
-        return ""
-    return "the 95 % interval of the mean margin over random layouts " + _listed(parts)
-
-
-def _random_sentence(rows: list[RandomRow]) -> str:
-    classic, means = _classic_clause(rows), _means_clause(rows)
-    text = f"{classic}, while {means}" if classic and means else classic or _upper(means)
-    files = _listed([f"`{r.source}`" for r in rows])
-    return f"{text} (read from the `random` lists of {files})."
-
-
-def _random_table(series: Series, rows: list[RandomRow]) -> list[str]:
-    heads = [series.axis, "random layouts", "first player's mean margin [95 %]", "range",
-             "first player ahead", "even", "second player ahead", "classic layout"]  # fmt: skip
-    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-    for r in rows:
-        n = r.layouts
-        mean = f"{_margin(r.mean)} [{_margin(r.low)}, {_margin(r.high)}]"
-        span = f"{min(n.values):+,} to {max(n.values):+,}"
-        classic = "–" if r.classic is None else f"{r.classic:+,}"
-        cells = [r.label, f"{n.count:,}", mean, span, f"{n.first_ahead:,}", f"{n.even:,}",
-                 f"{n.second_ahead:,}", classic]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def _random_note(series: Series, rows: list[RandomRow]) -> str:
-    exact = series.exact[rows[0].batch]
-    draws = {r.layouts.draw for r in rows}
-    drawn = f" ({draws.pop()})" if len(draws) == 1 and None not in draws else ""
-    return (
-        f"Every margin is a start value in points, the {exact.meaning}. *Mean margin*: over the "
-        f"board's random layouts, each drawn on its own{drawn}, with its 95 % t interval over "
-        "layouts; *range*: the lowest and the highest layout's value; *first player ahead*, "
-        "*even*, *second player ahead*: the layouts whose value is above 0, 0, below 0; "
-        "*classic layout*: the start value of the file's classic layout."
-    )
-
-
-def _random_section(series: Series, rows: list[RandomRow]) -> list[str]:
-    """The section on the random layouts of the solved boards; none when no file holds any."""
-    if not rows:
-        return []
-    out = [RANDOM_TITLE, "", _random_sentence(rows), "", *_random_table(series, rows), ""]
-    return [*out, _random_note(series, rows), ""]
-
-
-def _random_data(rows: list[RandomRow]) -> dict[str, Any] | None:
-    if not rows:
-        return None
-    return {
-        "text": _random_sentence(rows),
-        "rows": [
-            {
-                "batch": r.batch,
-                "label": r.label,
-                "source": r.source,
-                "layouts": r.layouts.count,
-                "mean": r.mean,
-                "ci_low": r.low,
-                "ci_high": r.high,
-                "lowest": min(r.layouts.values),
-                "highest": max(r.layouts.values),
-                "first_player_ahead": r.layouts.first_ahead,
-                "even": r.layouts.even,
-                "second_player_ahead": r.layouts.second_ahead,
-                "classic": r.classic,
-                "classic_place": r.classic_place,
-            }
-            for r in rows
-        ],
     }

@@ -21,7 +21,7 @@ from scipy.stats import beta, binomtest, norm, t
 from typer.testing import CliRunner
 
 from analysis.studies.definition import StudyError, load_study
-from analysis.studies.series_page import mean_interval
+from analysis.studies.series_random import mean_interval
 from api.cli import app
 
 runner = CliRunner()
