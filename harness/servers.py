@@ -356,10 +356,14 @@ class Service:
         try:
             result: dict[str, Any] = wait_for(finished, timeout, f"batch {batch_id}", 0.3)
         except AssertionError:
-            for log in sorted(self.folder.glob("*.log")):
-                print(f"--- {log.name}\n{log.read_text()[-3000:]}")
+            self.print_logs()
             raise
         return result
+
+    def print_logs(self, tail: int = 3000) -> None:
+        """Print the end of the API's and every worker's log (pytest shows it with a failure)."""
+        for log in sorted(self.folder.glob("*.log")):
+            print(f"--- {log.name}\n{log.read_text(errors='replace')[-tail:]}")
 
     def stored_indices(self, batch_id: str) -> list[int]:
         from sqlalchemy import text

@@ -67,17 +67,23 @@ def deliver_chunk(
     Raises what ``run_chunk`` raises; an attempt ending on one of ``TRANSIENT_ERRORS`` is not
     counted.
     """
+    where = (batch_id, start, stop)
     batch = get_batch(get_engine(settings.database_url), batch_id)
     ready = warmup.Readiness() if batch is None else warmup.readiness(batch)
     if batch is not None and ready.pending and batch.status not in BatchStatus.FINISHED:
         limits = chunk_time_limits(batch, stop - start, settings)
         dispatch.defer(batch, start, stop, settings, limits, warmup.DEFER_SECONDS)
         return Delivery(attempt=0, outcome=None, deferred=ready.pending)
-    dispatch.count_delivery(batch_id, start, settings)
+    delivered = dispatch.count_delivery(batch_id, start, settings)
+    if delivered > 1:
+        # A retry after an outage, the sweep queueing the chunk again, or the broker handing
+        # back an unacknowledged message: the log says which came before.
+        log.warning("batch %s chunk %d-%d delivered again (delivery %d)", *where, delivered)
     lease = attempts.acquire(
         dispatch.broker(settings), batch_id, start, settings.chunk_lease_seconds
     )
     if lease is None:
+        log.info("batch %s chunk %d-%d held by another delivery: skipped", *where)
         return Delivery(attempt=0, outcome=None)
     # Which worker holds which chunk, and how often it was taken: what an operator (or a
     # test killing a worker mid-chunk) reads from the worker's log.

@@ -27,9 +27,9 @@ retries exhausted while the database was down). A sweep, run by the one sweeper
 ``stall_seconds`` and queues again the missing ranges below the cursor that are stalled
 (``stalled``): a range a worker took (its delivery counted an attempt) whose lease is free
 again, so no worker plays it any more. A range still waiting in the queue behind other work
-is not stalled, however long it waits: it counts as lost only when its game's chunk queue stood
-empty at two sweeps in a row without any worker taking it (its message is gone); chunks waiting
-for a worker that has their game keep that queue from standing empty. A range queued twice
+is not stalled, however long it waits: it counts as lost only when its game's chunk queue has
+stood empty without any worker taking it for a lease's length (its message is gone); chunks
+waiting for a worker that has their game keep that queue from standing empty. A range queued twice
 is harmless: the second run finds it written and skips, because every write is idempotent and
 chunk rows never overlap; but at a hundred workers a backlog re-queued every period would be
 a storm, so each delivery is counted (``deliveries_key``) to show that it does not happen.
@@ -132,8 +132,9 @@ def requeued_key(batch_id: str) -> str:
 
 
 def idle_key(batch_id: str) -> str:
-    """Ranges the last sweep found untaken while the chunk queue stood empty."""
-    return f"{KEY_PREFIX}{batch_id}:idle"
+    """Ranges the last sweep found untaken while the chunk queue stood empty: ``start ->``
+    when the sweeps first found it so, in seconds since the epoch."""
+    return f"{KEY_PREFIX}{batch_id}:idle-since"
 
 
 _senders: dict[str, Celery] = {}
@@ -428,31 +429,34 @@ def stalled(
     taken: Container[int],
     held: Container[int],
     queue_empty: bool,
-    idle_before: Container[int],
-) -> tuple[list[Range], list[int]]:
+    idle_since: Mapping[int, float],
+    now: float,
+    grace: float,
+) -> tuple[list[Range], dict[int, float]]:
     """Which missing ranges below the cursor (``below``, cut by ``lost_ranges``) are stalled,
-    and the starts of the ranges idle now (never taken, with the chunk queue empty).
+    and the ranges idle now (never taken, with the chunk queue empty): ``start ->`` since when.
 
     A range being played (its lease ``held``), or waiting for a worker to compile what it needs
     (deferred, counted in ``held`` too), is not stalled, however long it takes. A range
     ``taken`` whose lease is free again is stalled: its worker is gone. A range never taken
     waits in the queue behind other work and is not stalled, unless the queue stands empty now
-    and stood empty at the sweep before with the range untaken then too (``idle_before``): its
-    message is lost. Two sweeps, because a worker may have just taken the message off the queue
-    and not yet its lease. A piece that is not a range as handed out (the broker lost that
-    record) is stalled.
+    and the sweeps have found it idle so since ``grace`` seconds before ``now`` at least
+    (``idle_since``, from earlier sweeps): its message is lost. A worker may have taken the
+    message off the queue and not yet the lease: on a loaded host that took more than a
+    second, so it is given as long as a lease lasts. A piece that is not a range as handed out
+    (the broker lost that record) is stalled.
     """
     lost: list[Range] = []
-    idle: list[int] = []
+    idle: dict[int, float] = {}
     for a, b in below:
         if handed.get(a) != b or (a in taken and a not in held):
             lost.append((a, b))
         elif a in held or a in taken or not queue_empty:
             continue
-        elif a in idle_before:
+        elif now - idle_since.get(a, now) >= grace:
             lost.append((a, b))
         else:
-            idle.append(a)
+            idle[a] = idle_since.get(a, now)
     return lost, idle
 
 
@@ -463,10 +467,11 @@ def _stalled_now(
     below: list[Range],
     handed: Mapping[int, int],
     settings: Settings,
+    now: datetime,
 ) -> list[Range]:
-    """``stalled`` with what the broker knows now (at most ``max_chunks_in_flight`` ranges);
-    remembers the idle ranges for the next sweep, and marks the ranges about to be queued
-    again as untaken until a delivery takes them.
+    """``stalled`` with what the broker knows at ``now`` (at most ``max_chunks_in_flight``
+    ranges); remembers the idle ranges for the next sweep, and marks the ranges about to be
+    queued again as untaken until a delivery takes them.
 
     ``below`` was read from the database before the broker: a worker may have written its
     range and let go of its lease in between, which looks like a worker gone. So the ranges
@@ -484,9 +489,16 @@ def _stalled_now(
     held = {a for a, holds in zip(starts, pipe.execute(), strict=True) if holds}
     untaken = [a for a in starts if a not in taken and a not in held]
     queue_empty = bool(untaken) and chunks_waiting(settings, batch.game) == 0
-    idle_before = {int(a) for a in client.smembers(idle_key(batch.id))}
+    idle_since = {int(a): float(t) for a, t in client.hgetall(idle_key(batch.id)).items()}
     lost, idle = stalled(
-        below, handed, taken=taken, held=held, queue_empty=queue_empty, idle_before=idle_before
+        below,
+        handed,
+        taken=taken,
+        held=held,
+        queue_empty=queue_empty,
+        idle_since=idle_since,
+        now=now.timestamp(),
+        grace=settings.chunk_lease_seconds,
     )
     if lost:
         still = crud.gaps(engine, batch)
@@ -495,7 +507,7 @@ def _stalled_now(
     pipe = client.pipeline()
     pipe.delete(idle_key(batch.id))
     if idle:
-        pipe.sadd(idle_key(batch.id), *map(str, idle))
+        pipe.hset(idle_key(batch.id), mapping={str(a): t for a, t in idle.items()})
         pipe.expire(idle_key(batch.id), KEY_TTL)
     if lost:
         pipe.hset(requeued_key(batch.id), mapping={str(a): counts.get(a, 0) for a, _b in lost})
@@ -554,6 +566,6 @@ def sweep(
         # chunks queueing the next one broke. The cursor moves on.
         size = current_size(batch, engine, settings)
         return fill(batch, settings.max_chunks_in_flight, size, settings)
-    lost = _stalled_now(client, engine, batch, below, handed, settings)
+    lost = _stalled_now(client, engine, batch, below, handed, settings, now)
     _queue(client, batch, lost, settings)
     return lost

@@ -211,12 +211,14 @@ def take_and_die(settings: Settings, batch_id: str, starts: list[int]) -> None:
         lease.release()  # as it lapses once nothing renews it: free, the attempt counted
 
 
-def sweep_again(engine: object, settings: Settings, batch: Batch) -> list[tuple[int, int]]:
-    """One more sweep, a stall period later than the last."""
+def sweep_again(
+    engine: object, settings: Settings, batch: Batch, *, after: float = 0.0
+) -> list[tuple[int, int]]:
+    """One more sweep, an hour from now (past the batch's stall time) and ``after`` seconds."""
     from datetime import UTC, datetime, timedelta
 
     dispatch.broker(settings).delete(dispatch.sweep_key(batch.id))
-    later = datetime.now(UTC) + timedelta(hours=1)
+    later = datetime.now(UTC) + timedelta(hours=1, seconds=after)
     return dispatch.sweep(engine, batch, settings=settings, now=later)  # type: ignore[arg-type]
 
 
@@ -268,21 +270,24 @@ def test_a_range_written_while_the_sweep_looks_is_not_queued_again(
     assert {int(a): int(n) for a, n in counts.items()} == {0: 1}
 
 
-def test_untaken_ranges_of_an_empty_queue_come_back_at_the_second_sweep(
+def test_untaken_ranges_of_an_empty_queue_come_back_a_lease_length_later(
     service: Settings,
 ) -> None:
-    """The queue lost the chunk messages (purged): nothing waits, nothing was taken. The first
-    sweep only notes it (a worker may be between the queue and the lease); the second one
-    queues them again, and they are then waiting, not lost."""
+    """The queue lost the chunk messages (purged): nothing waits, nothing was taken. The sweeps
+    only note it until it has lasted as long as a lease (a worker may be between the queue and
+    the lease); the next one queues them again, and they are then waiting, not lost."""
     engine = get_engine(service.database_url)
     batch = new_batch(service.database_url, matches=20, chunk_size=10)
     dispatch.open_batch(engine, batch, service)
     assert dispatch.celery_for(service).control.purge() == 2
     assert dispatch.chunks_waiting(service) == 0
+    lease = service.chunk_lease_seconds
     assert sweep_again(engine, service, batch) == []
-    assert sweep_again(engine, service, batch) == [(0, 10), (10, 20)]
+    assert sweep_again(engine, service, batch, after=1.0) == []
+    assert sweep_again(engine, service, batch, after=lease - 0.5) == []
+    assert sweep_again(engine, service, batch, after=lease + 0.5) == [(0, 10), (10, 20)]
     assert dispatch.chunks_waiting(service) == 2
-    assert sweep_again(engine, service, batch) == []
+    assert sweep_again(engine, service, batch, after=3 * lease) == []
     # Each delivery is counted, the repeat of a written chunk too.
     deliver_chunk(batch.id, 0, 10, settings=service)
     deliver_chunk(batch.id, 0, 10, settings=service)
@@ -293,14 +298,24 @@ def test_untaken_ranges_of_an_empty_queue_come_back_at_the_second_sweep(
 def test_the_stall_rule_by_case() -> None:
     handed = {0: 10, 10: 20, 20: 30, 30: 40, 40: 50}
     below = [(0, 10), (10, 20), (20, 30), (30, 40), (40, 50), (50, 55)]  # 50: no record
-    lost, idle = dispatch.stalled(
-        below, handed, taken={0, 10}, held={10, 20}, queue_empty=False, idle_before={30}
-    )
-    assert lost == [(0, 10), (50, 55)] and idle == []
-    lost, idle = dispatch.stalled(
-        below, handed, taken={0, 10}, held={10, 20}, queue_empty=True, idle_before={30}
-    )
-    assert lost == [(0, 10), (30, 40), (50, 55)] and idle == [40]
+
+    def rule(queue_empty: bool, idle_since: dict[int, float]) -> tuple[list, dict]:
+        return dispatch.stalled(
+            below,
+            handed,
+            taken={0, 10},
+            held={10, 20},
+            queue_empty=queue_empty,
+            idle_since=idle_since,
+            now=120.0,
+            grace=10.0,
+        )
+
+    assert rule(False, {30: 100.0}) == ([(0, 10), (50, 55)], {})
+    # 30 has stood idle for longer than the grace, 40 only from now on.
+    assert rule(True, {30: 100.0}) == ([(0, 10), (30, 40), (50, 55)], {40: 120.0})
+    # Idle for less than the grace: still only noted, since when it was first seen so.
+    assert rule(True, {30: 115.0}) == ([(0, 10), (50, 55)], {30: 115.0, 40: 120.0})
 
 
 def test_the_sweep_queues_lost_ranges_as_they_were(service: Settings) -> None:
