@@ -107,7 +107,14 @@ def sweep_unfinished(settings: Settings) -> int:
             for batch in page:
                 queued = dispatch.sweep(engine, batch, settings=settings)
                 if queued:
-                    log.warning("batch %s stalled; queued chunks %s again", batch.id, queued)
+                    # Lost chunks queued again, or the first ones of a batch whose start
+                    # message has not run yet (it waits behind other work, or was lost).
+                    log.warning(
+                        "batch %s wrote no chunk for %g s; queued chunks %s",
+                        batch.id,
+                        settings.stall_seconds,
+                        queued,
+                    )
             seen += len(page)
             if len(page) < 200:
                 break

@@ -67,8 +67,12 @@ def test_twenty_batches_behind_two_long_chunks_are_delivered_once(service_factor
     counted = {b["id"]: deliveries(service, b["id"]) for b in [long, *backlog]}
     expected = {b["id"]: dict.fromkeys(chunk_starts(service, b["id"]), 1) for b in [long, *backlog]}
     if counted != expected:
-        # Which path delivered a chunk again: a retry (the worker's log), the sweep (the API's
-        # log: "stalled; queued chunks ... again"), or the broker handing a message back.
+        # Which path delivered a chunk again: a retry (the worker's log), the sweep (it notes
+        # what it queued again), or the broker handing a message back.
+        from workers.dispatch import requeued_key
+
+        for batch_id in (b for b in counted if counted[b] != expected[b]):
+            print(batch_id, "queued again by the sweep:", broker.hgetall(requeued_key(batch_id)))
         service.print_logs(tail=200_000)
     assert counted == expected
     assert len(chunk_starts(service, long["id"])) == 2
