@@ -54,6 +54,11 @@ def p_clause(value: float | None) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+def capitalised(text: str) -> str:
+    """``text`` with its first letter upper case, as a sentence begins."""
+    return text[:1].upper() + text[1:]
+
+
 def listed(names: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

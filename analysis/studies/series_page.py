@@ -21,7 +21,16 @@ from analysis import plots
 from analysis.studies.context import decided_data, diversity
 from analysis.studies.definition import Study
 from analysis.studies.estimates import Estimate, Interval, compared_first_player, first_player
-from analysis.studies.page_text import Source, bounds, by_side, listed, p_clause, pct, points
+from analysis.studies.page_text import (
+    Source,
+    bounds,
+    by_side,
+    capitalised,
+    listed,
+    p_clause,
+    pct,
+    points,
+)
 from analysis.studies.series import Series, SeriesPoint
 from analysis.studies.series_plot import series_plot
 from analysis.studies.series_random import random_data, random_rows, random_section
@@ -238,7 +247,7 @@ def _status(points_: list[SeriesPoint]) -> str:
     if missing:
         parts.append(f"not yet played: {listed(missing)}")
     text = "; ".join(parts)
-    return text[0].upper() + text[1:] + "."
+    return capitalised(text) + "."
 
 
 def _table(series: Series, played: list[SeriesPoint], level: str) -> list[str]:

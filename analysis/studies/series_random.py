@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import t
 
-from analysis.studies.page_text import by_side, listed
+from analysis.studies.page_text import by_side, capitalised, listed
 from analysis.studies.series import RandomLayouts, Series
 
 RANDOM_TITLE = "## Random value layouts of the solved boards"
@@ -79,10 +79,6 @@ def random_rows(series: Series) -> list[RandomRow]:
     return rows
 
 
-def _upper(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def _margin(value: float | None) -> str:
     return "–" if value is None else f"{value:+.1f}"
 
@@ -114,9 +110,9 @@ def _classic_clause(rows: list[RandomRow]) -> str:
     typical = where["typical"]
     if not parts:
         return (
-            f"{_upper(_on(typical, placed))} the classic layout's exact value is typical of its "
-            "board's random value layouts: within their range, and not on the other side of an "
-            "even game from most of them"
+            f"{capitalised(_on(typical, placed))} the classic layout's exact value is typical of "
+            "its board's random value layouts: within their range, and not on the other side of "
+            "an even game from most of them"
         )
     odd = [r.label for r in placed if r.classic_place != "typical"]
     text = "The classic layout's exact value is not typical of its board's random value layouts"
@@ -143,7 +139,7 @@ def _means_clause(rows: list[RandomRow]) -> str:
 
 def _random_sentence(rows: list[RandomRow]) -> str:
     classic, means = _classic_clause(rows), _means_clause(rows)
-    text = f"{classic}, while {means}" if classic and means else classic or _upper(means)
+    text = f"{classic}, while {means}" if classic and means else classic or capitalised(means)
     files = listed([f"`{r.source}`" for r in rows])
     return f"{text} (read from the `random` lists of {files})."
 

@@ -21,7 +21,7 @@ from analysis.studies.context import decided_data, diversity
 from analysis.studies.definition import Figure, Study
 from analysis.studies.estimates import compared_first_player, first_player
 from analysis.studies.levels import LevelsInput
-from analysis.studies.page_text import Source, bounds, pct
+from analysis.studies.page_text import Source, bounds, capitalised, pct
 from analysis.studies.verdict_text import SETTLED, Point
 
 THIN_NAMED = 3
@@ -283,4 +283,4 @@ def _summary(
         # The README gives a study two lines of 100 characters, its title included.
         room = 196 - len(title)
         text = say.first_player_summary(top, found, judged, room)
-    return text[0].upper() + text[1:]
+    return capitalised(text)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.studies.estimates import Estimate, Interval
-from analysis.studies.page_text import bounds, p_clause, pct, points
+from analysis.studies.page_text import bounds, capitalised, p_clause, pct, points
 
 SETTLED = 0.02
 """How far apart (a share: 2 points) the two strongest levels' answers may be, interval
@@ -111,7 +111,7 @@ def settling(judged: Sequence[Mapping[str, Any]], points_by_batch: Mapping[str, 
     )
     if len(judged) == 1:
         return (
-            f"{span[0].upper()}{span[1:]} it changes by {points(first['difference'])} "
+            f"{capitalised(span)} it changes by {points(first['difference'])} "
             f"[{points(first['ci_low'])}, {points(first['ci_high'])}]: {first['words']}."
         )
     if len(pairs) > 1:
@@ -141,7 +141,7 @@ def settling(judged: Sequence[Mapping[str, Any]], points_by_batch: Mapping[str, 
         )
         clauses.append(f"{WORDS[key]} {who}{figure}")
     text = " and ".join(clauses) if len(clauses) <= 2 else "; ".join(clauses)
-    return f"{span[0].upper()}{span[1:]} it is {text}."
+    return f"{capitalised(span)} it is {text}."
 
 
 def others(top: Point, found: Sequence[Point]) -> str | None:
