@@ -87,7 +87,7 @@ def deliver_chunk(
         return Delivery(attempt=0, outcome=None)
     # Which worker holds which chunk, and how often it was taken: what an operator (or a
     # test killing a worker mid-chunk) reads from the worker's log.
-    log.info("batch %s chunk %d-%d taken, attempt %d", batch_id, start, stop, lease.attempt)
+    log.info("batch %s chunk %d-%d taken, attempt %d", *where, lease.attempt)
     try:
         dispatch.taken(batch_id, start, settings)
         dispatch.active_workers(batch_id, default_worker_name(), settings)
