@@ -15,6 +15,7 @@ from analysis.studies import figure_data as data
 from analysis.studies import perfect
 from analysis.studies import sections as text
 from analysis.studies.definition import Figure, Question, Study
+from analysis.studies.page_text import capitalised, summary_room
 
 Text = Callable[[Question, Mapping[str, Any], Mapping[str, Any] | None], list[str]]
 """A figure's lines on the page from the batch's report and, for a comparison, the compare."""
@@ -26,6 +27,8 @@ name and the question's number, and returns the lines that link it."""
 Verdict = Callable[[Study, Mapping[str, Mapping[str, Any]]], tuple[list[str], list[str]]]
 """A figure's sentences for the page's verdict and the lines that follow them (a table), from
 every batch's report (by batch name)."""
+Summary = Callable[[Study, Mapping[str, Mapping[str, Any]], int], str | None]
+"""A figure's verdict in one line of at most so many characters, for the README."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class FigureEntry:
     verdict: Verdict | None = None
     """What a study asking the figure concludes across its batches (the first-player verdict
     reads the first-player figures alone)."""
+    summary: Summary | None = None
+    """The verdict's line in the README, for a study whose page opens on this figure's."""
 
     @property
     def description(self) -> str:
@@ -73,7 +78,11 @@ FIGURES: dict[Figure, FigureEntry] = {
             text.square_values_plot,
         ),
         FigureEntry(
-            Figure.EXACT_PLAY, perfect.exact_text, perfect.exact_data, verdict=perfect.exact_verdict
+            Figure.EXACT_PLAY,
+            perfect.exact_text,
+            perfect.exact_data,
+            verdict=perfect.exact_verdict,
+            summary=perfect.exact_summary,
         ),
     )
 }
@@ -92,17 +101,24 @@ def figure_verdicts(
 ) -> tuple[list[str], dict[str, Any]]:
     """The verdicts of the figures the study asks that have one: the page's lines (a "Verdict"
     section of their own unless the first-player verdict ``opened`` one) and their part of the
-    twin, ``figure_verdicts`` (apart from ``verdict``, which the README's block reads)."""
+    twin, ``figure_verdicts`` (apart from ``verdict``), with the README's line (``summary``)
+    when they open the page."""
     sentences: list[str] = []
     after: list[str] = []
+    summary: str | None = None
     for figure in dict.fromkeys(q.figure for q in study.questions):
         found = FIGURES.get(figure)
         if found is not None and found.verdict is not None:
             said, shown = found.verdict(study, reports)
             sentences += said
             after += [*shown, ""] if shown else []
+            if not opened and summary is None and found.summary is not None:
+                summary = found.summary(study, reports, summary_room(study.title))
     if not sentences:
         return [], {}
     page = f"docs/studies/{study.name}.md"
     lines = ([] if opened else ["## Verdict", ""]) + [" ".join(sentences), "", *after]
-    return lines, {"figure_verdicts": [{"text": s, "page": page} for s in sentences]}
+    twin: dict[str, Any] = {"figure_verdicts": [{"text": s, "page": page} for s in sentences]}
+    if summary is not None:
+        twin["summary"] = capitalised(summary)
+    return lines, twin

@@ -21,14 +21,18 @@ WIDTH = 100
 
 def found_lines(folder: Path) -> list[str]:
     """One item per study with a verdict, in the order of the pages' names: its title, its
-    verdict's line and its page, wrapped at ``WIDTH``."""
+    verdict's line and its page, wrapped at ``WIDTH``. A study whose only verdict is a
+    figure's own (``figure_verdicts``: how close the players are to perfect) is listed by its
+    first sentence."""
     lines = []
     for twin in sorted(folder.glob("*.json")):
         try:
             data = json.loads(twin.read_text(encoding="utf-8"))
         except ValueError:
             continue
-        verdict = data.get("verdict") if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            continue
+        verdict = data.get("verdict") or data.get("figure_verdicts")
         if not verdict:
             continue
         page = verdict[0]["page"]

@@ -22,6 +22,12 @@ class Source(Protocol):
     def compare(self, batch_a: str, batch_b: str) -> Any: ...
 
 
+def summary_room(title: str) -> int:
+    """Characters left for a study's one-line verdict in the README, which gives a study two
+    lines of 100 characters, its title included."""
+    return 196 - len(title)
+
+
 def pct(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "–"

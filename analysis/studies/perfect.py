@@ -156,13 +156,65 @@ def _row(name: str, report: Mapping[str, Any], exact: Mapping[str, Any]) -> str:
     )
 
 
+def _strongest(
+    study: Study, reports: Mapping[str, Mapping[str, Any]]
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """Per solved board, the strongest level asked (the last that is not ``perfect``) and its
+    exact section."""
+    tops = []
+    for names in _boards(study, reports).values():
+        searched = [n for n in names if _level(reports[n]) != PERFECT]
+        if searched:
+            top = reports[searched[-1]]
+            tops.append((_level(top), exact_of(top) or {}))
+    return tops
+
+
+def _overall(tops: list[tuple[str, Mapping[str, Any]]]) -> tuple[str, str]:
+    """Over every solved board, from the strongest level played on each (``_strongest``): the
+    range of its shares of optimal moves with their intervals, and on how many boards its first
+    player's margin agrees with the exact value; two clauses of one sentence."""
+    levels = list(dict.fromkeys(level for level, _ in tops))
+    who = f"`{levels[0]}`" if len(levels) == 1 else "the strongest level played on each"
+    rows = sorted((e["optimal_moves"][0] for _, e in tops), key=lambda r: r["share"])
+    low, high = rows[0], rows[-1]
+    shares = f"{pct(low['share'])} [{pct(low['ci_low'])}, {pct(low['ci_high'])}]"
+    if high is not low:
+        shares += f" to {pct(high['share'])} [{pct(high['ci_low'])}, {pct(high['ci_high'])}]"
+    boards = f"{len(tops)} solved board{'s' if len(tops) > 1 else ''}"
+    agreed = sum(agrees(e) for _, e in tops)
+    if len(tops) == 1:
+        said = "agrees with the exact value" if agreed else "does not agree with the exact value"
+    else:
+        where = {0: "none of them", len(tops): f"all {len(tops)}"}.get(
+            agreed, f"{agreed} of the {len(tops)}"
+        )
+        said = f"agrees with the exact value on {where}"
+    return (
+        f"On {boards}, {who} makes the optimal move in {shares} of its moves",
+        f"its first player's margin {said}",
+    )
+
+
+def exact_summary(study: Study, reports: Mapping[str, Mapping[str, Any]], room: int) -> str | None:
+    """The verdict in one line of at most ``room`` characters as read (the README's): its
+    opening sentence, without the margin's clause when the whole does not fit."""
+    tops = _strongest(study, reports)
+    if not tops:
+        return None
+    shares, margin = _overall(tops)
+    whole = f"{shares}, and {margin}."
+    return whole if len(whole.replace("`", "")) <= room else f"{shares}."
+
+
 def exact_verdict(
     study: Study, reports: Mapping[str, Mapping[str, Any]]
 ) -> tuple[list[str], list[str]]:
-    """The verdict's sentences and its table: per board, how far each level's moves are from
-    perfect (its share of optimal moves), and whether the strongest level's first-player
-    margin (the last level asked that is not ``perfect``) agrees with the exact value;
-    ``perfect``'s own agreement is the check beneath the table."""
+    """The verdict's sentences and its table: over every board, how often the strongest level
+    played moves perfectly; then per board, how far each level's moves are from perfect (its
+    share of optimal moves), and whether the strongest level's first-player margin (the last
+    level asked that is not ``perfect``) agrees with the exact value; ``perfect``'s own
+    agreement is the check beneath the table."""
     sentences: list[str] = []
     table = [
         "| board | exact start value | level | moves | optimal moves [95 %] | optimal at "
@@ -197,6 +249,10 @@ def exact_verdict(
             if _level(reports[n]) == PERFECT:
                 m = exacts[n]["first_player_margin"]
                 checks.append(f"{m['games_at_exact_value']:,} of {m['games']:,} on {_board(board)}")
+    tops = _strongest(study, reports)
+    if tops:
+        shares, margin = _overall(tops)
+        sentences.insert(0, f"{shares}, and {margin}.")
     if checks:
         sentences.append(
             "`perfect` self-play, the check, ends its games on the exact margin: "

@@ -21,7 +21,7 @@ from analysis.studies.context import decided_data, diversity
 from analysis.studies.definition import Figure, Study
 from analysis.studies.estimates import compared_first_player, first_player
 from analysis.studies.levels import LevelsInput
-from analysis.studies.page_text import Source, bounds, capitalised, pct
+from analysis.studies.page_text import Source, bounds, capitalised, pct, summary_room
 from analysis.studies.verdict_text import SETTLED, Point
 
 THIN_NAMED = 3
@@ -280,7 +280,5 @@ def _summary(
     elif by_agents is not None:
         text = say.scores_summary(reports[by_agents])
     if text is None:
-        # The README gives a study two lines of 100 characters, its title included.
-        room = 196 - len(title)
-        text = say.first_player_summary(top, found, judged, room)
+        text = say.first_player_summary(top, found, judged, summary_room(title))
     return capitalised(text)

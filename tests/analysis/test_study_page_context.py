@@ -236,10 +236,17 @@ def test_the_what_we_found_block_is_the_twins_verdicts(tmp_path: Path) -> None:
     verdict = [{"text": "First +6.2 % [+3.0 %, +9.5 %].", "page": "docs/studies/b.md"}]
     (folder / "b.json").write_text(json.dumps({"title": "B", "verdict": verdict}))
     (folder / "a.json").write_text(json.dumps({"title": "A"}))  # no verdict: not listed
+    # A page whose only verdict is a figure's own is listed by that verdict's first sentence.
+    own = [{"text": "On 3 solved boards, 64.8 % [64.0 %, 65.5 %].", "page": "docs/studies/c.md"},
+           {"text": "On 2 × 3 squares, more.", "page": "docs/studies/c.md"}]  # fmt: skip
+    (folder / "c.json").write_text(json.dumps({"title": "C", "figure_verdicts": own}))
     readme = tmp_path / "README.md"
     readme.write_text(f"# X\n\n{BEGIN}\n- kept by hand\n{END}\n\n## More\n")
     update_readme(readme, folder)
-    expected = f"# X\n\n{BEGIN}\n- [**B**](docs/studies/b.md): {verdict[0]['text']}\n{END}"
+    expected = (
+        f"# X\n\n{BEGIN}\n- [**B**](docs/studies/b.md): {verdict[0]['text']}\n"
+        f"- [**C**](docs/studies/c.md): {own[0]['text']}\n{END}"
+    )
     assert readme.read_text() == expected + "\n\n## More\n"
     before = readme.read_text()
     update_readme(readme, folder)

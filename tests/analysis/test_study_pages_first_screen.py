@@ -28,6 +28,15 @@ def _twins() -> list[Path]:
     return [p for p in sorted(PAGES.glob("*.json")) if "verdict" in json.loads(p.read_text())]
 
 
+def _found() -> list[Path]:
+    """Every page with a verdict, its own or a figure's (how close to perfect): the README's
+    "What we found" lists each."""
+    keys = ("verdict", "figure_verdicts")
+    return [
+        p for p in sorted(PAGES.glob("*.json")) if any(k in json.loads(p.read_text()) for k in keys)
+    ]
+
+
 def _twin(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
@@ -88,7 +97,7 @@ def test_the_strength_plot_is_short_enough_for_the_first_screen(plot: Path) -> N
 
 def test_every_study_page_has_its_first_screen() -> None:
     screens = PAGES / "screens"
-    for twin in _twins():
+    for twin in _found():
         shot = screens / f"{twin.stem}.png"
         assert shot.is_file(), shot
         # A PNG's width and height are the big-endian words at bytes 16-24.
@@ -119,8 +128,8 @@ def _read(item: list[str]) -> str:
 
 def test_what_we_found_is_one_short_item_per_study() -> None:
     items = _items()
-    assert len(items) == len(_twins())
-    for item, twin in zip(items, _twins(), strict=True):
+    assert len(items) == len(_found())
+    for item, twin in zip(items, _found(), strict=True):
         assert f"](docs/studies/{twin.stem}.md)" in "".join(item)
         assert all(len(line) <= 100 for line in item), item
         # Two lines of 100 characters as read, the title included.
@@ -142,3 +151,28 @@ def test_the_strategies_verdict_names_the_leader_the_stored_games_give() -> None
     assert f"`{leader}` scores most, {share * 100:.1f} % [" in first
     assert data["summary"].startswith(f"`{leader}` scores most of the 4 at one table, ")
     assert f"against a fair {100 / 4:.1f} %" in data["summary"]
+
+
+def test_the_perfect_play_verdict_opens_on_the_range_its_table_shows() -> None:
+    data = _twin(PAGES / "alveoles_perfect.json")
+    page = (PAGES / "alveoles_perfect.md").read_text(encoding="utf-8")
+    head = page.split("## Verdict", 1)[1].split("\n## ", 1)[0]
+    # The strongest level on each board: the last row before `perfect`'s, board by board.
+    table = [r.split(" | ") for r in head.splitlines() if r.startswith("| ")]
+    rows = [r for r in table[1:] if "[" in r[4]]
+    tops: dict[str, list[str]] = {}
+    for row in rows:
+        if row[2] != "`perfect`":
+            tops[row[0]] = row
+    shares = sorted((float(r[4].split(" %")[0]), r[4]) for r in tops.values())
+    agreed = sum(r[7].startswith("yes") for r in tops.values())
+    (level,) = {r[2] for r in tops.values()}
+    first = data["figure_verdicts"][0]["text"]
+    assert first.startswith(
+        f"On {len(tops)} solved boards, {level} makes the optimal move in {shares[0][1]} to "
+        f"{shares[-1][1]} of its moves, and its first player's margin agrees with the exact value "
+    )
+    where = {0: "none of them", len(tops): f"all {len(tops)}"}.get(agreed, f"{agreed} of the")
+    assert where in first
+    assert data["summary"] == first.split(", and its first player's margin")[0] + "."
+    assert first in head

@@ -42,13 +42,14 @@ def test_a_margin_agrees_when_its_interval_holds_the_exact_value() -> None:
     assert not agrees(exact(_margin(-100.0, None, None, on=0)))
 
 
-def _study(tmp_path: Path) -> Any:
+def _study(tmp_path: Path, batches: tuple[str, ...] = ("greedy", "master", "perfect")) -> Any:
+    """A study asking ``exact_play`` of each batch, named ``level`` or ``level-board``."""
     lines = ['title = "t"', "[defaults]", 'game = "alveoles"', "seed = 1", "matches = 10",
              'options = { layout = "classic-2x3", square_bonus = "none" }']  # fmt: skip
-    for level in ("greedy", "master", "perfect"):
-        lines += ["[[batch]]", f'name = "{level}"', f'agents = "{level}"']
-    for level in ("greedy", "master", "perfect"):
-        lines += ["[[question]]", 'figure = "exact_play"', f'batch = "{level}"']
+    for name in batches:
+        lines += ["[[batch]]", f'name = "{name}"', f'agents = "{name.split("-")[0]}"']
+    for name in batches:
+        lines += ["[[question]]", 'figure = "exact_play"', f'batch = "{name}"']
     path = tmp_path / "s.toml"
     path.write_text("\n".join(lines) + "\n")
     return load_study(path)
@@ -66,6 +67,32 @@ def test_the_verdict_judges_the_strongest_level_before_perfect(tmp_path: Path) -
     assert "**does not agree** with the exact value, 38.0 points away" in text
     assert "40 of 40 on 2 × 3" in text
     assert len(table) == 2 + 3 and table[-1].endswith("| yes |") and "| no |" in table[3]
+    # The opening sentence, the README's line, sums up the one board.
+    assert sentences[0] == (
+        "On 1 solved board, `master` makes the optimal move in 80.0 % [77.0 %, 83.0 %] of its "
+        "moves, and its first player's margin does not agree with the exact value."
+    )
+
+
+def test_the_verdict_opens_on_the_strongest_level_over_every_board(tmp_path: Path) -> None:
+    def on(board: str, report: dict[str, Any]) -> dict[str, Any]:
+        report["game"]["exact"]["board"] = board
+        return report
+
+    reports = {
+        "greedy": _report("greedy", 0.6, _margin(-70.0, -120.0, -20.0)),
+        "master": _report("master", 0.8, _margin(-60.0, -80.0, -40.0)),
+        "greedy-2x4": on("2x4", _report("greedy", 0.5, _margin(-70.0, -120.0, -20.0))),
+        "master-2x4": on("2x4", _report("master", 0.7, _margin(-90.0, -110.0, -70.0))),
+    }
+    sentences, _table = exact_verdict(_study(tmp_path, tuple(reports)), reports)
+    # The lowest share first, each with its interval; the -98 lies in one margin's interval.
+    assert sentences[0] == (
+        "On 2 solved boards, `master` makes the optimal move in 70.0 % [67.0 %, 73.0 %] to "
+        "80.0 % [77.0 %, 83.0 %] of its moves, and its first player's margin agrees with the "
+        "exact value on 1 of the 2."
+    )
+    assert sentences[1].startswith("On 2 × 3 squares") and sentences[2].startswith("On 2 × 4")
 
 
 def test_a_batch_without_exact_values_says_so() -> None:
