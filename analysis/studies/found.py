@@ -22,8 +22,8 @@ WIDTH = 100
 def found_lines(folder: Path) -> list[str]:
     """One item per study with a verdict, in the order of the pages' names: its title, its
     verdict's line and its page, wrapped at ``WIDTH``. A study whose only verdict is a
-    figure's own (``figure_verdicts``: how close the players are to perfect) is listed by its
-    first sentence."""
+    figure's own (``figure_verdicts``: how close the players are to perfect) is listed by that
+    verdict's line."""
     lines = []
     for twin in sorted(folder.glob("*.json")):
         try:
