@@ -24,17 +24,17 @@ LARGEST_ASPECT = 2.0 / 6.4
 sheet caps it at 210 (docs/studies/studies.css)."""
 
 
-def _twins() -> list[Path]:
-    return [p for p in sorted(PAGES.glob("*.json")) if "verdict" in json.loads(p.read_text())]
-
-
-def _found() -> list[Path]:
-    """Every page with a verdict, its own or a figure's (how close to perfect): the README's
-    "What we found" lists each."""
-    keys = ("verdict", "figure_verdicts")
+def _twins(*keys: str) -> list[Path]:
+    """The twins holding any of ``keys``: by default those of a first-player verdict; with
+    ``figure_verdicts`` too, every page the README's "What we found" lists (how close to
+    perfect has a figure's verdict only)."""
+    keys = keys or ("verdict",)
     return [
         p for p in sorted(PAGES.glob("*.json")) if any(k in json.loads(p.read_text()) for k in keys)
     ]
+
+
+FOUND = ("verdict", "figure_verdicts")
 
 
 def _twin(path: Path) -> dict[str, Any]:
@@ -97,7 +97,7 @@ def test_the_strength_plot_is_short_enough_for_the_first_screen(plot: Path) -> N
 
 def test_every_study_page_has_its_first_screen() -> None:
     screens = PAGES / "screens"
-    for twin in _found():
+    for twin in _twins(*FOUND):
         shot = screens / f"{twin.stem}.png"
         assert shot.is_file(), shot
         # A PNG's width and height are the big-endian words at bytes 16-24.
@@ -128,8 +128,8 @@ def _read(item: list[str]) -> str:
 
 def test_what_we_found_is_one_short_item_per_study() -> None:
     items = _items()
-    assert len(items) == len(_found())
-    for item, twin in zip(items, _found(), strict=True):
+    assert len(items) == len(_twins(*FOUND))
+    for item, twin in zip(items, _twins(*FOUND), strict=True):
         assert f"](docs/studies/{twin.stem}.md)" in "".join(item)
         assert all(len(line) <= 100 for line in item), item
         # Two lines of 100 characters as read, the title included.
